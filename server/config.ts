@@ -1,0 +1,119 @@
+import path from 'node:path';
+import { defaultRuntimeConfig as defaults, type RuntimeConfig } from '../src/lib/runtimeConfig';
+
+/**
+ * Every setting the server reads, parsed and validated once at start. A bad value throws a
+ * ConfigError naming the variable, so `main.ts` can stop with a one-line message.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `null` means the embedded SQLite file in `dataDir`. */
+  databaseUrl: string | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Where the production SPA build lives; the server serves it with history fallback. */
+  webDir: string;
+  /** Origins allowed to call the API from a SPA hosted elsewhere (CORS). */
+  corsOrigins: string[];
+  trustProxy: boolean;
+  /** Brand, mailboxes, links and API base, injected into the page for the SPA. */
+  web: RuntimeConfig;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`${variable}: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function str(env: Env, name: string, fallback: string): string {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function port(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 0 || value > 65535) {
+    throw new ConfigError(name, `must be a whole number from 0 to 65535, got "${raw}"`);
+  }
+  return value;
+}
+
+function email(env: Env, name: string, fallback: string): string {
+  const value = str(env, name, fallback);
+  if (!EMAIL.test(value)) throw new ConfigError(name, `must be an e-mail address, got "${value}"`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const value = str(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${value}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string): boolean {
+  const raw = str(env, name, 'false').toLowerCase();
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const databaseUrl = env.DATABASE_URL?.trim()
+    ? url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:'])
+    : null;
+  const logLevel = str(env, 'LOG_LEVEL', env.NODE_ENV === 'test' ? 'silent' : 'info');
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const apiBase = str(env, 'API_BASE', '');
+  if (apiBase !== '') url(env, 'API_BASE', '', ['http:', 'https:']);
+  const corsOrigins = str(env, 'CORS_ORIGINS', '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError('CORS_ORIGINS', `each origin must look like https://host[:port], got "${origin}"`);
+    }
+  }
+
+  return {
+    port: port(env, 'PORT', 3000),
+    host: str(env, 'HOST', '0.0.0.0'),
+    dataDir: path.resolve(cwd, str(env, 'DATA_DIR', 'data')),
+    databaseUrl,
+    logLevel: logLevel as Config['logLevel'],
+    webDir: path.resolve(cwd, str(env, 'WEB_DIR', 'dist/web')),
+    corsOrigins,
+    trustProxy: bool(env, 'TRUST_PROXY'),
+    web: {
+      brandName: str(env, 'BRAND_NAME', defaults.brandName),
+      supportEmail: email(env, 'SUPPORT_EMAIL', defaults.supportEmail),
+      generalEmail: email(env, 'GENERAL_EMAIL', defaults.generalEmail),
+      marketplaceUrl: url(env, 'MARKETPLACE_URL', defaults.marketplaceUrl, ['https:', 'http:']),
+      spreadsheetAppUrl: url(env, 'SPREADSHEET_APP_URL', defaults.spreadsheetAppUrl, ['https:', 'http:']),
+      apiBase,
+    },
+  };
+}

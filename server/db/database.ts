@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrations } from './migrations';
+import type { Database, Engine } from './types';
+
+// BIGINT columns hold epoch milliseconds, well inside Number's exact range: read them as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  engine: Engine;
+  /** Answers whether the database can run a statement now. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** `postgres://…` selects PostgreSQL; otherwise SQLite in `dataDir`. */
+  databaseUrl: string | null;
+  dataDir: string;
+}
+
+export function sqliteFile(dataDir: string): string {
+  return path.join(dataDir, 'sheetmind.db');
+}
+
+function openSqlite(dataDir: string): SQLite.Database {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = new SQLite(sqliteFile(dataDir));
+  // WAL lets readers proceed during a write; FULL syncs every commit so an acknowledged write
+  // survives a power cut, not only a process crash.
+  file.pragma('journal_mode = WAL');
+  file.pragma('synchronous = FULL');
+  file.pragma('busy_timeout = 5000');
+  file.pragma('foreign_keys = ON');
+  return file;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  let handle: DatabaseHandle;
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 20 });
+    // An idle client losing its connection must not crash the process; the next query reconnects.
+    pool.on('error', () => undefined);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    handle = { db, engine: 'postgres', ping: () => ping(db), close: () => db.destroy() };
+  } else {
+    const file = openSqlite(options.dataDir);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+    handle = { db, engine: 'sqlite', ping: () => ping(db), close: () => db.destroy() };
+  }
+  try {
+    await migrate(handle.db);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+  return handle;
+}
+
+async function ping(db: Kysely<Database>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function migrate(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}

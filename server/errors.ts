@@ -1,0 +1,93 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+/** The one error body the API ever sends: `{"error": {"code", "message"}}`, plus the field when one is at fault. */
+export interface ErrorBody {
+  error: { code: string; message: string; field?: string };
+}
+
+/** An expected failure with its HTTP status and stable snake_case code. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly extra: { field?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export function errorBody(code: string, message: string, field?: string): ErrorBody {
+  return { error: field ? { code, message, field } : { code, message } };
+}
+
+// Fastify's own client errors, mapped to our codes and plain messages.
+const FASTIFY_CODES: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'The request body is too large.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Send the request body as application/json.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_request', 'The Content-Length header does not match the body.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json', 'The request body is empty; send a JSON object.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json', 'The request body is not valid JSON.'],
+};
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+function fieldOf(error: FastifyError): string | undefined {
+  const first = error.validation?.[0];
+  if (!first) return undefined;
+  const params = first.params as { missingProperty?: string; additionalProperty?: string };
+  const pathParts = first.instancePath.split('/').filter(Boolean);
+  if (params.missingProperty) pathParts.push(params.missingProperty);
+  if (params.additionalProperty) pathParts.push(params.additionalProperty);
+  return pathParts.join('.') || undefined;
+}
+
+function validationMessage(error: FastifyError, field: string | undefined): string {
+  const first = error.validation?.[0];
+  const params = (first?.params ?? {}) as { additionalProperty?: string };
+  if (params.additionalProperty) return `Unknown field "${params.additionalProperty}".`;
+  if (first?.keyword === 'required') return `The field "${field}" is required.`;
+  const where = field ? `The field "${field}"` : `The ${error.validationContext ?? 'request'}`;
+  return `${where} ${first?.message ?? 'is invalid'}.`;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
+      return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.extra.field));
+    }
+    if (error.validation) {
+      const field = fieldOf(error);
+      return reply.status(400).send(errorBody('invalid_input', validationMessage(error, field), field));
+    }
+    const known = error.code ? FASTIFY_CODES[error.code] : undefined;
+    if (known) return reply.status(known[0]).send(errorBody(known[1], known[2]));
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.status(status).send(errorBody(STATUS_CODES[status] ?? 'invalid_request', error.message));
+    }
+    // Anything else is our fault: log it whole, answer without a stack, SQL or internals.
+    request.log.error({ err: error }, 'unhandled error');
+    const down = status === 503;
+    return reply
+      .status(down ? 503 : 500)
+      .send(
+        down
+          ? errorBody('service_unavailable', 'The service is temporarily unavailable. Please try again shortly.')
+          : errorBody('internal_error', 'Something went wrong on our side. Please try again.'),
+      );
+  });
+}

@@ -1,0 +1,44 @@
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config';
+
+/**
+ * Security headers on every response. Scripts come only from our own origin (no inline script
+ * at all); Emotion's run-time styles carry the per-response nonce that `web.ts` hands the page.
+ */
+export async function registerSecurity(app: FastifyInstance, config: Config): Promise<void> {
+  const apiOrigin = config.web.apiBase ? new URL(config.web.apiBase).origin : null;
+  await app.register(helmet, {
+    enableCSPNonces: true,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'"],
+        connectSrc: apiOrigin ? ["'self'", apiOrigin] : ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        upgradeInsecureRequests: config.trustProxy ? [] : null,
+      },
+    },
+    // HSTS only means something behind TLS, which in production sits at the proxy.
+    strictTransportSecurity: config.trustProxy ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    crossOriginEmbedderPolicy: false,
+  });
+  if (config.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: config.corsOrigins,
+      methods: ['GET', 'POST', 'PUT', 'DELETE'],
+      allowedHeaders: ['Content-Type', 'Authorization', 'Idempotency-Key'],
+      credentials: false,
+      maxAge: 600,
+    });
+  }
+}

@@ -1,0 +1,26 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorSchema } from '../schemas';
+
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
+  engine: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
+});
+
+/** Liveness and database reachability, for load balancers and monitors. */
+export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/health',
+    { schema: { tags: ['health'], response: { 200: Health, 503: Health, 500: ErrorSchema } } },
+    async (_request, reply) => {
+      const reachable = await app.database.ping();
+      reply.header('Cache-Control', 'no-store');
+      return reply.status(reachable ? 200 : 503).send({
+        status: reachable ? 'ok' : 'degraded',
+        database: reachable ? 'ok' : 'unreachable',
+        engine: app.database.engine,
+      });
+    },
+  );
+};

@@ -1,0 +1,46 @@
+import { createSystem, defaultConfig, defineConfig } from '@chakra-ui/react';
+
+/** Chakra's design system with the brand palette: a deep teal that passes WCAG AA on white. */
+const config = defineConfig({
+  theme: {
+    tokens: {
+      colors: {
+        brand: {
+          50: { value: '#effcf9' },
+          100: { value: '#c9f2ea' },
+          200: { value: '#95e3d5' },
+          300: { value: '#5ccbbb' },
+          400: { value: '#2fae9f' },
+          500: { value: '#14907f' },
+          600: { value: '#0f766e' },
+          700: { value: '#115e58' },
+          800: { value: '#134c48' },
+          900: { value: '#143f3c' },
+          950: { value: '#052523' },
+        },
+      },
+    },
+    semanticTokens: {
+      colors: {
+        brand: {
+          solid: { value: '{colors.brand.600}' },
+          contrast: { value: 'white' },
+          fg: { value: { _light: '{colors.brand.700}', _dark: '{colors.brand.300}' } },
+          muted: { value: { _light: '{colors.brand.100}', _dark: '{colors.brand.900}' } },
+          subtle: { value: { _light: '{colors.brand.50}', _dark: '{colors.brand.950}' } },
+          emphasized: { value: { _light: '{colors.brand.200}', _dark: '{colors.brand.800}' } },
+          focusRing: { value: '{colors.brand.500}' },
+        },
+      },
+    },
+  },
+  globalCss: {
+    html: { scrollBehavior: 'smooth' },
+    '@media (prefers-reduced-motion: reduce)': {
+      html: { scrollBehavior: 'auto' },
+      '*, *::before, *::after': { animationDuration: '0.01ms !important', transitionDuration: '0.01ms !important' },
+    },
+  },
+});
+
+export const system = createSystem(defaultConfig, config);
