@@ -1,8 +1,11 @@
+import fs from 'node:fs';
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
 
 /** Reads the configuration, starts the server, and shuts down gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
+  // A local .env (see .env.example) fills in what the environment does not set.
+  if (fs.existsSync('.env')) process.loadEnvFile('.env');
   const config = loadConfig();
   let app;
   try {
@@ -38,8 +41,8 @@ async function main(): Promise<void> {
 
 function describe(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) return describe(error.errors[0]);
-  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') {
-    return `${error.code}: ${(error as Error).message}`;
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string') {
+    return `${error.code}: ${error.message}`;
   }
   return error instanceof Error ? error.message : String(error);
 }

@@ -36,9 +36,12 @@ const config = defineConfig({
   },
   globalCss: {
     html: { scrollBehavior: 'smooth' },
-    '@media (prefers-reduced-motion: reduce)': {
-      html: { scrollBehavior: 'auto' },
-      '*, *::before, *::after': { animationDuration: '0.01ms !important', transitionDuration: '0.01ms !important' },
+    '*, *::before, *::after': {
+      '@media (prefers-reduced-motion: reduce)': {
+        animationDuration: '0.01ms !important',
+        transitionDuration: '0.01ms !important',
+        scrollBehavior: 'auto !important',
+      },
     },
   },
 });

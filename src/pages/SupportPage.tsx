@@ -110,7 +110,8 @@ export default function SupportPage() {
                 </Link>
               </Alert.Description>
             </Alert.Root>
-            <Stack as="form" gap="4" noValidate onSubmit={(event) => event.preventDefault()}>
+            <Stack asChild gap="4">
+              <form noValidate onSubmit={(event) => event.preventDefault()}>
               <Field.Root required>
                 <Field.Label>{t.titleLabel}</Field.Label>
                 <Input name="title" />
@@ -132,6 +133,7 @@ export default function SupportPage() {
               <Button type="submit" colorPalette="brand" alignSelf="flex-start" disabled>
                 {t.submit}
               </Button>
+              </form>
             </Stack>
           </Card.Body>
         </Card.Root>

@@ -1,0 +1,34 @@
+// Three projects: jsdom for the SPA and charts, Node for the API, Node + Chromium for browser tests.
+const common = {
+  transform: { '^.+\\.[jt]sx?$': 'babel-jest' },
+  // A few dependencies ship only ES modules, which jest's CommonJS runtime cannot load on Node 20.
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie)/)'],
+  moduleFileExtensions: ['ts', 'tsx', 'js', 'json'],
+};
+
+module.exports = {
+  reporters: ['default', '<rootDir>/tests/setup/countReporter.js'],
+  projects: [
+    {
+      ...common,
+      displayName: 'ui',
+      testEnvironment: '<rootDir>/tests/setup/jsdomEnvironment.js',
+      testMatch: ['<rootDir>/tests/{ui,machines,model}/**/*.test.{ts,tsx}'],
+      setupFilesAfterEnv: ['<rootDir>/tests/setup/jsdom.ts'],
+    },
+    {
+      ...common,
+      displayName: 'api',
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/tests/api/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/tests/e2e/globalSetup.ts',
+      slowTestThreshold: 30,
+    },
+  ],
+};

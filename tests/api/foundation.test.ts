@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildApp } from '../../server/app';
+import { loadConfig } from '../../server/config';
+import { ENGINES, useTestApp } from '../helpers/testApp';
+
+describe.each(ENGINES)('API foundation on %s', (engine) => {
+  const ctx = useTestApp(engine);
+
+  it('reports the database as reachable on GET /api/v1/health', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/health' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok', database: 'ok', engine });
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it('answers an unknown API path with a JSON 404', async () => {
+    for (const url of ['/api/v1/nope', '/api/elsewhere']) {
+      const res = await ctx.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['content-type']).toMatch(/application\/json/);
+      expect(res.json()).toEqual({ error: { code: 'not_found', message: expect.stringContaining(url) } });
+    }
+  });
+
+  it('answers a malformed JSON body with a JSON 400', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/nope',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email": ',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('invalid_json');
+  });
+
+  it('sends security headers and no X-Powered-By', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/health' });
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+});
+
+describe('serving the SPA', () => {
+  const ctx = useTestApp('sqlite');
+  let webApp: Awaited<ReturnType<typeof buildApp>>;
+
+  beforeAll(async () => {
+    const webDir = path.join(ctx.dataDir, 'web');
+    fs.mkdirSync(path.join(webDir, 'assets'), { recursive: true });
+    fs.writeFileSync(
+      path.join(webDir, 'index.html'),
+      '<!doctype html><html><head><title>__BRAND_NAME__</title><!--app-config--></head><body><div id="root"></div></body></html>',
+    );
+    fs.writeFileSync(path.join(webDir, 'assets', 'main.0123456789abcdef.js'), 'console.log(1)');
+    webApp = await buildApp({
+      config: loadConfig({ NODE_ENV: 'test', DATA_DIR: ctx.dataDir, WEB_DIR: webDir, BRAND_NAME: 'Acme </script>' }),
+      database: ctx.app.database,
+    });
+  });
+  afterAll(() => webApp.close());
+
+  it('serves index.html with runtime config and a fresh style nonce for any client route', async () => {
+    const first = await webApp.inject({ method: 'GET', url: '/no-such-page' });
+    const second = await webApp.inject({ method: 'GET', url: '/dashboard' });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-type']).toMatch(/text\/html/);
+    const config = /<script id="app-config" type="application\/json">(.*?)<\/script>/.exec(first.body)?.[1];
+    expect(JSON.parse(config ?? '{}')).toMatchObject({ brandName: 'Acme </script>', supportEmail: 'support@sheetmind.example' });
+    expect(first.body).toContain('<title>Acme &#60;/script&#62;</title>');
+    const nonce = (body: string) => /<meta name="csp-nonce" content="([0-9a-f]+)">/.exec(body)?.[1];
+    expect(nonce(first.body)).toBeTruthy();
+    expect(nonce(first.body)).not.toBe(nonce(second.body));
+    expect(String(first.headers['content-security-policy'])).toContain(`'nonce-${nonce(first.body)}'`);
+  });
+
+  it('caches hashed assets for a year and answers missing files with 404', async () => {
+    const asset = await webApp.inject({ method: 'GET', url: '/assets/main.0123456789abcdef.js' });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const missing = await webApp.inject({ method: 'GET', url: '/assets/gone.js' });
+    expect(missing.statusCode).toBe(404);
+  });
+});

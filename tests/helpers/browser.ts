@@ -1,0 +1,44 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Headless system Chromium, with the flags that keep it off the network it may not reach. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface PageWatch {
+  /** Console errors other than the ones a test expects. */
+  consoleErrors: string[];
+  /** Content-Security-Policy violations reported by the page. */
+  cspViolations: string[];
+}
+
+/** Records console errors and CSP violations of a page, for assertions at the end of a test. */
+export async function watchPage(page: Page): Promise<PageWatch> {
+  const watch: PageWatch = { consoleErrors: [], cspViolations: [] };
+  page.on('console', (message) => {
+    if (message.type() === 'error') watch.consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => watch.consoleErrors.push(error.message));
+  await page.exposeFunction('__reportCspViolation', (text: string) => watch.cspViolations.push(text));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      const report = (window as unknown as { __reportCspViolation: (text: string) => void }).__reportCspViolation;
+      report(`${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+  return watch;
+}
