@@ -29,6 +29,7 @@ export async function registerSecurity(app: FastifyInstance, config: Config): Pr
     },
     // HSTS only means something behind TLS, which in production sits at the proxy.
     strictTransportSecurity: config.trustProxy ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     crossOriginEmbedderPolicy: false,
   });

@@ -1,4 +1,5 @@
 import type { RouteObject } from 'react-router-dom';
+import { PageSpinner } from '../components/PageSpinner';
 import { Layout } from './Layout';
 import { RouteError } from './RouteError';
 
@@ -12,6 +13,8 @@ export const routes: RouteObject[] = [
     path: '/',
     element: <Layout />,
     errorElement: <RouteError />,
+    // Shown only on the very first load, while the first page's chunk arrives.
+    hydrateFallbackElement: <PageSpinner />,
     children: [
       { index: true, lazy: page(() => import('../pages/LandingPage')) },
       { path: 'privacy', lazy: page(() => import('../pages/PrivacyPage')) },
