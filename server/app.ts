@@ -1,7 +1,16 @@
 import compress from '@fastify/compress';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import { openDatabase, type DatabaseHandle } from './db/database';
+import { systemClock, type Clock } from './domain/clock';
+import { createTokenService, loadAuthSecret, type TokenService } from './domain/tokens';
+import { createMailer, type Mailer } from './mail/mailer';
+import { registerAuth } from './plugins/auth';
+import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimit';
+import { authRoutes } from './routes/auth';
+import { userRoutes } from './routes/users';
 import { errorBody, registerErrorHandling } from './errors';
 import { registerSecurity } from './plugins/security';
 import { registerWeb } from './plugins/web';
@@ -11,6 +20,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     database: DatabaseHandle;
+    clock: Clock;
+    tokens: TokenService;
+    mailer: Mailer;
+    rateLimits: RateLimitStore;
   }
 }
 
@@ -20,6 +33,10 @@ export interface AppOptions {
   database?: DatabaseHandle;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
+  /** Time source for expiries and windows; tests move it. */
+  clock?: Clock;
+  /** Replaces the configured mailer (tests). */
+  mailer?: Mailer;
 }
 
 /** Request bodies are small JSON documents; anything bigger is a mistake or an attack. */
@@ -55,15 +72,35 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const ownsDatabase = !options.database;
   const database = options.database ?? (await openDatabase(config));
+  if (ownsDatabase) app.addHook('onClose', async () => database.close());
+  const clock = options.clock ?? systemClock;
+  const rateLimits = config.redisUrl ? redisStore(config.redisUrl) : memoryStore(clock);
+  app.addHook('onClose', async () => rateLimits.close());
   app.decorate('config', config);
   app.decorate('database', database);
-  if (ownsDatabase) app.addHook('onClose', async () => database.close());
+  app.decorate('clock', clock);
+  app.decorate('tokens', createTokenService(await loadAuthSecret(database.db, config.authSecret), clock));
+  app.decorate('mailer', options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log }));
+  app.decorate('rateLimits', rateLimits);
+  registerAuth(app);
 
   // JSON is the only body the API accepts: a text/plain body is a 415, not a string.
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
   await registerSecurity(app, config);
   await app.register(compress, { global: true, threshold: 1024 });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: `${config.web.brandName} API`, version: '1' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    uiConfig: { validatorUrl: null },
+    staticCSP: true,
+    transformStaticCSP: (header) => header.replace("frame-ancestors 'self'", "frame-ancestors 'none'"),
+  });
 
   await app.register(
     async (api) => {
@@ -72,6 +109,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         return payload;
       });
       await api.register(healthRoutes);
+      await api.register(authRoutes);
+      await api.register(userRoutes);
       api.setNotFoundHandler((request, reply) =>
         reply
           .status(404)

@@ -17,6 +17,15 @@ export interface Config {
   /** Origins allowed to call the API from a SPA hosted elsewhere (CORS). */
   corsOrigins: string[];
   trustProxy: boolean;
+  /** Public address of the web app, for links in e-mails. */
+  publicUrl: string;
+  /** Token-signing secret; `null` means one generated once and kept in the database. */
+  authSecret: string | null;
+  /** `smtp://…` or `smtps://…`; `null` writes mail to `dataDir/outbox`. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  /** Shares rate-limit counters between instances; `null` keeps them in memory. */
+  redisUrl: string | null;
   /** Brand, mailboxes, links and API base, injected into the page for the SPA. */
   web: RuntimeConfig;
 }
@@ -98,8 +107,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     }
   }
 
+  const listenPort = port(env, 'PORT', 3000);
+  const authSecret = env.AUTH_SECRET?.trim() || null;
+  if (authSecret !== null && authSecret.length < 32) {
+    throw new ConfigError('AUTH_SECRET', 'must be at least 32 characters (e.g. `openssl rand -hex 32`)');
+  }
+  const brandName = str(env, 'BRAND_NAME', defaults.brandName);
+  const supportEmail = email(env, 'SUPPORT_EMAIL', defaults.supportEmail);
+
   return {
-    port: port(env, 'PORT', 3000),
+    port: listenPort,
     host: str(env, 'HOST', '0.0.0.0'),
     dataDir: path.resolve(cwd, str(env, 'DATA_DIR', 'data')),
     databaseUrl,
@@ -107,9 +124,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webDir: path.resolve(cwd, str(env, 'WEB_DIR', 'dist/web')),
     corsOrigins,
     trustProxy: bool(env, 'TRUST_PROXY'),
+    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${listenPort}`, ['http:', 'https:']).replace(/\/+$/, ''),
+    authSecret,
+    smtpUrl: env.SMTP_URL?.trim() ? url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']) : null,
+    mailFrom: str(env, 'MAIL_FROM', `${brandName} <${supportEmail}>`),
+    redisUrl: env.REDIS_URL?.trim() ? url(env, 'REDIS_URL', '', ['redis:', 'rediss:']) : null,
     web: {
-      brandName: str(env, 'BRAND_NAME', defaults.brandName),
-      supportEmail: email(env, 'SUPPORT_EMAIL', defaults.supportEmail),
+      brandName,
+      supportEmail,
       generalEmail: email(env, 'GENERAL_EMAIL', defaults.generalEmail),
       marketplaceUrl: url(env, 'MARKETPLACE_URL', defaults.marketplaceUrl, ['https:', 'http:']),
       spreadsheetAppUrl: url(env, 'SPREADSHEET_APP_URL', defaults.spreadsheetAppUrl, ['https:', 'http:']),

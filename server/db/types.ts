@@ -1,5 +1,3 @@
-import type { Generated } from 'kysely';
-
 /** Times are stored as epoch milliseconds (INTEGER on SQLite, BIGINT on PostgreSQL): one shape on both engines. */
 export interface UsersTable {
   id: string;
@@ -13,11 +11,42 @@ export interface UsersTable {
   updated_at: number;
 }
 
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  created_at: number;
+  /** Absolute end of the session: refresh fails after it, whatever the rotation. */
+  expires_at: number;
+  revoked_at: number | null;
+  revoked_reason: string | null;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  session_id: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
+  settings: SettingsTable;
+  sessions: SessionsTable;
+  refresh_tokens: RefreshTokensTable;
+  password_resets: PasswordResetsTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';
-
-// Re-exported so migrations and repositories name one source for column helpers.
-export type { Generated };

@@ -1,38 +1,89 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import { PassThrough } from 'node:stream';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../server/app';
 import { loadConfig, type Config } from '../../server/config';
+import type { Clock } from '../../server/domain/clock';
+import type { MailMessage, Mailer } from '../../server/mail/mailer';
 import { createTestDatabase, type TestDatabase } from './postgres';
 
 export type EngineName = 'sqlite' | 'postgres';
 export const ENGINES: EngineName[] = ['sqlite', 'postgres'];
 
+/** A clock the test moves by hand. */
+export class TestClock implements Clock {
+  constructor(public time = Date.UTC(2026, 10, 22, 12)) {}
+  now() {
+    return this.time;
+  }
+  advance(ms: number) {
+    this.time += ms;
+  }
+}
+
+/** Collects the mail the app sends instead of delivering it. */
+export class MailCatcher implements Mailer {
+  readonly sent: MailMessage[] = [];
+  async send(message: MailMessage) {
+    this.sent.push(message);
+  }
+  /** The newest mail to `to`, waiting briefly since mail goes out after the answer. */
+  async latestTo(to: string): Promise<MailMessage> {
+    for (let i = 0; i < 50; i++) {
+      const mail = this.sent.filter((m) => m.to === to).at(-1);
+      if (mail) return mail;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`no mail to ${to}`);
+  }
+}
+
 export interface TestContext {
   app: FastifyInstance;
   config: Config;
   dataDir: string;
+  clock: TestClock;
+  mail: MailCatcher;
+  /** Everything the app logged so far. */
+  logs(): string;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Use the configured mailer (SMTP or outbox) rather than the catcher. */
+  realMailer?: boolean;
 }
 
 /**
  * Builds the real app on a fresh database of the given engine (a temp SQLite file, or a PostgreSQL
  * database made for this test file), and tears both down after. Use inside `describe.each(ENGINES)`.
  */
-export function useTestApp(engine: EngineName, env: Record<string, string> = {}): TestContext {
-  const context = {} as TestContext;
+export function useTestApp(engine: EngineName, options: TestAppOptions = {}): TestContext {
+  const context = { clock: new TestClock(), mail: new MailCatcher() } as TestContext;
   let pgDatabase: TestDatabase | undefined;
+  let logText = '';
   beforeAll(async () => {
     context.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-test-'));
     if (engine === 'postgres') pgDatabase = await createTestDatabase();
     context.config = loadConfig({
       NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
       DATA_DIR: context.dataDir,
       WEB_DIR: path.join(context.dataDir, 'no-web'),
       ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}),
-      ...env,
+      ...options.env,
     });
-    context.app = await buildApp({ config: context.config });
+    const logStream = new PassThrough();
+    logStream.on('data', (chunk: Buffer) => (logText += chunk.toString()));
+    context.logs = () => logText;
+    context.app = await buildApp({
+      config: context.config,
+      clock: context.clock,
+      logStream,
+      ...(options.realMailer ? {} : { mailer: context.mail }),
+    });
   });
   afterAll(async () => {
     await context.app?.close();
@@ -40,4 +91,37 @@ export function useTestApp(engine: EngineName, env: Record<string, string> = {})
     fs.rmSync(context.dataDir, { recursive: true, force: true });
   });
   return context;
+}
+
+let counter = 0;
+
+/** A unique, valid registration body. */
+export function newAccount(overrides: Partial<Record<'email' | 'password' | 'full_name' | 'username', string>> = {}) {
+  counter += 1;
+  const id = `${process.pid}${counter}${Math.floor(Math.random() * 1e6)}`;
+  return {
+    email: `user${id}@example.com`,
+    password: `Tr0ub4dor&3-${id}`,
+    full_name: `Test User ${counter}`,
+    username: `user_${id}`.slice(0, 30),
+    ...overrides,
+  };
+}
+
+export function bearer(token: string) {
+  return { authorization: `Bearer ${token}` };
+}
+
+/** POSTs JSON through inject. */
+export function post(app: FastifyInstance, url: string, body: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return app.inject({ method: 'POST', url, payload: body as object, headers });
+}
+
+/** Registers a fresh account; answers its body and tokens. */
+export async function register(app: FastifyInstance, overrides: Parameters<typeof newAccount>[0] = {}) {
+  const account = newAccount(overrides);
+  const res = await post(app, '/api/v1/auth/register', account);
+  if (res.statusCode !== 201) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
+  const body = res.json() as { access_token: string; refresh_token: string; user: { id: string; email: string } };
+  return { account, ...body };
 }

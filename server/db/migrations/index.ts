@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as users from './2026-11-22T0100-users';
+import * as sessions from './2026-11-22T0200-sessions';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
   '2026-11-22T0100-users': users,
+  '2026-11-22T0200-sessions': sessions,
 };

@@ -1,0 +1,138 @@
+import crypto from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/types';
+import { ApiError } from '../errors';
+import { hashToken, SESSION_TTL_MS, type TokenService } from './tokens';
+
+/** A rotated refresh token presented again within this window gets the same successor (two tabs). */
+export const REFRESH_GRACE_MS = 10_000;
+
+export interface IssuedSession {
+  sessionId: string;
+  userId: string;
+  refreshToken: string;
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export async function createSession(db: Db, tokens: TokenService, userId: string, now: number): Promise<IssuedSession> {
+  const sessionId = crypto.randomUUID();
+  const refreshToken = tokens.newRefreshToken();
+  await db
+    .insertInto('sessions')
+    .values({ id: sessionId, user_id: userId, created_at: now, expires_at: now + SESSION_TTL_MS, revoked_at: null, revoked_reason: null })
+    .execute();
+  await db
+    .insertInto('refresh_tokens')
+    .values({ token_hash: hashToken(refreshToken), session_id: sessionId, created_at: now, used_at: null })
+    .execute();
+  return { sessionId, userId, refreshToken };
+}
+
+const invalidRefresh = () =>
+  new ApiError(401, 'invalid_refresh_token', 'Your session has ended. Please sign in again.');
+
+/**
+ * Rotates a refresh token. The first use marks it used (one conditional UPDATE, so concurrent
+ * uses cannot both win) and issues its successor. A token used again within the grace window,
+ * while its successor is still unused, gets that same successor. Any other reuse means the token
+ * was copied: the whole session is revoked.
+ */
+export async function rotateRefreshToken(
+  db: Kysely<Database>,
+  tokens: TokenService,
+  presented: string,
+  now: number,
+): Promise<IssuedSession> {
+  const presentedHash = hashToken(presented);
+  const successor = tokens.successorOf(presented);
+  const successorHash = hashToken(successor);
+
+  const outcome = await db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('refresh_tokens')
+      .innerJoin('sessions', 'sessions.id', 'refresh_tokens.session_id')
+      .select(['refresh_tokens.used_at', 'sessions.id as session_id', 'sessions.user_id', 'sessions.revoked_at', 'sessions.expires_at'])
+      .where('refresh_tokens.token_hash', '=', presentedHash)
+      .executeTakeFirst();
+    if (!row || row.revoked_at !== null || row.expires_at <= now) return { kind: 'invalid' as const };
+
+    const claimed = await trx
+      .updateTable('refresh_tokens')
+      .set({ used_at: now })
+      .where('token_hash', '=', presentedHash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) === 1) {
+      await trx
+        .insertInto('refresh_tokens')
+        .values({ token_hash: successorHash, session_id: row.session_id, created_at: now, used_at: null })
+        .execute();
+      return { kind: 'rotated' as const, sessionId: row.session_id, userId: row.user_id };
+    }
+
+    // Already rotated: a concurrent or retried refresh, or a stolen token.
+    const used = await trx
+      .selectFrom('refresh_tokens')
+      .select(['used_at'])
+      .where('token_hash', '=', presentedHash)
+      .executeTakeFirstOrThrow();
+    const next = await trx
+      .selectFrom('refresh_tokens')
+      .select(['used_at'])
+      .where('token_hash', '=', successorHash)
+      .executeTakeFirst();
+    const withinGrace = used.used_at !== null && now - used.used_at <= REFRESH_GRACE_MS;
+    if (withinGrace && next && next.used_at === null) {
+      return { kind: 'rotated' as const, sessionId: row.session_id, userId: row.user_id };
+    }
+    await trx
+      .updateTable('sessions')
+      .set({ revoked_at: now, revoked_reason: 'refresh_token_reused' })
+      .where('id', '=', row.session_id)
+      .where('revoked_at', 'is', null)
+      .execute();
+    return { kind: 'reused' as const, sessionId: row.session_id, userId: row.user_id };
+  });
+
+  if (outcome.kind === 'invalid') throw invalidRefresh();
+  if (outcome.kind === 'reused') {
+    throw new ApiError(
+      401,
+      'refresh_token_reused',
+      'This sign-in link was already used, so the session was ended for your safety. Please sign in again.',
+    );
+  }
+  return { sessionId: outcome.sessionId, userId: outcome.userId, refreshToken: successor };
+}
+
+/** The user of a session that is neither revoked nor past its absolute end; null otherwise. */
+export async function activeSessionUser(db: Kysely<Database>, sessionId: string, now: number): Promise<string | null> {
+  const session = await db
+    .selectFrom('sessions')
+    .select(['user_id', 'revoked_at', 'expires_at'])
+    .where('id', '=', sessionId)
+    .executeTakeFirst();
+  if (!session || session.revoked_at !== null || session.expires_at <= now) return null;
+  return session.user_id;
+}
+
+export async function revokeSession(db: Db, sessionId: string, reason: string, now: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Revokes every live session of the user, except `keep` when given. */
+export async function revokeUserSessions(db: Db, userId: string, reason: string, now: number, keep?: string): Promise<void> {
+  let query = db
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null);
+  if (keep) query = query.where('id', '!=', keep);
+  await query.execute();
+}

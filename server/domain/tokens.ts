@@ -1,0 +1,83 @@
+import crypto from 'node:crypto';
+import { createSigner, createVerifier } from 'fast-jwt';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types';
+import type { Clock } from './clock';
+
+export const ACCESS_TOKEN_TTL_S = 15 * 60;
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+export interface AccessClaims {
+  userId: string;
+  sessionId: string;
+}
+
+export interface TokenService {
+  /** A signed JWT (HS256, 15 minutes) carrying the user and the session. */
+  signAccess(claims: AccessClaims): string;
+  /** The claims of a valid, unexpired access token; null for anything else. */
+  verifyAccess(token: string): AccessClaims | null;
+  /** A fresh random refresh token. */
+  newRefreshToken(): string;
+  /**
+   * The token that replaces `token` on rotation. Derived with the server secret rather than
+   * random, so a second refresh with the same token inside the grace window can hand out the
+   * very same successor without the server ever storing a token in the clear.
+   */
+  successorOf(token: string): string;
+}
+
+/** Tokens (refresh, reset) are kept only as this hash. */
+export function hashToken(token: string): string {
+  return crypto.createHash('sha256').update(token).digest('base64url');
+}
+
+export function randomToken(): string {
+  return crypto.randomBytes(32).toString('base64url');
+}
+
+export function createTokenService(secret: string, clock: Clock): TokenService {
+  const key = crypto.createHash('sha256').update(`access:${secret}`).digest();
+  const rotationKey = crypto.createHash('sha256').update(`refresh:${secret}`).digest();
+  const sign = createSigner({ key, algorithm: 'HS256' });
+  // Only HS256 is accepted: `alg: none` and any other algorithm fail verification. Expiry is
+  // checked below against the injectable clock.
+  const verify = createVerifier({ key, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true });
+
+  return {
+    signAccess({ userId, sessionId }) {
+      const iat = Math.floor(clock.now() / 1000);
+      return sign({ sub: userId, sid: sessionId, typ: 'access', iat, exp: iat + ACCESS_TOKEN_TTL_S });
+    },
+    verifyAccess(token) {
+      try {
+        const claims = verify(token) as { sub?: unknown; sid?: unknown; typ?: unknown; exp?: unknown };
+        if (claims.typ !== 'access' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return null;
+        if (typeof claims.exp !== 'number' || claims.exp * 1000 <= clock.now()) return null;
+        return { userId: claims.sub, sessionId: claims.sid };
+      } catch {
+        return null;
+      }
+    },
+    newRefreshToken: randomToken,
+    successorOf(token) {
+      return crypto.createHmac('sha256', rotationKey).update(token).digest('base64url');
+    },
+  };
+}
+
+/**
+ * The signing secret: AUTH_SECRET when set, otherwise one generated on first start and kept in the
+ * database, so every instance sharing the database signs and verifies with the same key.
+ */
+export async function loadAuthSecret(db: Kysely<Database>, configured: string | null): Promise<string> {
+  if (configured) return configured;
+  const generated = crypto.randomBytes(32).toString('hex');
+  await db
+    .insertInto('settings')
+    .values({ key: 'auth_secret', value: generated })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db.selectFrom('settings').select('value').where('key', '=', 'auth_secret').executeTakeFirstOrThrow();
+  return row.value;
+}

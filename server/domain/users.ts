@@ -1,0 +1,133 @@
+import crypto from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { PlanId } from '../../src/content/plans';
+import type { Database, UsersTable } from '../db/types';
+import { ApiError } from '../errors';
+
+/** The user as the API sends it (decisions.md, "Wire format"). */
+export interface WireUser {
+  id: string;
+  email: string;
+  full_name: string;
+  username: string;
+  created_at: string;
+  subscription_plan: PlanId;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const USERNAME = /^[A-Za-z0-9_.-]{3,30}$/;
+// Control characters have no place in a name shown on screens and in e-mails.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+export function normaliseEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (email.length > 254 || !EMAIL.test(email)) {
+    throw new ApiError(400, 'invalid_input', 'Email is invalid.', { field: 'email' });
+  }
+  return email;
+}
+
+export function normaliseUsername(raw: string): string {
+  const username = raw.trim();
+  if (!USERNAME.test(username)) {
+    throw new ApiError(
+      400,
+      'invalid_input',
+      'Username must be 3 to 30 characters: letters, digits, underscore, dot or hyphen.',
+      { field: 'username' },
+    );
+  }
+  return username;
+}
+
+export function normaliseFullName(raw: string): string {
+  const fullName = raw.trim();
+  const length = [...fullName].length;
+  if (length < 1 || length > 100 || CONTROL.test(fullName)) {
+    throw new ApiError(400, 'invalid_input', 'Full name must be 1 to 100 characters.', { field: 'full_name' });
+  }
+  return fullName;
+}
+
+export function toWireUser(user: UsersTable, plan: PlanId): WireUser {
+  return {
+    id: user.id,
+    email: user.email,
+    full_name: user.full_name,
+    username: user.username,
+    created_at: new Date(user.created_at).toISOString(),
+    subscription_plan: plan,
+  };
+}
+
+/** Which unique column a failed insert or update collided with, on either engine. */
+function collision(error: unknown): 'email' | 'username' | null {
+  const text = error instanceof Error ? `${error.message} ${(error as { constraint?: string }).constraint ?? ''}` : '';
+  if (!/unique|duplicate/i.test(text)) return null;
+  if (/username_key/.test(text)) return 'username';
+  if (/email/.test(text)) return 'email';
+  return null;
+}
+
+export const emailTaken = () =>
+  new ApiError(409, 'email_taken', 'An account with this email already exists.', { field: 'email' });
+export const usernameTaken = () =>
+  new ApiError(409, 'username_taken', 'This username is already taken. Please choose another.', { field: 'username' });
+
+function rethrowCollision(error: unknown): never {
+  const column = collision(error);
+  if (column === 'email') throw emailTaken();
+  if (column === 'username') throw usernameTaken();
+  throw error;
+}
+
+export async function insertUser(
+  db: Kysely<Database>,
+  fields: { email: string; username: string; full_name: string; password_hash: string },
+  now: number,
+): Promise<UsersTable> {
+  const user: UsersTable = {
+    id: crypto.randomUUID(),
+    ...fields,
+    username_key: fields.username.toLowerCase(),
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await db.insertInto('users').values(user).execute();
+  } catch (error) {
+    rethrowCollision(error);
+  }
+  return user;
+}
+
+export function findUserByEmail(db: Kysely<Database>, email: string): Promise<UsersTable | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export function findUserById(db: Kysely<Database>, id: string): Promise<UsersTable | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateProfile(
+  db: Kysely<Database>,
+  id: string,
+  changes: { full_name?: string; username?: string },
+  now: number,
+): Promise<void> {
+  const values = {
+    ...(changes.full_name !== undefined ? { full_name: changes.full_name } : {}),
+    ...(changes.username !== undefined ? { username: changes.username, username_key: changes.username.toLowerCase() } : {}),
+    updated_at: now,
+  };
+  try {
+    await db.updateTable('users').set(values).where('id', '=', id).execute();
+  } catch (error) {
+    rethrowCollision(error);
+  }
+}
+
+export async function setPasswordHash(db: Kysely<Database>, id: string, passwordHash: string, now: number) {
+  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).execute();
+}

@@ -1,0 +1,47 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import nodemailer from 'nodemailer';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+}
+
+/**
+ * SMTP when SMTP_URL is set; otherwise each message is written as an .eml file to
+ * `dataDir/outbox`, so a local run works end to end (open the file to follow a reset link).
+ * The log names the file, never the message: mails carry one-time links.
+ */
+export function createMailer(options: { smtpUrl: string | null; from: string; dataDir: string; log: FastifyBaseLogger }): Mailer {
+  if (options.smtpUrl) {
+    const transport = nodemailer.createTransport(options.smtpUrl);
+    return {
+      async send(message) {
+        await transport.sendMail({ from: options.from, ...message });
+      },
+    };
+  }
+  const outbox = path.join(options.dataDir, 'outbox');
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(message) {
+      const info = await transport.sendMail({ from: options.from, ...message });
+      fs.mkdirSync(outbox, { recursive: true });
+      const file = path.join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${crypto.randomBytes(3).toString('hex')}.eml`);
+      fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+      options.log.info({ file }, 'no SMTP_URL set: mail written to the outbox');
+    },
+  };
+}
+
+/** Sends after the answer has gone, so delivery time tells a caller nothing; a failure is logged. */
+export function deliverLater(mailer: Mailer, log: FastifyBaseLogger, message: MailMessage): void {
+  mailer.send(message).catch((error: unknown) => log.error({ err: error }, 'mail delivery failed'));
+}

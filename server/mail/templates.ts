@@ -1,0 +1,41 @@
+import type { MailMessage } from './mailer';
+
+interface Brand {
+  brandName: string;
+  supportEmail: string;
+}
+
+export function passwordResetMail(to: string, link: string, brand: Brand): MailMessage {
+  return {
+    to,
+    subject: `Reset your ${brand.brandName} password`,
+    text: [
+      'Hello,',
+      '',
+      `Someone (hopefully you) asked to reset the password of your ${brand.brandName} account.`,
+      'Open this link to choose a new password. It works once and expires in 1 hour:',
+      '',
+      link,
+      '',
+      'If you did not ask for this, ignore this e-mail: your password stays as it is.',
+      '',
+      `— The ${brand.brandName} team (${brand.supportEmail})`,
+    ].join('\n'),
+  };
+}
+
+export function passwordChangedMail(to: string, brand: Brand): MailMessage {
+  return {
+    to,
+    subject: `Your ${brand.brandName} password was changed`,
+    text: [
+      'Hello,',
+      '',
+      `The password of your ${brand.brandName} account was just changed, and your other sessions were signed out.`,
+      '',
+      `If this was not you, reset your password at once and contact us at ${brand.supportEmail}.`,
+      '',
+      `— The ${brand.brandName} team`,
+    ].join('\n'),
+  };
+}

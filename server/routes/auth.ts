@@ -1,0 +1,236 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from '../domain/passwords';
+import { createSession, revokeSession, revokeUserSessions, rotateRefreshToken } from '../domain/sessions';
+import { ACCESS_TOKEN_TTL_S, hashToken, randomToken } from '../domain/tokens';
+import {
+  emailTaken,
+  findUserByEmail,
+  insertUser,
+  normaliseEmail,
+  normaliseFullName,
+  normaliseUsername,
+  setPasswordHash,
+  usernameTaken,
+} from '../domain/users';
+import { ApiError } from '../errors';
+import { deliverLater } from '../mail/mailer';
+import { passwordChangedMail, passwordResetMail } from '../mail/templates';
+import { assertUnderLimit, countHit, type Limit } from '../plugins/rateLimit';
+import { AuthResponseSchema, Email, ErrorSchema, MessageSchema, OpaqueToken, Password, TokenPairSchema } from '../schemas';
+import { wireUser } from './users';
+
+const MINUTE = 60_000;
+export const LOGIN_LIMITS = {
+  account: { what: 'sign-in attempts', max: 10, windowMs: 15 * MINUTE },
+  ip: { what: 'sign-in attempts', max: 50, windowMs: 15 * MINUTE },
+} satisfies Record<string, Limit>;
+export const RESET_LIMITS = {
+  account: { what: 'password reset requests', max: 5, windowMs: 60 * MINUTE },
+  ip: { what: 'password reset requests', max: 20, windowMs: 15 * MINUTE },
+} satisfies Record<string, Limit>;
+export const RESET_TTL_MS = 60 * MINUTE;
+
+export const RESET_REQUESTED = {
+  message: 'If an account exists for that email, we have sent a link to reset the password.',
+};
+
+const errors = { 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 413: ErrorSchema, 415: ErrorSchema, 429: ErrorSchema };
+
+function passwordPolicy(password: string, field: string): void {
+  const problem = passwordProblem(password);
+  if (problem) throw new ApiError(400, problem.code, problem.message, { field });
+}
+
+async function issueTokens(app: FastifyInstance, session: { sessionId: string; userId: string; refreshToken: string }) {
+  return {
+    access_token: app.tokens.signAccess({ userId: session.userId, sessionId: session.sessionId }),
+    refresh_token: session.refreshToken,
+    token_type: 'bearer' as const,
+    expires_in: ACCESS_TOKEN_TTL_S,
+  };
+}
+
+export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.database;
+
+  app.post(
+    '/auth/register',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Create an account and sign in',
+        body: Type.Object(
+          { email: Email, password: Password, full_name: Type.String({ maxLength: 1000 }), username: Type.String({ maxLength: 1000 }) },
+          { additionalProperties: false },
+        ),
+        response: { 201: AuthResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const email = normaliseEmail(request.body.email);
+      const fullName = normaliseFullName(request.body.full_name);
+      const username = normaliseUsername(request.body.username);
+      passwordPolicy(request.body.password, 'password');
+      if (await findUserByEmail(db, email)) throw emailTaken();
+      const taken = await db.selectFrom('users').select('id').where('username_key', '=', username.toLowerCase()).executeTakeFirst();
+      if (taken) throw usernameTaken();
+
+      const passwordHash = await hashPassword(request.body.password);
+      const now = app.clock.now();
+      const { user, session } = await db.transaction().execute(async (trx) => {
+        const user = await insertUser(trx, { email, username, full_name: fullName, password_hash: passwordHash }, now);
+        return { user, session: await createSession(trx, app.tokens, user.id, now) };
+      });
+      request.log.info({ event: 'auth.register', userId: user.id, ip: request.ip }, 'account created');
+      return reply.status(201).send({ ...(await issueTokens(app, session)), user: await wireUser(app, user) });
+    },
+  );
+
+  app.post(
+    '/auth/login/email',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign in with email and password',
+        body: Type.Object({ email: Email, password: Password }, { additionalProperties: false }),
+        response: { 200: AuthResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const email = normaliseEmail(request.body.email);
+      const limits: Array<[string, Limit]> = [
+        [`login:account:${email}`, LOGIN_LIMITS.account],
+        [`login:ip:${request.ip}`, LOGIN_LIMITS.ip],
+      ];
+      await assertUnderLimit(app.rateLimits, limits);
+
+      const user = await findUserByEmail(db, email);
+      let valid = false;
+      if (user) valid = await verifyPassword(user.password_hash, request.body.password);
+      else await verifyAgainstDummy(request.body.password);
+      if (!user || !valid) {
+        await countHit(app.rateLimits, limits);
+        request.log.warn({ event: 'auth.login_failed', userId: user?.id ?? null, ip: request.ip }, 'sign-in failed');
+        throw new ApiError(401, 'invalid_credentials', 'Invalid email or password.');
+      }
+      await app.rateLimits.reset(`login:account:${email}`);
+      const session = await createSession(db, app.tokens, user.id, app.clock.now());
+      request.log.info({ event: 'auth.login', userId: user.id, ip: request.ip }, 'signed in');
+      return { ...(await issueTokens(app, session)), user: await wireUser(app, user) };
+    },
+  );
+
+  app.post(
+    '/auth/refresh',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Exchange a refresh token for a new token pair (rotation)',
+        body: Type.Object({ refresh_token: OpaqueToken }, { additionalProperties: false }),
+        response: { 200: TokenPairSchema, ...errors },
+      },
+    },
+    async (request) => {
+      try {
+        const session = await rotateRefreshToken(db, app.tokens, request.body.refresh_token, app.clock.now());
+        return issueTokens(app, session);
+      } catch (error) {
+        if (error instanceof ApiError) {
+          request.log.warn({ event: 'auth.refresh_failed', code: error.code, ip: request.ip }, 'refresh refused');
+        }
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      onRequest: app.authenticate,
+      schema: { tags: ['auth'], summary: 'End this session', security: [{ bearer: [] }], response: { 204: Type.Null(), 401: ErrorSchema } },
+    },
+    async (request, reply) => {
+      const auth = request.auth!;
+      await revokeSession(db, auth.sessionId, 'logout', app.clock.now());
+      request.log.info({ event: 'auth.logout', userId: auth.userId, ip: request.ip }, 'signed out');
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/password-reset-request',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Mail a password-reset link (same answer whether or not the account exists)',
+        body: Type.Object({ email: Email }, { additionalProperties: false }),
+        response: { 202: MessageSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const email = normaliseEmail(request.body.email);
+      const limits: Array<[string, Limit]> = [
+        [`reset:account:${email}`, RESET_LIMITS.account],
+        [`reset:ip:${request.ip}`, RESET_LIMITS.ip],
+      ];
+      await assertUnderLimit(app.rateLimits, limits);
+      await countHit(app.rateLimits, limits);
+      const user = await findUserByEmail(db, email);
+      if (user) {
+        const token = randomToken();
+        const now = app.clock.now();
+        await db
+          .insertInto('password_resets')
+          .values({ token_hash: hashToken(token), user_id: user.id, created_at: now, expires_at: now + RESET_TTL_MS, used_at: null })
+          .execute();
+        const link = `${app.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
+        deliverLater(app.mailer, app.log, passwordResetMail(user.email, link, app.config.web));
+      }
+      request.log.info({ event: 'auth.reset_requested', userId: user?.id ?? null, ip: request.ip }, 'password reset requested');
+      return reply.status(202).send(RESET_REQUESTED);
+    },
+  );
+
+  app.post(
+    '/auth/password-reset',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Set a new password with a reset link token; ends every session',
+        body: Type.Object({ token: OpaqueToken, new_password: Password }, { additionalProperties: false }),
+        response: { 204: Type.Null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      passwordPolicy(request.body.new_password, 'new_password');
+      const now = app.clock.now();
+      const tokenHash = hashToken(request.body.token);
+      const reset = await db.selectFrom('password_resets').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+      const invalid = new ApiError(
+        400,
+        'invalid_reset_token',
+        'This reset link is invalid, expired or already used. Please request a new one.',
+        { field: 'token' },
+      );
+      if (!reset || reset.used_at !== null || reset.expires_at <= now) throw invalid;
+      const passwordHash = await hashPassword(request.body.new_password);
+      const user = await db.transaction().execute(async (trx) => {
+        const claimed = await trx
+          .updateTable('password_resets')
+          .set({ used_at: now })
+          .where('token_hash', '=', tokenHash)
+          .where('used_at', 'is', null)
+          .executeTakeFirst();
+        if (Number(claimed.numUpdatedRows) !== 1) throw invalid;
+        await setPasswordHash(trx, reset.user_id, passwordHash, now);
+        await revokeUserSessions(trx, reset.user_id, 'password_reset', now);
+        return trx.selectFrom('users').select(['id', 'email']).where('id', '=', reset.user_id).executeTakeFirstOrThrow();
+      });
+      deliverLater(app.mailer, app.log, passwordChangedMail(user.email, app.config.web));
+      request.log.info({ event: 'auth.password_reset', userId: user.id, ip: request.ip }, 'password reset');
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { UsersTable } from '../db/types';
+import { hashPassword, passwordProblem, verifyPassword } from '../domain/passwords';
+import { revokeUserSessions } from '../domain/sessions';
+import { findUserById, normaliseFullName, normaliseUsername, setPasswordHash, toWireUser, updateProfile, type WireUser } from '../domain/users';
+import { ApiError } from '../errors';
+import { deliverLater } from '../mail/mailer';
+import { passwordChangedMail } from '../mail/templates';
+import { assertUnderLimit, countHit, type Limit } from '../plugins/rateLimit';
+import { ErrorSchema, Password, UserSchema } from '../schemas';
+
+const PASSWORD_CHANGE_LIMIT: Limit = { what: 'password change attempts', max: 10, windowMs: 15 * 60_000 };
+
+/** The user as the API shows it. Everyone is on Free until billing records a paid subscription. */
+export async function wireUser(_app: FastifyInstance, user: UsersTable): Promise<WireUser> {
+  return toWireUser(user, 'free');
+}
+
+const errors = { 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 429: ErrorSchema };
+
+export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.database;
+  app.addHook('onRequest', app.authenticate);
+
+  const currentUser = async (userId: string) => {
+    const user = await findUserById(db, userId);
+    if (!user) throw new ApiError(401, 'session_revoked', 'This session has ended. Please sign in again.');
+    return user;
+  };
+
+  app.get(
+    '/users/me',
+    { schema: { tags: ['users'], summary: 'The signed-in user', security: [{ bearer: [] }], response: { 200: UserSchema, 401: ErrorSchema } } },
+    async (request) => wireUser(app, await currentUser(request.auth!.userId)),
+  );
+
+  app.put(
+    '/users/me',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Change the full name or username (nothing else can be set here)',
+        security: [{ bearer: [] }],
+        body: Type.Object(
+          { full_name: Type.Optional(Type.String({ maxLength: 1000 })), username: Type.Optional(Type.String({ maxLength: 1000 })) },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: UserSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { userId } = request.auth!;
+      await updateProfile(
+        db,
+        userId,
+        {
+          ...(request.body.full_name !== undefined ? { full_name: normaliseFullName(request.body.full_name) } : {}),
+          ...(request.body.username !== undefined ? { username: normaliseUsername(request.body.username) } : {}),
+        },
+        app.clock.now(),
+      );
+      return wireUser(app, await currentUser(userId));
+    },
+  );
+
+  app.put(
+    '/users/me/password',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Change the password; signs out every other session',
+        security: [{ bearer: [] }],
+        body: Type.Object({ current_password: Password, new_password: Password }, { additionalProperties: false }),
+        response: { 204: Type.Null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { userId, sessionId } = request.auth!;
+      const limit: Array<[string, Limit]> = [[`password-change:${userId}`, PASSWORD_CHANGE_LIMIT]];
+      await assertUnderLimit(app.rateLimits, limit);
+      const user = await currentUser(userId);
+      if (!(await verifyPassword(user.password_hash, request.body.current_password))) {
+        await countHit(app.rateLimits, limit);
+        request.log.warn({ event: 'auth.password_change_failed', userId, ip: request.ip }, 'wrong current password');
+        throw new ApiError(400, 'invalid_current_password', 'The current password is not correct.', { field: 'current_password' });
+      }
+      const problem = passwordProblem(request.body.new_password);
+      if (problem) throw new ApiError(400, problem.code, problem.message, { field: 'new_password' });
+      const passwordHash = await hashPassword(request.body.new_password);
+      const now = app.clock.now();
+      await db.transaction().execute(async (trx) => {
+        await setPasswordHash(trx, userId, passwordHash, now);
+        await revokeUserSessions(trx, userId, 'password_changed', now, sessionId);
+      });
+      deliverLater(app.mailer, app.log, passwordChangedMail(user.email, app.config.web));
+      request.log.info({ event: 'auth.password_changed', userId, ip: request.ip }, 'password changed');
+      return reply.status(204).send(null);
+    },
+  );
+};
