@@ -1,0 +1,63 @@
+import { fromCallback, fromPromise } from 'xstate';
+import { authApi, ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
+import { ACCESS_TOKEN_KEY, tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
+
+export interface LoginInput {
+  email: string;
+  password: string;
+}
+
+export interface RegisterInput extends LoginInput {
+  full_name: string;
+  username: string;
+}
+
+export interface RefreshInput {
+  /** The access token a request was refused with; null on start-up. */
+  failedAccessToken: string | null;
+}
+
+/** Same name in every tab, so one tab at a time refreshes (Web Locks API). */
+const REFRESH_LOCK = 'sheetmind.auth.refresh';
+
+function withRefreshLock<T>(work: () => Promise<T>): Promise<T> {
+  const locks = globalThis.navigator?.locks;
+  return locks ? (locks.request(REFRESH_LOCK, work) as Promise<T>) : work();
+}
+
+/**
+ * Exchanges the stored refresh token for a new pair, once for all requests and all tabs: inside
+ * the lock, if the stored access token is no longer the one that was refused, another request or
+ * tab has already refreshed, and its pair is used. The new pair is written inside the lock so a
+ * waiting tab sees it.
+ */
+export async function refreshStoredTokens({ failedAccessToken }: RefreshInput, signal?: AbortSignal): Promise<TokenPair> {
+  return withRefreshLock(async () => {
+    const stored = tokenStorage.read();
+    if (stored.accessToken && stored.refreshToken && stored.accessToken !== failedAccessToken) {
+      return { access_token: stored.accessToken, refresh_token: stored.refreshToken };
+    }
+    if (!stored.refreshToken) throw new ApiRequestError('No refresh token', 401, 'missing_token');
+    const pair = await authApi.refresh(stored.refreshToken, { signal });
+    tokenStorage.write(pair);
+    return pair;
+  });
+}
+
+export const authActors = {
+  fetchUser: fromPromise<User>(({ signal }) => authApi.me({ signal })),
+  login: fromPromise<AuthResponse, LoginInput>(({ input, signal }) => authApi.login(input, { signal })),
+  register: fromPromise<AuthResponse, RegisterInput>(({ input, signal }) => authApi.register(input, { signal })),
+  refreshTokens: fromPromise<TokenPair, RefreshInput>(({ input, signal }) => refreshStoredTokens(input, signal)),
+  logout: fromPromise<void>(({ signal }) => authApi.logout({ signal })),
+  /** Another tab signing in or out shows up here as a storage event on the access token. */
+  storageEvents: fromCallback<{ type: 'noop' }>(({ sendBack }) => {
+    const onStorage = (event: StorageEvent) => {
+      if (event.key !== ACCESS_TOKEN_KEY && event.key !== null) return;
+      if (event.newValue === null) sendBack({ type: 'session.signedOutElsewhere' });
+      else if (event.oldValue === null) sendBack({ type: 'session.signedInElsewhere' });
+    };
+    window.addEventListener('storage', onStorage);
+    return () => window.removeEventListener('storage', onStorage);
+  }),
+};

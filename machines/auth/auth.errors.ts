@@ -1,0 +1,37 @@
+import { messages } from '../../src/content/messages';
+import { ApiRequestError } from '../../src/lib/api';
+
+/** What a failed sign-in or registration shows: a toast title and its sentence. */
+export interface Failure {
+  title: string;
+  description: string;
+}
+
+const t = messages.auth;
+
+function retryText(error: ApiRequestError): string | null {
+  if (error.status !== 429) return null;
+  return t.tooManyAttempts(error.retryAfter ?? 60);
+}
+
+/** Product-spec section 8, "Login failure". A 429 asks to wait instead of blaming the password. */
+export function loginFailure(error: unknown): Failure {
+  const description = (() => {
+    if (!(error instanceof ApiRequestError)) return error instanceof Error ? error.message : t.loginOther;
+    if (error.isNetworkError) return t.networkFailure;
+    return retryText(error) ?? (error.status === 401 ? t.loginUnauthorized : error.status === 400 ? t.loginBadRequest : t.loginOther);
+  })();
+  return { title: t.loginFailed, description };
+}
+
+/** Product-spec section 8, "Registration failure"; a taken username gets its own sentence. */
+export function registrationFailure(error: unknown): Failure {
+  const description = (() => {
+    if (!(error instanceof ApiRequestError)) return t.registerOther;
+    if (error.isNetworkError) return t.networkFailure;
+    if (error.status === 409) return error.code === 'username_taken' ? t.usernameTaken : t.registerConflict;
+    if (error.status === 400) return error.serverMessage ? `${t.registerBadRequest} ${error.serverMessage}` : t.registerBadRequest;
+    return retryText(error) ?? t.registerOther;
+  })();
+  return { title: t.registrationFailed, description };
+}

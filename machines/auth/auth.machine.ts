@@ -1,0 +1,331 @@
+import { assign, setup } from 'xstate';
+import { messages } from '../../src/content/messages';
+import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
+import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
+import { authActors, type LoginInput, type RegisterInput } from './auth.actors';
+import { loginFailure, registrationFailure, type Failure } from './auth.errors';
+
+/** How long the "Welcome back!" moment lasts before the login page moves on (product spec §9). */
+export const LOGIN_REDIRECT_DELAY_MS = 1000;
+export const DEFAULT_AFTER_LOGIN = '/dashboard';
+
+export interface AuthContext {
+  user: User | null;
+  /** The last sign-in or registration failure, shown until the next attempt. */
+  failure: Failure | null;
+  /** Where to go once signed in: the page the guard stopped, or the dashboard. */
+  redirectTo: string;
+}
+
+export type AuthEvent =
+  | ({ type: 'login.submit'; redirectTo?: string } & LoginInput)
+  | ({ type: 'register.submit' } & RegisterInput)
+  | { type: 'logout' }
+  /** A request was refused with 401 while carrying `accessToken`. */
+  | { type: 'session.expired'; accessToken: string | null }
+  | { type: 'session.signedInElsewhere' }
+  | { type: 'session.signedOutElsewhere' };
+
+export interface NotifyParams {
+  type: 'success' | 'error' | 'info';
+  title: string;
+  description?: string;
+}
+
+const t = messages.auth;
+
+// Guard parameters inside transition arrays are not inferred; these name the event shapes.
+type ErrorEvent = { event: { error: unknown } };
+type DoneEvent<T> = { event: { output: T } };
+
+/** The spec's rule for a usable user: it has an id and an email. */
+function isValidUser(user: unknown): user is User {
+  const candidate = user as Partial<User> | null | undefined;
+  return Boolean(candidate && typeof candidate.id === 'string' && candidate.id && typeof candidate.email === 'string' && candidate.email);
+}
+
+const invalidUser: Failure = { title: t.loginFailed, description: t.invalidUser };
+
+/**
+ * Authentication: loading → signedIn | signedOut. Refresh-and-retry is a state (`refreshing`)
+ * both on start-up and while signed in; every effect is a named actor or action, so tests and
+ * the app provide their own (`machine.provide`).
+ */
+export const authMachine = setup({
+  types: {
+    context: {} as AuthContext,
+    events: {} as AuthEvent,
+  },
+  actors: authActors,
+  actions: {
+    storeTokens: (_, tokens: TokenPair) => tokenStorage.write(tokens),
+    removeTokens: () => tokenStorage.clear(),
+    assignUser: assign({ user: (_, user: User) => user }),
+    clearUser: assign({ user: null }),
+    assignFailure: assign({ failure: (_, failure: Failure) => failure }),
+    clearFailure: assign({ failure: null }),
+    rememberRedirect: assign({ redirectTo: (_, to: string | undefined) => to || DEFAULT_AFTER_LOGIN }),
+    /** Shows a toast; the app provides the real one. */
+    notify: (_, _params: NotifyParams) => undefined,
+    /** Moves to another page; the app provides the router's navigate. */
+    navigate: (_, _params: { to: string }) => undefined,
+  },
+  guards: {
+    hasStoredToken: () => tokenStorage.read().accessToken !== null,
+    isUnauthorized: (_, error: unknown) => error instanceof ApiRequestError && error.status === 401,
+    isValidUser: (_, user: unknown) => isValidUser(user),
+    hasNoUser: (_, response: AuthResponse) => response.user === undefined || response.user === null,
+    /** A 401 for the token in use now; an older token's 401 needs no refresh, only a retry. */
+    isCurrentToken: (_, accessToken: string | null) => accessToken === tokenStorage.read().accessToken,
+  },
+  delays: {
+    loginRedirectDelay: LOGIN_REDIRECT_DELAY_MS,
+  },
+}).createMachine({
+  id: 'auth',
+  context: { user: null, failure: null, redirectTo: DEFAULT_AFTER_LOGIN },
+  invoke: { id: 'storageEvents', src: 'storageEvents' },
+  initial: 'loading',
+  states: {
+    loading: {
+      tags: ['loading'],
+      initial: 'checking',
+      states: {
+        checking: {
+          always: [{ guard: 'hasStoredToken', target: 'fetchingUser' }, { target: '#auth.signedOut' }],
+        },
+        fetchingUser: {
+          invoke: {
+            id: 'fetchUser',
+            src: 'fetchUser',
+            onDone: {
+              target: '#auth.signedIn',
+              actions: { type: 'assignUser', params: ({ event }) => event.output },
+            },
+            onError: [
+              { guard: { type: 'isUnauthorized', params: ({ event }: ErrorEvent) => event.error }, target: 'refreshing' },
+              { target: '#auth.signedOut', actions: 'removeTokens' },
+            ],
+          },
+        },
+        refreshing: {
+          tags: ['refreshing'],
+          invoke: {
+            id: 'startupRefresh',
+            src: 'refreshTokens',
+            input: () => ({ failedAccessToken: tokenStorage.read().accessToken }),
+            onDone: 'retryingUser',
+            onError: { target: '#auth.signedOut', actions: 'removeTokens' },
+          },
+        },
+        retryingUser: {
+          invoke: {
+            id: 'retryUser',
+            src: 'fetchUser',
+            onDone: {
+              target: '#auth.signedIn',
+              actions: { type: 'assignUser', params: ({ event }) => event.output },
+            },
+            onError: { target: '#auth.signedOut', actions: 'removeTokens' },
+          },
+        },
+      },
+    },
+
+    signedOut: {
+      tags: ['signedOut'],
+      entry: 'clearUser',
+      initial: 'idle',
+      on: {
+        'session.signedInElsewhere': '#auth.loading',
+      },
+      states: {
+        idle: {
+          on: {
+            'login.submit': {
+              target: 'signingIn',
+              actions: ['clearFailure', { type: 'rememberRedirect', params: ({ event }) => event.redirectTo }],
+            },
+            'register.submit': { target: 'registering', actions: 'clearFailure' },
+          },
+        },
+        signingIn: {
+          tags: ['busy'],
+          invoke: {
+            id: 'login',
+            src: 'login',
+            input: ({ event }) => {
+              const { email, password } = event as Extract<AuthEvent, { type: 'login.submit' }>;
+              return { email, password };
+            },
+            onDone: [
+              {
+                guard: { type: 'isValidUser', params: ({ event }: DoneEvent<AuthResponse>) => event.output.user },
+                target: '#auth.signedIn.welcoming',
+                actions: [
+                  { type: 'storeTokens', params: ({ event }) => event.output },
+                  { type: 'assignUser', params: ({ event }) => event.output.user as User },
+                ],
+              },
+              {
+                guard: { type: 'hasNoUser', params: ({ event }) => event.output },
+                target: 'fetchingLoginUser',
+                actions: { type: 'storeTokens', params: ({ event }) => event.output },
+              },
+              {
+                target: 'idle',
+                actions: [
+                  { type: 'assignFailure', params: invalidUser },
+                  { type: 'notify', params: { type: 'error', ...invalidUser } },
+                ],
+              },
+            ],
+            onError: {
+              target: 'idle',
+              actions: [
+                { type: 'assignFailure', params: ({ event }) => loginFailure(event.error) },
+                { type: 'notify', params: ({ event }) => ({ type: 'error', ...loginFailure(event.error) }) },
+              ],
+            },
+          },
+        },
+        fetchingLoginUser: {
+          tags: ['busy'],
+          invoke: {
+            id: 'loginUser',
+            src: 'fetchUser',
+            onDone: [
+              {
+                guard: { type: 'isValidUser', params: ({ event }: DoneEvent<User>) => event.output },
+                target: '#auth.signedIn.welcoming',
+                actions: { type: 'assignUser', params: ({ event }) => event.output },
+              },
+              {
+                target: 'idle',
+                actions: [
+                  'removeTokens',
+                  { type: 'assignFailure', params: invalidUser },
+                  { type: 'notify', params: { type: 'error', ...invalidUser } },
+                ],
+              },
+            ],
+            onError: {
+              target: 'idle',
+              actions: [
+                'removeTokens',
+                { type: 'assignFailure', params: ({ event }) => loginFailure(event.error) },
+                { type: 'notify', params: ({ event }) => ({ type: 'error', ...loginFailure(event.error) }) },
+              ],
+            },
+          },
+        },
+        registering: {
+          tags: ['busy'],
+          invoke: {
+            id: 'register',
+            src: 'register',
+            input: ({ event }) => {
+              const { email, password, full_name, username } = event as Extract<AuthEvent, { type: 'register.submit' }>;
+              return { email, password, full_name, username };
+            },
+            onDone: [
+              {
+                guard: { type: 'isValidUser', params: ({ event }: DoneEvent<AuthResponse>) => event.output.user },
+                target: '#auth.signedIn.active',
+                actions: [
+                  { type: 'storeTokens', params: ({ event }) => event.output },
+                  { type: 'assignUser', params: ({ event }) => event.output.user as User },
+                  { type: 'notify', params: { type: 'success', title: t.accountCreated, description: t.accountCreatedText } },
+                  { type: 'navigate', params: { to: DEFAULT_AFTER_LOGIN } },
+                ],
+              },
+              {
+                target: 'idle',
+                actions: [
+                  { type: 'assignFailure', params: { title: t.registrationFailed, description: t.invalidUser } },
+                  { type: 'notify', params: { type: 'error', title: t.registrationFailed, description: t.invalidUser } },
+                ],
+              },
+            ],
+            onError: {
+              target: 'idle',
+              actions: [
+                { type: 'assignFailure', params: ({ event }) => registrationFailure(event.error) },
+                { type: 'notify', params: ({ event }) => ({ type: 'error', ...registrationFailure(event.error) }) },
+              ],
+            },
+          },
+        },
+      },
+    },
+
+    signedIn: {
+      tags: ['signedIn'],
+      initial: 'active',
+      on: {
+        logout: '.loggingOut',
+        'session.signedOutElsewhere': {
+          target: 'signedOut',
+          actions: { type: 'notify', params: { type: 'info', title: t.loggedOut, description: t.loggedOutText } },
+        },
+      },
+      states: {
+        /** Just signed in: the welcome toast shows, then the login page moves on. */
+        welcoming: {
+          entry: { type: 'notify', params: { type: 'success', title: t.welcomeBack, description: t.welcomeBackText } },
+          after: {
+            loginRedirectDelay: {
+              target: 'active',
+              actions: { type: 'navigate', params: ({ context }) => ({ to: context.redirectTo }) },
+            },
+          },
+        },
+        active: {
+          on: {
+            'session.expired': {
+              guard: { type: 'isCurrentToken', params: ({ event }) => event.accessToken },
+              target: 'refreshing',
+            },
+          },
+        },
+        /** One refresh for every request that was refused meanwhile (they wait, then retry once). */
+        refreshing: {
+          tags: ['refreshing'],
+          invoke: {
+            id: 'refresh',
+            src: 'refreshTokens',
+            input: ({ event }) => ({
+              failedAccessToken: (event as Extract<AuthEvent, { type: 'session.expired' }>).accessToken ?? null,
+            }),
+            onDone: 'active',
+            onError: {
+              target: '#auth.signedOut',
+              actions: [
+                'removeTokens',
+                { type: 'notify', params: { type: 'info', title: t.sessionEnded, description: t.sessionEndedText } },
+              ],
+            },
+          },
+        },
+        loggingOut: {
+          tags: ['busy'],
+          invoke: {
+            id: 'logout',
+            src: 'logout',
+            // Whatever the server answers, this browser forgets the session (product spec §4).
+            onDone: {
+              target: '#auth.signedOut',
+              actions: ['removeTokens', { type: 'notify', params: { type: 'success', title: t.loggedOut, description: t.loggedOutText } }],
+            },
+            onError: {
+              target: '#auth.signedOut',
+              actions: ['removeTokens', { type: 'notify', params: { type: 'success', title: t.loggedOut, description: t.loggedOutText } }],
+            },
+          },
+        },
+      },
+    },
+  },
+});
+
+export type AuthMachine = typeof authMachine;

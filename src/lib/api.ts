@@ -1,0 +1,106 @@
+import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
+import type { PlanId } from '../content/plans';
+import { messages } from '../content/messages';
+import { readRuntimeConfig } from './runtimeConfig';
+import { tokenStorage, type TokenPair } from './tokenStorage';
+
+/** The user as the API sends it. */
+export interface User {
+  id: string;
+  email: string;
+  full_name: string;
+  username: string;
+  created_at: string;
+  subscription_plan: PlanId;
+}
+
+export interface AuthResponse extends TokenPair {
+  token_type?: 'bearer';
+  expires_in?: number;
+  /** Present on register; optional on login (the client then fetches it). */
+  user?: User;
+}
+
+/**
+ * A failed call, as the UI needs it: the HTTP status (0 when the server could not be reached),
+ * the API's error code, and a message ('API Error: …' or the network sentence of the spec).
+ */
+export class ApiRequestError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | null = null,
+    readonly serverMessage: string | null = null,
+    /** Seconds, from Retry-After on a 429. */
+    readonly retryAfter: number | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiRequestError';
+  }
+
+  get isNetworkError(): boolean {
+    return this.status === 0;
+  }
+}
+
+/** The one axios instance: JSON to the configured API base, never cookies. */
+export const http = axios.create({
+  baseURL: `${readRuntimeConfig().apiBase}/api/v1`,
+  headers: { 'Content-Type': 'application/json' },
+  withCredentials: false,
+  timeout: 20_000,
+});
+
+// The interceptor only attaches the stored access token; refresh-and-retry lives in the auth chart.
+http.interceptors.request.use((config) => {
+  const { accessToken } = tokenStorage.read();
+  if (accessToken && !config.headers.has('Authorization')) config.headers.set('Authorization', `Bearer ${accessToken}`);
+  return config;
+});
+
+function toRequestError(error: unknown): ApiRequestError {
+  if (error instanceof ApiRequestError) return error;
+  if (error instanceof AxiosError && error.response) {
+    const { status, statusText, data, headers } = error.response;
+    const body = (data ?? {}) as { error?: { code?: string; message?: string } };
+    const retryAfter = Number(headers['retry-after']);
+    return new ApiRequestError(
+      messages.api.error(statusText || String(status)),
+      status,
+      body.error?.code ?? null,
+      body.error?.message ?? null,
+      Number.isFinite(retryAfter) ? retryAfter : null,
+    );
+  }
+  if (axios.isCancel(error)) throw error;
+  return new ApiRequestError(messages.api.network, 0);
+}
+
+/** Sends one request; any failure becomes an ApiRequestError. */
+export async function request<T>(config: AxiosRequestConfig): Promise<T> {
+  try {
+    const response = await http.request<T>(config);
+    return response.data;
+  } catch (error) {
+    throw toRequestError(error);
+  }
+}
+
+type Opts = { signal?: AbortSignal };
+
+/** The calls of product-spec section 7 that the auth flows make. */
+export const authApi = {
+  register: (body: { email: string; password: string; full_name: string; username: string }, { signal }: Opts = {}) =>
+    request<AuthResponse>({ method: 'POST', url: '/auth/register', data: body, signal }),
+  login: (body: { email: string; password: string }, { signal }: Opts = {}) =>
+    request<AuthResponse>({ method: 'POST', url: '/auth/login/email', data: body, signal }),
+  refresh: (refreshToken: string, { signal }: Opts = {}) =>
+    request<TokenPair>({ method: 'POST', url: '/auth/refresh', data: { refresh_token: refreshToken }, signal }),
+  // An empty object rather than no body: the API takes JSON bodies only.
+  logout: ({ signal }: Opts = {}) => request<void>({ method: 'POST', url: '/auth/logout', data: {}, signal }),
+  me: ({ signal }: Opts = {}) => request<User>({ method: 'GET', url: '/users/me', signal }),
+  requestPasswordReset: (email: string, { signal }: Opts = {}) =>
+    request<{ message: string }>({ method: 'POST', url: '/auth/password-reset-request', data: { email }, signal }),
+  resetPassword: (body: { token: string; new_password: string }, { signal }: Opts = {}) =>
+    request<void>({ method: 'POST', url: '/auth/password-reset', data: body, signal }),
+};

@@ -1,0 +1,37 @@
+/**
+ * The session tokens, kept in the browser's local storage (product spec, section 3) so every tab
+ * shares them. This module is the only code that touches those keys.
+ */
+export const ACCESS_TOKEN_KEY = 'access_token';
+export const REFRESH_TOKEN_KEY = 'refresh_token';
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+}
+
+function storage(): Storage | undefined {
+  try {
+    return globalThis.localStorage;
+  } catch {
+    // Storage can be disabled (privacy settings); the app then works for this page view only.
+    return undefined;
+  }
+}
+
+export const tokenStorage = {
+  read(): { accessToken: string | null; refreshToken: string | null } {
+    const store = storage();
+    return { accessToken: store?.getItem(ACCESS_TOKEN_KEY) ?? null, refreshToken: store?.getItem(REFRESH_TOKEN_KEY) ?? null };
+  },
+  write(tokens: TokenPair): void {
+    const store = storage();
+    store?.setItem(ACCESS_TOKEN_KEY, tokens.access_token);
+    store?.setItem(REFRESH_TOKEN_KEY, tokens.refresh_token);
+  },
+  clear(): void {
+    const store = storage();
+    store?.removeItem(ACCESS_TOKEN_KEY);
+    store?.removeItem(REFRESH_TOKEN_KEY);
+  },
+};
