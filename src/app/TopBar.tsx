@@ -1,13 +1,58 @@
 import { Box, Button, Container, Flex, HStack, Link, Text } from '@chakra-ui/react';
-import { Link as RouterLink } from 'react-router-dom';
+import { Link as RouterLink, NavLink } from 'react-router-dom';
 import { LogoIcon } from '../components/icons';
 import { messages } from '../content/messages';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
+import { useAuthRef, useAuthSelector } from './auth';
 
 const t = messages.layout;
 
+function SignedInNav() {
+  const auth = useAuthRef();
+  const fullName = useAuthSelector((s) => s.context.user?.full_name ?? '');
+  const busy = useAuthSelector((s) => s.matches({ signedIn: 'loggingOut' }));
+  const links: Array<[string, string]> = [
+    ['/dashboard', t.dashboard],
+    ['/subscription', t.subscription],
+    ['/profile', t.profile],
+  ];
+  return (
+    <>
+      <HStack as="ul" gap="1" listStyleType="none" display={{ base: 'none', md: 'flex' }}>
+        {links.map(([to, label]) => (
+          <li key={to}>
+            <Button asChild variant="ghost" size="sm" css={{ '&[aria-current=page]': { bg: 'brand.subtle', color: 'brand.fg' } }}>
+              <NavLink to={to}>{label}</NavLink>
+            </Button>
+          </li>
+        ))}
+      </HStack>
+      <Text fontSize="sm" color="fg.muted" display={{ base: 'none', lg: 'block' }}>
+        {t.welcome(fullName)}
+      </Text>
+      <Button variant="outline" size="sm" onClick={() => auth.send({ type: 'logout' })} loading={busy}>
+        {t.logout}
+      </Button>
+    </>
+  );
+}
+
+function SignedOutNav() {
+  return (
+    <>
+      <Button asChild variant="ghost" size="sm">
+        <RouterLink to="/login">{t.login}</RouterLink>
+      </Button>
+      <Button asChild colorPalette="brand" size="sm">
+        <RouterLink to="/register">{t.signUp}</RouterLink>
+      </Button>
+    </>
+  );
+}
+
 export function TopBar() {
   const { brandName } = useRuntimeConfig();
+  const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
   return (
     <Box as="header" borderBottomWidth="1px" bg="bg/90" backdropFilter="blur(8px)" position="sticky" top="0" zIndex="sticky">
       <Container maxW="6xl">
@@ -19,12 +64,7 @@ export function TopBar() {
             </RouterLink>
           </Link>
           <HStack as="nav" aria-label={t.mainNav} gap="2">
-            <Button asChild variant="ghost" size="sm">
-              <RouterLink to="/login">{t.login}</RouterLink>
-            </Button>
-            <Button asChild colorPalette="brand" size="sm">
-              <RouterLink to="/register">{t.signUp}</RouterLink>
-            </Button>
+            {signedIn ? <SignedInNav /> : <SignedOutNav />}
           </HStack>
         </Flex>
       </Container>

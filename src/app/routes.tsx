@@ -1,7 +1,20 @@
 import type { RouteObject } from 'react-router-dom';
 import { PageSpinner } from '../components/PageSpinner';
+import { Toaster } from '../components/Toaster';
+import { AuthProvider } from './auth';
 import { Layout } from './Layout';
+import { RequireAuth } from './RequireAuth';
 import { RouteError } from './RouteError';
+
+/** The root of every route: the auth actor, the shared layout and the toasts. */
+function Root() {
+  return (
+    <AuthProvider>
+      <Layout />
+      <Toaster />
+    </AuthProvider>
+  );
+}
 
 /** Each page is its own chunk, loaded when its route is first visited. */
 const page = (load: () => Promise<{ default: React.ComponentType }>) => async () => ({
@@ -11,7 +24,7 @@ const page = (load: () => Promise<{ default: React.ComponentType }>) => async ()
 export const routes: RouteObject[] = [
   {
     path: '/',
-    element: <Layout />,
+    element: <Root />,
     errorElement: <RouteError />,
     // Shown only on the very first load, while the first page's chunk arrives.
     hydrateFallbackElement: <PageSpinner />,
@@ -20,6 +33,17 @@ export const routes: RouteObject[] = [
       { path: 'privacy', lazy: page(() => import('../pages/PrivacyPage')) },
       { path: 'terms', lazy: page(() => import('../pages/TermsPage')) },
       { path: 'support', lazy: page(() => import('../pages/SupportPage')) },
+      { path: 'login', lazy: page(() => import('../pages/LoginPage')) },
+      { path: 'register', lazy: page(() => import('../pages/RegisterPage')) },
+      { path: 'forgot-password', lazy: page(() => import('../pages/ForgotPasswordPage')) },
+      { path: 'reset-password', lazy: page(() => import('../pages/ResetPasswordPage')) },
+      {
+        element: <RequireAuth />,
+        children: [
+          { path: 'dashboard', lazy: page(() => import('../pages/DashboardPage')) },
+          { path: 'profile', lazy: page(() => import('../pages/ProfilePage')) },
+        ],
+      },
       { path: '*', lazy: page(() => import('../pages/NotFoundPage')) },
     ],
   },

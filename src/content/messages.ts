@@ -229,6 +229,15 @@ export const messages = {
     title: 'Dashboard',
     greeting: (name: string) => `Welcome back, ${name}`,
   },
+  profile: {
+    title: 'Profile',
+    detailsTitle: 'Account details',
+    detailsNote: 'To change these details, please contact support.',
+    fullName: 'Full Name',
+    username: 'Username',
+    email: 'Email',
+    memberSince: 'Member Since',
+  },
   routeError: {
     heading: 'Something went wrong',
     lead: 'This page could not be shown. Reloading usually fixes it.',

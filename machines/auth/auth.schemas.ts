@@ -1,0 +1,44 @@
+import * as yup from 'yup';
+import { messages } from '../../src/content/messages';
+
+const r = messages.register;
+const l = messages.login;
+
+// The same shape of address the server accepts.
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Product-spec section 5, "Register (client side)". */
+export const registerSchema = yup.object({
+  full_name: yup.string().trim().required(r.fullNameRequired),
+  username: yup
+    .string()
+    .trim()
+    .required(r.usernameRequired)
+    .matches(/^[A-Za-z0-9_.-]{3,30}$/, r.usernameInvalid),
+  email: yup.string().trim().required(r.emailRequired).matches(EMAIL, r.emailInvalid),
+  password: yup.string().required(r.passwordRequired).min(8, r.passwordShort),
+  confirm_password: yup
+    .string()
+    .required(r.passwordsMismatch)
+    .oneOf([yup.ref('password')], r.passwordsMismatch),
+});
+export type RegisterValues = yup.InferType<typeof registerSchema>;
+
+/** Product-spec section 5, "Login": both fields required. */
+export const loginSchema = yup.object({
+  email: yup.string().trim().required(l.emailRequired),
+  password: yup.string().required(l.passwordRequired),
+});
+export type LoginValues = yup.InferType<typeof loginSchema>;
+
+export const forgotPasswordSchema = yup.object({
+  email: yup.string().trim().required(r.emailRequired).matches(EMAIL, r.emailInvalid),
+});
+
+export const resetPasswordSchema = yup.object({
+  new_password: yup.string().required(r.passwordRequired).min(8, r.passwordShort),
+  confirm_password: yup
+    .string()
+    .required(r.passwordsMismatch)
+    .oneOf([yup.ref('new_password')], r.passwordsMismatch),
+});

@@ -1,0 +1,26 @@
+import { Card, Container, Heading, Stack, Text } from '@chakra-ui/react';
+import type { ReactNode } from 'react';
+
+/** The centred card that holds the sign-in, sign-up and password forms. */
+export function AuthCard({ heading, lead, children, footer }: { heading: string; lead: string; children: ReactNode; footer?: ReactNode }) {
+  return (
+    <Container maxW="md" py={{ base: '10', md: '16' }}>
+      <Card.Root variant="outline" shadow="sm">
+        <Card.Body gap="6" p={{ base: '6', md: '8' }}>
+          <Stack gap="2">
+            <Heading as="h1" size="2xl" letterSpacing="tight">
+              {heading}
+            </Heading>
+            <Text color="fg.muted">{lead}</Text>
+          </Stack>
+          {children}
+        </Card.Body>
+      </Card.Root>
+      {footer && (
+        <Stack mt="6" gap="2" align="center" fontSize="sm" color="fg.muted">
+          {footer}
+        </Stack>
+      )}
+    </Container>
+  );
+}

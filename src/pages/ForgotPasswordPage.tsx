@@ -1,0 +1,82 @@
+import { Alert, Button, Link, Stack } from '@chakra-ui/react';
+import { useMachine } from '@xstate/react';
+import { useFormik } from 'formik';
+import { useRef, useState } from 'react';
+import { Link as RouterLink } from 'react-router-dom';
+import { fromPromise } from 'xstate';
+import { forgotPasswordSchema } from '../../machines/auth/auth.schemas';
+import { submissionMachine } from '../../machines/submission/submission.machine';
+import { AuthCard } from '../components/AuthCard';
+import { FormField, submitAndFocus } from '../components/FormField';
+import { messages } from '../content/messages';
+import { authApi } from '../lib/api';
+import { usePageTitle } from '../lib/usePageTitle';
+
+const t = messages.forgotPassword;
+
+export default function ForgotPasswordPage() {
+  usePageTitle(t.title);
+  const [logic] = useState(() =>
+    submissionMachine.provide({
+      actors: { submit: fromPromise(({ input, signal }) => authApi.requestPasswordReset(input.email ?? '', { signal })) },
+    }),
+  );
+  const [state, send] = useMachine(logic);
+  const formRef = useRef<HTMLFormElement>(null);
+  const form = useFormik({
+    initialValues: { email: '' },
+    validationSchema: forgotPasswordSchema,
+    validateOnBlur: false,
+    onSubmit: (values) => send({ type: 'form.submit', values: { email: values.email.trim() } }),
+  });
+  const failure = state.context.error;
+
+  return (
+    <AuthCard
+      heading={t.heading}
+      lead={t.lead}
+      footer={
+        <Link asChild color="brand.fg">
+          <RouterLink to="/login">{t.backToLogin}</RouterLink>
+        </Link>
+      }
+    >
+      {state.hasTag('done') ? (
+        <Alert.Root status="success">
+          <Alert.Indicator />
+          <Alert.Content>
+            <Alert.Title>{t.sentTitle}</Alert.Title>
+            <Alert.Description>{t.sentText}</Alert.Description>
+          </Alert.Content>
+        </Alert.Root>
+      ) : (
+        <form
+          ref={formRef}
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            void submitAndFocus(form, formRef.current);
+          }}
+        >
+          <Stack gap="4">
+            {failure && (
+              <Alert.Root status="error" role="alert">
+                <Alert.Indicator />
+                <Alert.Content>
+                  <Alert.Title>{t.failedTitle}</Alert.Title>
+                  <Alert.Description>
+                    {failure.status === 0 ? messages.auth.networkFailure : failure.status === 429 ? messages.auth.tooManyAttempts(60) : failure.message}
+                  </Alert.Description>
+                </Alert.Content>
+              </Alert.Root>
+            )}
+            <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
+            <Button type="submit" colorPalette="brand" size="lg" loading={state.hasTag('busy')} loadingText={t.busy}>
+              {t.submit}
+            </Button>
+          </Stack>
+        </form>
+      )}
+    </AuthCard>
+  );
+}

@@ -1,0 +1,72 @@
+import { Button, Link, Stack, Text } from '@chakra-ui/react';
+import { useFormik } from 'formik';
+import { useRef } from 'react';
+import { Link as RouterLink, Navigate, useLocation } from 'react-router-dom';
+import { loginSchema, type LoginValues } from '../../machines/auth/auth.schemas';
+import { useAuthRef, useAuthSelector } from '../app/auth';
+import { redirectTarget } from '../app/RequireAuth';
+import { AuthCard } from '../components/AuthCard';
+import { FormField, submitAndFocus } from '../components/FormField';
+import { messages } from '../content/messages';
+import { usePageTitle } from '../lib/usePageTitle';
+
+const t = messages.login;
+
+export default function LoginPage() {
+  usePageTitle(t.title);
+  const auth = useAuthRef();
+  const busy = useAuthSelector((s) => s.hasTag('busy'));
+  const settledIn = useAuthSelector((s) => s.matches({ signedIn: 'active' }));
+  const location = useLocation();
+  const formRef = useRef<HTMLFormElement>(null);
+  const redirectTo = redirectTarget(location.state);
+  const form = useFormik<LoginValues>({
+    initialValues: { email: '', password: '' },
+    validationSchema: loginSchema,
+    validateOnBlur: false,
+    onSubmit: (values) => auth.send({ type: 'login.submit', email: values.email.trim(), password: values.password, redirectTo }),
+  });
+
+  // Already signed in (not the moment right after signing in here, which redirects after the welcome).
+  if (settledIn && !busy && form.submitCount === 0) return <Navigate to={redirectTo ?? '/dashboard'} replace />;
+
+  return (
+    <AuthCard
+      heading={t.heading}
+      lead={t.lead}
+      footer={
+        <>
+          <Text>
+            {t.noAccount}{' '}
+            <Link asChild color="brand.fg" fontWeight="medium">
+              <RouterLink to="/register">{t.toRegister}</RouterLink>
+            </Link>
+          </Text>
+          <Link asChild color="fg.muted">
+            <RouterLink to="/">{t.home}</RouterLink>
+          </Link>
+        </>
+      }
+    >
+      <form
+        ref={formRef}
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submitAndFocus(form, formRef.current);
+        }}
+      >
+        <Stack gap="4">
+          <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
+          <FormField form={form} name="password" label={t.password} type="password" autoComplete="current-password" required />
+          <Link asChild alignSelf="flex-end" fontSize="sm" color="brand.fg">
+            <RouterLink to="/forgot-password">{t.forgot}</RouterLink>
+          </Link>
+          <Button type="submit" colorPalette="brand" size="lg" loading={busy} loadingText={t.busy}>
+            {t.submit}
+          </Button>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}

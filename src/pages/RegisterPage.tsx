@@ -1,0 +1,84 @@
+import { Button, Link, Stack, Text } from '@chakra-ui/react';
+import { useFormik } from 'formik';
+import { useRef } from 'react';
+import { Link as RouterLink, Navigate } from 'react-router-dom';
+import { registerSchema, type RegisterValues } from '../../machines/auth/auth.schemas';
+import { useAuthRef, useAuthSelector } from '../app/auth';
+import { AuthCard } from '../components/AuthCard';
+import { FormField, submitAndFocus } from '../components/FormField';
+import { messages } from '../content/messages';
+import { usePageTitle } from '../lib/usePageTitle';
+
+const t = messages.register;
+
+export default function RegisterPage() {
+  usePageTitle(t.title);
+  const auth = useAuthRef();
+  const busy = useAuthSelector((s) => s.hasTag('busy'));
+  const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
+  const formRef = useRef<HTMLFormElement>(null);
+  const form = useFormik<RegisterValues>({
+    initialValues: { full_name: '', username: '', email: '', password: '', confirm_password: '' },
+    validationSchema: registerSchema,
+    validateOnChange: false,
+    validateOnBlur: false,
+    onSubmit: (values) =>
+      auth.send({
+        type: 'register.submit',
+        full_name: values.full_name.trim(),
+        username: values.username.trim(),
+        email: values.email.trim(),
+        password: values.password,
+      }),
+  });
+
+  if (signedIn && form.submitCount === 0) return <Navigate to="/dashboard" replace />;
+
+  return (
+    <AuthCard
+      heading={t.heading}
+      lead={t.lead}
+      footer={
+        <>
+          <Text>
+            {t.haveAccount}{' '}
+            <Link asChild color="brand.fg" fontWeight="medium">
+              <RouterLink to="/login">{t.toLogin}</RouterLink>
+            </Link>
+          </Text>
+          <Link asChild color="fg.muted">
+            <RouterLink to="/">{t.home}</RouterLink>
+          </Link>
+        </>
+      }
+    >
+      <form
+        ref={formRef}
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submitAndFocus(form, formRef.current);
+        }}
+      >
+        <Stack gap="4">
+          <FormField form={form} name="full_name" label={t.fullName} autoComplete="name" required clearErrorOnChange />
+          <FormField form={form} name="username" label={t.username} autoComplete="username" required clearErrorOnChange />
+          <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required clearErrorOnChange />
+          <FormField form={form} name="password" label={t.password} type="password" autoComplete="new-password" required clearErrorOnChange />
+          <FormField
+            form={form}
+            name="confirm_password"
+            label={t.confirmPassword}
+            type="password"
+            autoComplete="new-password"
+            required
+            clearErrorOnChange
+          />
+          <Button type="submit" colorPalette="brand" size="lg" loading={busy} loadingText={t.busy}>
+            {t.submit}
+          </Button>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}
