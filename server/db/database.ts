@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations';
 import type { Database, Engine } from './types';
@@ -39,6 +39,27 @@ function openSqlite(dataDir: string): SQLite.Database {
   return file;
 }
 
+/**
+ * better-sqlite3 with compiled statements reused by SQL text: Kysely prepares every query anew,
+ * and compiling costs more than running these small lookups. Statements run synchronously, so
+ * one compiled statement is never in use twice at once.
+ */
+function withStatementCache(file: SQLite.Database, limit = 500) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => file.close(),
+    prepare(sqlText: string) {
+      let statement = cache.get(sqlText);
+      if (!statement) {
+        if (cache.size >= limit) cache.clear();
+        statement = file.prepare(sqlText);
+        cache.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   let handle: DatabaseHandle;
   if (options.databaseUrl) {
@@ -46,11 +67,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // An idle client losing its connection must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    handle = { db, engine: 'postgres', ping: () => ping(db), close: () => db.destroy() };
+    const ping = () => pool.query('select 1').then(() => true, () => false);
+    handle = { db, engine: 'postgres', ping, close: () => db.destroy() };
   } else {
     const file = openSqlite(options.dataDir);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
-    handle = { db, engine: 'sqlite', ping: () => ping(db), close: () => db.destroy() };
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
+    const probe = file.prepare('select 1');
+    const ping = async () => {
+      try {
+        probe.get();
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    handle = { db, engine: 'sqlite', ping, close: () => db.destroy() };
   }
   try {
     await migrate(handle.db);
@@ -59,15 +90,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     throw error;
   }
   return handle;
-}
-
-async function ping(db: Kysely<Database>): Promise<boolean> {
-  try {
-    await sql`select 1`.execute(db);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export async function migrate(db: Kysely<Database>): Promise<void> {

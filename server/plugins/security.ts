@@ -43,3 +43,16 @@ export async function registerSecurity(app: FastifyInstance, config: Config): Pr
     });
   }
 }
+
+/** The headers of every API answer: nothing may render, frame or sniff a JSON response. */
+export function apiSecurityHeaders(behindTls: boolean): Record<string, string> {
+  return {
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-resource-policy': 'same-site',
+    'cache-control': 'no-store',
+    ...(behindTls ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' } : {}),
+  };
+}

@@ -33,7 +33,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/users/me',
     { schema: { tags: ['users'], summary: 'The signed-in user', security: [{ bearer: [] }], response: { 200: UserSchema, 401: ErrorSchema } } },
-    async (request) => wireUser(app, await currentUser(request.auth!.userId)),
+    async (request) => wireUser(app, request.currentUser!),
   );
 
   app.put(
@@ -80,7 +80,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { userId, sessionId } = request.auth!;
       const limit: Array<[string, Limit]> = [[`password-change:${userId}`, PASSWORD_CHANGE_LIMIT]];
       await assertUnderLimit(app.rateLimits, limit);
-      const user = await currentUser(userId);
+      const user = request.currentUser!;
       if (!(await verifyPassword(user.password_hash, request.body.current_password))) {
         await countHit(app.rateLimits, limit);
         request.log.warn({ event: 'auth.password_change_failed', userId, ip: request.ip }, 'wrong current password');

@@ -34,12 +34,13 @@ describe.each(ENGINES)('API foundation on %s', (engine) => {
     expect(res.json().error.code).toBe('invalid_json');
   });
 
-  it('sends security headers and no X-Powered-By', async () => {
+  it('sends strict security headers and no X-Powered-By on API answers', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/health' });
     const csp = String(res.headers['content-security-policy']);
-    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("frame-ancestors 'none'");
+    expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
@@ -75,7 +76,12 @@ describe('serving the SPA', () => {
     const nonce = (body: string) => /<meta name="csp-nonce" content="([0-9a-f]+)">/.exec(body)?.[1];
     expect(nonce(first.body)).toBeTruthy();
     expect(nonce(first.body)).not.toBe(nonce(second.body));
-    expect(String(first.headers['content-security-policy'])).toContain(`'nonce-${nonce(first.body)}'`);
+    const csp = String(first.headers['content-security-policy']);
+    expect(csp).toContain(`'nonce-${nonce(first.body)}'`);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(first.headers['x-powered-by']).toBeUndefined();
   });
 
   it('caches hashed assets for a year and answers missing files with 404', async () => {
