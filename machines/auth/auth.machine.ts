@@ -263,7 +263,6 @@ export const authMachine = setup({
       tags: ['signedIn'],
       initial: 'active',
       on: {
-        logout: '.loggingOut',
         'session.signedOutElsewhere': {
           target: 'signedOut',
           actions: { type: 'notify', params: { type: 'info', title: t.loggedOut, description: t.loggedOutText } },
@@ -272,6 +271,7 @@ export const authMachine = setup({
       states: {
         /** Just signed in: the welcome toast shows, then the login page moves on. */
         welcoming: {
+          on: { logout: 'loggingOut' },
           entry: { type: 'notify', params: { type: 'success', title: t.welcomeBack, description: t.welcomeBackText } },
           after: {
             loginRedirectDelay: {
@@ -282,6 +282,7 @@ export const authMachine = setup({
         },
         active: {
           on: {
+            logout: 'loggingOut',
             'session.expired': {
               guard: { type: 'isCurrentToken', params: ({ event }) => event.accessToken },
               target: 'refreshing',
@@ -291,6 +292,7 @@ export const authMachine = setup({
         /** One refresh for every request that was refused meanwhile (they wait, then retry once). */
         refreshing: {
           tags: ['refreshing'],
+          on: { logout: 'loggingOut' },
           invoke: {
             id: 'refresh',
             src: 'refreshTokens',

@@ -30,7 +30,7 @@ function SignedInNav() {
       <Text fontSize="sm" color="fg.muted" display={{ base: 'none', lg: 'block' }}>
         {t.welcome(fullName)}
       </Text>
-      <Button variant="outline" size="sm" onClick={() => auth.send({ type: 'logout' })} loading={busy}>
+      <Button variant="outline" size="sm" onClick={() => auth.send({ type: 'logout' })} loading={busy} loadingText={t.logout}>
         {t.logout}
       </Button>
     </>

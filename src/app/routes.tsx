@@ -1,4 +1,5 @@
 import type { RouteObject } from 'react-router-dom';
+import type { AuthMachine } from '../../machines/auth/auth.machine';
 import { PageSpinner } from '../components/PageSpinner';
 import { Toaster } from '../components/Toaster';
 import { AuthProvider } from './auth';
@@ -7,9 +8,9 @@ import { RequireAuth } from './RequireAuth';
 import { RouteError } from './RouteError';
 
 /** The root of every route: the auth actor, the shared layout and the toasts. */
-function Root() {
+function Root({ machine }: { machine?: AuthMachine }) {
   return (
-    <AuthProvider>
+    <AuthProvider machine={machine}>
       <Layout />
       <Toaster />
     </AuthProvider>
@@ -21,10 +22,11 @@ const page = (load: () => Promise<{ default: React.ComponentType }>) => async ()
   Component: (await load()).default,
 });
 
-export const routes: RouteObject[] = [
+/** The route tree; tests hand in an auth chart with fake effects. */
+export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
   {
     path: '/',
-    element: <Root />,
+    element: <Root machine={authMachine} />,
     errorElement: <RouteError />,
     // Shown only on the very first load, while the first page's chunk arrives.
     hydrateFallbackElement: <PageSpinner />,
@@ -48,3 +50,5 @@ export const routes: RouteObject[] = [
     ],
   },
 ];
+
+export const routes = createRoutes();
