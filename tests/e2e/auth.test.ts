@@ -194,4 +194,30 @@ describe('authentication in Chromium', () => {
     expect(server.output()).not.toContain(new URL(link!).searchParams.get('token')!);
     await page.close();
   });
+
+  it('lets two tabs share one refresh and follow a logout in the other tab', async () => {
+    const a = account();
+    const { body } = await api('/auth/register', a);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const refreshCalls: string[] = [];
+    context.on('request', (request) => {
+      if (request.url().endsWith('/api/v1/auth/refresh')) refreshCalls.push(request.url());
+    });
+    const first = await context.newPage();
+    await first.goto(`${server.baseUrl}/`);
+    await first.evaluate((refresh) => {
+      localStorage.setItem('access_token', 'expired.or.invalid');
+      localStorage.setItem('refresh_token', refresh);
+    }, body.refresh_token);
+    const second = await context.newPage();
+    await Promise.all([first.goto(`${server.baseUrl}/dashboard`), second.goto(`${server.baseUrl}/profile`)]);
+    await first.getByText(messages.dashboard.greeting(a.full_name)).waitFor();
+    await second.getByText(a.email).waitFor();
+    expect(refreshCalls).toHaveLength(1);
+
+    await first.getByRole('button', { name: messages.layout.logout }).click();
+    await second.waitForURL(`${server.baseUrl}/login`);
+    await second.getByRole('navigation', { name: messages.layout.mainNav }).getByRole('link', { name: messages.layout.login }).waitFor();
+    await context.close();
+  });
 });
