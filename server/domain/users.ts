@@ -1,18 +1,12 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { PlanId } from '../../src/content/plans';
+import type { User } from '../../src/lib/api';
 import type { Database, UsersTable } from '../db/types';
 import { ApiError } from '../errors';
 
-/** The user as the API sends it (decisions.md, "Wire format"). */
-export interface WireUser {
-  id: string;
-  email: string;
-  full_name: string;
-  username: string;
-  created_at: string;
-  subscription_plan: PlanId;
-}
+/** The user as the API sends it (decisions.md, "Wire format"); the SPA reads the same type. */
+export type WireUser = User;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const USERNAME = /^[A-Za-z0-9_.-]{3,30}$/;

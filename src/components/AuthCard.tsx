@@ -1,5 +1,6 @@
-import { Card, Container, Heading, Stack, Text } from '@chakra-ui/react';
+import { Card, Container, Heading, Link, Stack, Text } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
+import { Link as RouterLink } from 'react-router-dom';
 
 /** The centred card that holds the sign-in, sign-up and password forms. */
 export function AuthCard({ heading, lead, children, footer }: { heading: string; lead: string; children: ReactNode; footer?: ReactNode }) {
@@ -22,5 +23,22 @@ export function AuthCard({ heading, lead, children, footer }: { heading: string;
         </Stack>
       )}
     </Container>
+  );
+}
+
+/** The line under the sign-in and sign-up cards: "question? link" and the way back home. */
+export function AuthSwitch({ question, linkText, to, homeText }: { question: string; linkText: string; to: string; homeText: string }) {
+  return (
+    <>
+      <Text>
+        {question}{' '}
+        <Link asChild color="brand.fg" fontWeight="medium">
+          <RouterLink to={to}>{linkText}</RouterLink>
+        </Link>
+      </Text>
+      <Link asChild color="fg.muted">
+        <RouterLink to="/">{homeText}</RouterLink>
+      </Link>
+    </>
   );
 }

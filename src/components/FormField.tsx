@@ -1,5 +1,6 @@
 import { Field, Input, type InputProps } from '@chakra-ui/react';
 import type { FormikProps } from 'formik';
+import { useRef, type ReactNode } from 'react';
 
 interface Props<V> extends Omit<InputProps, 'form'> {
   form: FormikProps<V>;
@@ -42,4 +43,21 @@ export async function submitAndFocus<V>(form: FormikProps<V>, formElement: HTMLF
   await form.submitForm();
   const fields = Array.from(formElement?.elements ?? []) as HTMLInputElement[];
   fields.find((field) => field.name && errors[field.name])?.focus();
+}
+
+/** A form that validates with Formik on submit and focuses the first invalid field. */
+export function ValidatedForm<V>({ form, children }: { form: FormikProps<V>; children: ReactNode }) {
+  const ref = useRef<HTMLFormElement>(null);
+  return (
+    <form
+      ref={ref}
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submitAndFocus(form, ref.current);
+      }}
+    >
+      {children}
+    </form>
+  );
 }

@@ -1,13 +1,13 @@
 import { Alert, Button, Link, Stack } from '@chakra-ui/react';
 import { useMachine } from '@xstate/react';
 import { useFormik } from 'formik';
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { fromPromise } from 'xstate';
 import { forgotPasswordSchema } from '../../machines/auth/auth.schemas';
 import { submissionMachine } from '../../machines/submission/submission.machine';
 import { AuthCard } from '../components/AuthCard';
-import { FormField, submitAndFocus } from '../components/FormField';
+import { FormField, ValidatedForm } from '../components/FormField';
 import { messages } from '../content/messages';
 import { authApi } from '../lib/api';
 import { usePageTitle } from '../lib/usePageTitle';
@@ -22,7 +22,6 @@ export default function ForgotPasswordPage() {
     }),
   );
   const [state, send] = useMachine(logic);
-  const formRef = useRef<HTMLFormElement>(null);
   const form = useFormik({
     initialValues: { email: '' },
     validationSchema: forgotPasswordSchema,
@@ -50,14 +49,7 @@ export default function ForgotPasswordPage() {
           </Alert.Content>
         </Alert.Root>
       ) : (
-        <form
-          ref={formRef}
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            void submitAndFocus(form, formRef.current);
-          }}
-        >
+        <ValidatedForm form={form}>
           <Stack gap="4">
             {failure && (
               <Alert.Root status="error" role="alert">
@@ -75,7 +67,7 @@ export default function ForgotPasswordPage() {
               {t.submit}
             </Button>
           </Stack>
-        </form>
+        </ValidatedForm>
       )}
     </AuthCard>
   );

@@ -1,12 +1,11 @@
-import { Button, Link, Stack, Text } from '@chakra-ui/react';
+import { Button, Link, Stack } from '@chakra-ui/react';
 import { useFormik } from 'formik';
-import { useRef } from 'react';
 import { Link as RouterLink, Navigate, useLocation } from 'react-router-dom';
 import { loginSchema, type LoginValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { redirectTarget } from '../app/RequireAuth';
-import { AuthCard } from '../components/AuthCard';
-import { FormField, submitAndFocus } from '../components/FormField';
+import { AuthCard, AuthSwitch } from '../components/AuthCard';
+import { FormField, ValidatedForm } from '../components/FormField';
 import { messages } from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
@@ -18,7 +17,6 @@ export default function LoginPage() {
   const busy = useAuthSelector((s) => s.hasTag('busy'));
   const settledIn = useAuthSelector((s) => s.matches({ signedIn: 'active' }));
   const location = useLocation();
-  const formRef = useRef<HTMLFormElement>(null);
   const redirectTo = redirectTarget(location.state);
   const form = useFormik<LoginValues>({
     initialValues: { email: '', password: '' },
@@ -34,28 +32,9 @@ export default function LoginPage() {
     <AuthCard
       heading={t.heading}
       lead={t.lead}
-      footer={
-        <>
-          <Text>
-            {t.noAccount}{' '}
-            <Link asChild color="brand.fg" fontWeight="medium">
-              <RouterLink to="/register">{t.toRegister}</RouterLink>
-            </Link>
-          </Text>
-          <Link asChild color="fg.muted">
-            <RouterLink to="/">{t.home}</RouterLink>
-          </Link>
-        </>
-      }
+      footer={<AuthSwitch question={t.noAccount} linkText={t.toRegister} to="/register" homeText={t.home} />}
     >
-      <form
-        ref={formRef}
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submitAndFocus(form, formRef.current);
-        }}
-      >
+      <ValidatedForm form={form}>
         <Stack gap="4">
           <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
           <FormField form={form} name="password" label={t.password} type="password" autoComplete="current-password" required />
@@ -66,7 +45,7 @@ export default function LoginPage() {
             {t.submit}
           </Button>
         </Stack>
-      </form>
+      </ValidatedForm>
     </AuthCard>
   );
 }

@@ -1,11 +1,10 @@
-import { Button, Link, Stack, Text } from '@chakra-ui/react';
+import { Button, Stack } from '@chakra-ui/react';
 import { useFormik } from 'formik';
-import { useRef } from 'react';
-import { Link as RouterLink, Navigate } from 'react-router-dom';
+import { Navigate } from 'react-router-dom';
 import { registerSchema, type RegisterValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
-import { AuthCard } from '../components/AuthCard';
-import { FormField, submitAndFocus } from '../components/FormField';
+import { AuthCard, AuthSwitch } from '../components/AuthCard';
+import { FormField, ValidatedForm } from '../components/FormField';
 import { messages } from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
@@ -16,7 +15,6 @@ export default function RegisterPage() {
   const auth = useAuthRef();
   const busy = useAuthSelector((s) => s.hasTag('busy'));
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
-  const formRef = useRef<HTMLFormElement>(null);
   const form = useFormik<RegisterValues>({
     initialValues: { full_name: '', username: '', email: '', password: '', confirm_password: '' },
     validationSchema: registerSchema,
@@ -38,28 +36,9 @@ export default function RegisterPage() {
     <AuthCard
       heading={t.heading}
       lead={t.lead}
-      footer={
-        <>
-          <Text>
-            {t.haveAccount}{' '}
-            <Link asChild color="brand.fg" fontWeight="medium">
-              <RouterLink to="/login">{t.toLogin}</RouterLink>
-            </Link>
-          </Text>
-          <Link asChild color="fg.muted">
-            <RouterLink to="/">{t.home}</RouterLink>
-          </Link>
-        </>
-      }
+      footer={<AuthSwitch question={t.haveAccount} linkText={t.toLogin} to="/login" homeText={t.home} />}
     >
-      <form
-        ref={formRef}
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submitAndFocus(form, formRef.current);
-        }}
-      >
+      <ValidatedForm form={form}>
         <Stack gap="4">
           <FormField form={form} name="full_name" label={t.fullName} autoComplete="name" required clearErrorOnChange />
           <FormField form={form} name="username" label={t.username} autoComplete="username" required clearErrorOnChange />
@@ -78,7 +57,7 @@ export default function RegisterPage() {
             {t.submit}
           </Button>
         </Stack>
-      </form>
+      </ValidatedForm>
     </AuthCard>
   );
 }

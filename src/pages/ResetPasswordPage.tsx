@@ -1,13 +1,13 @@
 import { Alert, Button, Link, Stack } from '@chakra-ui/react';
 import { useMachine } from '@xstate/react';
 import { useFormik } from 'formik';
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router-dom';
 import { fromPromise } from 'xstate';
 import { resetPasswordSchema } from '../../machines/auth/auth.schemas';
 import { submissionMachine } from '../../machines/submission/submission.machine';
 import { AuthCard } from '../components/AuthCard';
-import { FormField, submitAndFocus } from '../components/FormField';
+import { FormField, ValidatedForm } from '../components/FormField';
 import { messages } from '../content/messages';
 import { authApi } from '../lib/api';
 import { usePageTitle } from '../lib/usePageTitle';
@@ -28,7 +28,6 @@ export default function ResetPasswordPage() {
     }),
   );
   const [state, send] = useMachine(logic);
-  const formRef = useRef<HTMLFormElement>(null);
   const form = useFormik({
     initialValues: { new_password: '', confirm_password: '' },
     validationSchema: resetPasswordSchema,
@@ -70,14 +69,7 @@ export default function ResetPasswordPage() {
     );
   } else {
     body = (
-      <form
-        ref={formRef}
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submitAndFocus(form, formRef.current);
-        }}
-      >
+      <ValidatedForm form={form}>
         <Stack gap="4">
           {failure && (
             <Alert.Root status="error" role="alert">
@@ -97,7 +89,7 @@ export default function ResetPasswordPage() {
             {t.submit}
           </Button>
         </Stack>
-      </form>
+      </ValidatedForm>
     );
   }
   return (
