@@ -7,7 +7,8 @@ import { useAuthRef, useAuthSelector } from './auth';
 
 const t = messages.layout;
 
-function SignedInNav() {
+/** Signed in: the account links (a second row on phones), the greeting and Logout. */
+function SignedInBar() {
   const auth = useAuthRef();
   const fullName = useAuthSelector((s) => s.context.user?.full_name ?? '');
   const busy = useAuthSelector((s) => s.matches({ signedIn: 'loggingOut' }));
@@ -18,21 +19,31 @@ function SignedInNav() {
   ];
   return (
     <>
-      <HStack as="ul" gap="1" listStyleType="none" display={{ base: 'none', md: 'flex' }}>
-        {links.map(([to, label]) => (
-          <li key={to}>
-            <Button asChild variant="ghost" size="sm" css={{ '&[aria-current=page]': { bg: 'brand.subtle', color: 'brand.fg' } }}>
-              <NavLink to={to}>{label}</NavLink>
-            </Button>
-          </li>
-        ))}
+      <HStack
+        as="nav"
+        aria-label={t.mainNav}
+        order={{ base: 3, md: 0 }}
+        w={{ base: 'full', md: 'auto' }}
+        ms={{ md: 'auto' }}
+      >
+        <HStack as="ul" gap="1" listStyleType="none" w="full" justify={{ base: 'space-between', md: 'flex-start' }}>
+          {links.map(([to, label]) => (
+            <li key={to}>
+              <Button asChild variant="ghost" size="sm" css={{ '&[aria-current=page]': { bg: 'brand.subtle', color: 'brand.fg' } }}>
+                <NavLink to={to}>{label}</NavLink>
+              </Button>
+            </li>
+          ))}
+        </HStack>
       </HStack>
-      <Text fontSize="sm" color="fg.muted" display={{ base: 'none', lg: 'block' }}>
-        {t.welcome(fullName)}
-      </Text>
-      <Button variant="outline" size="sm" onClick={() => auth.send({ type: 'logout' })} loading={busy} loadingText={t.logout}>
-        {t.logout}
-      </Button>
+      <HStack gap="3">
+        <Text fontSize="sm" color="fg.muted" display={{ base: 'none', lg: 'block' }}>
+          {t.welcome(fullName)}
+        </Text>
+        <Button variant="outline" size="sm" onClick={() => auth.send({ type: 'logout' })} loading={busy} loadingText={t.logout}>
+          {t.logout}
+        </Button>
+      </HStack>
     </>
   );
 }
@@ -56,16 +67,20 @@ export function TopBar() {
   return (
     <Box as="header" borderBottomWidth="1px" bg="bg/90" backdropFilter="blur(8px)" position="sticky" top="0" zIndex="sticky">
       <Container maxW="6xl">
-        <Flex h="16" align="center" justify="space-between" gap="4">
+        <Flex minH="16" py={{ base: '2', md: '0' }} align="center" justify="space-between" gap="4" wrap="wrap">
           <Link asChild fontWeight="bold" fontSize="lg" color="fg" _hover={{ textDecoration: 'none' }}>
             <RouterLink to="/" aria-label={t.homeLink(brandName)}>
               <LogoIcon boxSize="7" color="brand.solid" />
               <Text as="span">{brandName}</Text>
             </RouterLink>
           </Link>
-          <HStack as="nav" aria-label={t.mainNav} gap="2">
-            {signedIn ? <SignedInNav /> : <SignedOutNav />}
-          </HStack>
+          {signedIn ? (
+            <SignedInBar />
+          ) : (
+            <HStack as="nav" aria-label={t.mainNav} gap="2">
+              <SignedOutNav />
+            </HStack>
+          )}
         </Flex>
       </Container>
     </Box>

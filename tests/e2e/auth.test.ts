@@ -67,7 +67,7 @@ describe('authentication in Chromium', () => {
     }
     expect(await page.evaluate(() => Boolean(localStorage.getItem('access_token') && localStorage.getItem('refresh_token')))).toBe(true);
 
-    await nav.getByRole('button', { name: messages.layout.logout }).click();
+    await page.getByRole('banner').getByRole('button', { name: messages.layout.logout }).click();
     await toast(page, messages.auth.loggedOut).waitFor();
     await nav.getByRole('link', { name: messages.layout.login }).waitFor();
     expect(await page.evaluate(() => localStorage.getItem('access_token'))).toBeNull();
