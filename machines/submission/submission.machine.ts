@@ -3,7 +3,7 @@ import { ApiRequestError } from '../../src/lib/api';
 
 export interface SubmissionContext {
   /** Why the last attempt failed, for the form to show; null before and after success. */
-  error: { status: number; code: string | null; message: string } | null;
+  error: { status: number; code: string | null; message: string; retryAfter: number | null } | null;
 }
 
 export type SubmissionEvent = { type: 'form.submit'; values: Record<string, string> } | { type: 'form.reset' };
@@ -39,8 +39,13 @@ export const submissionMachine = setup({
           actions: assign({
             error: ({ event }) =>
               event.error instanceof ApiRequestError
-                ? { status: event.error.status, code: event.error.code, message: event.error.serverMessage ?? event.error.message }
-                : { status: 0, code: null, message: String(event.error) },
+                ? {
+                    status: event.error.status,
+                    code: event.error.code,
+                    message: event.error.serverMessage ?? event.error.message,
+                    retryAfter: event.error.retryAfter,
+                  }
+                : { status: 0, code: null, message: String(event.error), retryAfter: null },
           }),
         },
       },

@@ -57,7 +57,7 @@ export default function ForgotPasswordPage() {
                 <Alert.Content>
                   <Alert.Title>{t.failedTitle}</Alert.Title>
                   <Alert.Description>
-                    {failure.status === 0 ? messages.auth.networkFailure : failure.status === 429 ? messages.auth.tooManyAttempts(60) : failure.message}
+                    {failure.status === 0 ? messages.auth.networkFailure : failure.status === 429 ? messages.auth.tooManyAttempts(failure.retryAfter ?? 60) : failure.message}
                   </Alert.Description>
                 </Alert.Content>
               </Alert.Root>
