@@ -1,4 +1,4 @@
-import { Alert, Button, Link, Stack } from '@chakra-ui/react';
+import { Button, Link, Stack } from '@chakra-ui/react';
 import { useMachine } from '@xstate/react';
 import { useFormik } from 'formik';
 import { useState } from 'react';
@@ -7,6 +7,7 @@ import { fromPromise } from 'xstate';
 import { forgotPasswordSchema } from '../../machines/auth/auth.schemas';
 import { submissionMachine } from '../../machines/submission/submission.machine';
 import { AuthCard } from '../components/AuthCard';
+import { Notice } from '../components/Notice';
 import { FormField, ValidatedForm } from '../components/FormField';
 import { messages } from '../content/messages';
 import { authApi } from '../lib/api';
@@ -41,26 +42,18 @@ export default function ForgotPasswordPage() {
       }
     >
       {state.hasTag('done') ? (
-        <Alert.Root status="success">
-          <Alert.Indicator />
-          <Alert.Content>
-            <Alert.Title>{t.sentTitle}</Alert.Title>
-            <Alert.Description>{t.sentText}</Alert.Description>
-          </Alert.Content>
-        </Alert.Root>
+        <Notice status="success" title={t.sentTitle}>{t.sentText}</Notice>
       ) : (
         <ValidatedForm form={form}>
           <Stack gap="4">
             {failure && (
-              <Alert.Root status="error" role="alert">
-                <Alert.Indicator />
-                <Alert.Content>
-                  <Alert.Title>{t.failedTitle}</Alert.Title>
-                  <Alert.Description>
-                    {failure.status === 0 ? messages.auth.networkFailure : failure.status === 429 ? messages.auth.tooManyAttempts(failure.retryAfter ?? 60) : failure.message}
-                  </Alert.Description>
-                </Alert.Content>
-              </Alert.Root>
+              <Notice status="error" title={t.failedTitle}>
+                {failure.status === 0
+                  ? messages.auth.networkFailure
+                  : failure.status === 429
+                    ? messages.auth.tooManyAttempts(failure.retryAfter ?? 60)
+                    : failure.message}
+              </Notice>
             )}
             <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
             <Button type="submit" colorPalette="brand" size="lg" loading={state.hasTag('busy')} loadingText={t.busy}>

@@ -1,4 +1,4 @@
-import { Alert, Button, Link, Stack } from '@chakra-ui/react';
+import { Button, Link, Stack } from '@chakra-ui/react';
 import { useMachine } from '@xstate/react';
 import { useFormik } from 'formik';
 import { useState } from 'react';
@@ -7,6 +7,7 @@ import { fromPromise } from 'xstate';
 import { resetPasswordSchema } from '../../machines/auth/auth.schemas';
 import { submissionMachine } from '../../machines/submission/submission.machine';
 import { AuthCard } from '../components/AuthCard';
+import { Notice } from '../components/Notice';
 import { FormField, ValidatedForm } from '../components/FormField';
 import { messages } from '../content/messages';
 import { authApi } from '../lib/api';
@@ -45,23 +46,14 @@ export default function ResetPasswordPage() {
   let body;
   if (!token) {
     body = (
-      <Alert.Root status="error" role="alert">
-        <Alert.Indicator />
-        <Alert.Description>
-          {t.missingToken} {requestNew}
-        </Alert.Description>
-      </Alert.Root>
+      <Notice status="error">
+        {t.missingToken} {requestNew}
+      </Notice>
     );
   } else if (state.hasTag('done')) {
     body = (
       <Stack gap="4">
-        <Alert.Root status="success">
-          <Alert.Indicator />
-          <Alert.Content>
-            <Alert.Title>{t.doneTitle}</Alert.Title>
-            <Alert.Description>{t.doneText}</Alert.Description>
-          </Alert.Content>
-        </Alert.Root>
+        <Notice status="success" title={t.doneTitle}>{t.doneText}</Notice>
         <Button asChild colorPalette="brand" size="lg">
           <RouterLink to="/login">{t.toLogin}</RouterLink>
         </Button>
@@ -72,16 +64,10 @@ export default function ResetPasswordPage() {
       <ValidatedForm form={form}>
         <Stack gap="4">
           {failure && (
-            <Alert.Root status="error" role="alert">
-              <Alert.Indicator />
-              <Alert.Content>
-                <Alert.Title>{t.failedTitle}</Alert.Title>
-                <Alert.Description>
-                  {failure.status === 0 ? messages.auth.networkFailure : failure.message}{' '}
-                  {failure.code === 'invalid_reset_token' && requestNew}
-                </Alert.Description>
-              </Alert.Content>
-            </Alert.Root>
+            <Notice status="error" title={t.failedTitle}>
+              {failure.status === 0 ? messages.auth.networkFailure : failure.message}{' '}
+              {failure.code === 'invalid_reset_token' && requestNew}
+            </Notice>
           )}
           <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />
           <FormField form={form} name="confirm_password" label={t.confirmPassword} type="password" autoComplete="new-password" required />
