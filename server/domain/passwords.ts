@@ -34,17 +34,17 @@ export async function verifyAgainstDummy(password: string): Promise<void> {
   await verifyPassword(await dummyHash, password);
 }
 
-let common: Set<string> | undefined;
+// Read when the server starts, so a missing list stops it at once rather than failing sign-ups.
+const COMMON_PASSWORDS = new Set(
+  fs
+    .readFileSync(path.join(__dirname, '../data/common-passwords.txt'), 'utf8')
+    .split('\n')
+    .filter((line) => line && !line.startsWith('#')),
+);
 
 /** One of the 20,000 most common passwords (compared without regard to case). */
 export function isCommonPassword(password: string): boolean {
-  common ??= new Set(
-    fs
-      .readFileSync(path.join(__dirname, '../data/common-passwords.txt'), 'utf8')
-      .split('\n')
-      .filter((line) => line && !line.startsWith('#')),
-  );
-  return common.has(password.toLowerCase());
+  return COMMON_PASSWORDS.has(password.toLowerCase());
 }
 
 /** Why a new password is refused, or null when it is acceptable. Lengths count characters, not bytes. */
