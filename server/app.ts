@@ -12,7 +12,7 @@ import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimi
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
 import { errorBody, registerErrorHandling } from './errors';
-import { apiSecurityHeaders, registerSecurity } from './plugins/security';
+import { apiSecurityHeaders, registerCors, registerPageSecurity } from './plugins/security';
 import { registerWeb } from './plugins/web';
 import { healthRoutes } from './routes/health';
 
@@ -87,27 +87,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // JSON is the only body the API accepts: a text/plain body is a 415, not a string.
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
-  await registerSecurity(app, config);
+  await registerCors(app, config);
   await app.register(swagger, {
     openapi: {
       info: { title: `${config.web.brandName} API`, version: '1' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/api/docs',
-    uiConfig: { validatorUrl: null },
-    staticCSP: true,
-    transformStaticCSP: (header) => header.replace("frame-ancestors 'self'", "frame-ancestors 'none'"),
-  });
-
   await app.register(
     async (api) => {
       // JSON answers need none of the page policies helmet computes per response (nonces and
       // all): one fixed, strict set is sent instead, which is cheaper on every API call.
-      api.addHook('onRoute', (route) => {
-        route.config = { ...(route.config as object), helmet: { skipRoute: true } } as typeof route.config;
-      });
       const apiHeaders = apiSecurityHeaders(config.trustProxy);
       api.addHook('onRequest', (_request, reply, done) => {
         reply.headers(apiHeaders);
@@ -124,8 +114,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: '/api/v1' },
   );
-  // Registered after the API: JSON answers are small, and compressing them costs more than it saves.
-  await app.register(compress, { global: true, threshold: 1024 });
-  await registerWeb(app, config.webDir, config.web);
+  // Pages, files and the API docs: helmet's headers and compression apply here only, since JSON
+  // answers are small and carry their own fixed headers.
+  await app.register(async (web) => {
+    await registerPageSecurity(web, config);
+    await web.register(compress, { global: true, threshold: 1024 });
+    await web.register(swaggerUi, {
+      routePrefix: '/api/docs',
+      uiConfig: { validatorUrl: null },
+      staticCSP: true,
+      transformStaticCSP: (header) => header.replace("frame-ancestors 'self'", "frame-ancestors 'none'"),
+    });
+    await registerWeb(web, config.webDir, config.web);
+  });
   return app;
 }

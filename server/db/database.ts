@@ -14,6 +14,11 @@ export interface DatabaseHandle {
   engine: Engine;
   /** Answers whether the database can run a statement now. */
   ping(): Promise<boolean>;
+  /**
+   * Runs one read on a hot path straight on the driver, as a statement prepared once (SQLite) or
+   * a named prepared statement (PostgreSQL); `?` placeholders, first row or undefined.
+   */
+  preparedFirst<T>(name: string, sqlText: string, params: unknown[]): Promise<T | undefined>;
   close(): Promise<void>;
 }
 
@@ -68,10 +73,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const ping = () => pool.query('select 1').then(() => true, () => false);
-    handle = { db, engine: 'postgres', ping, close: () => db.destroy() };
+    const texts = new Map<string, string>();
+    const preparedFirst = async <T,>(name: string, sqlText: string, params: unknown[]) => {
+      let text = texts.get(name);
+      if (!text) {
+        let n = 0;
+        text = sqlText.replace(/\?/g, () => `$${++n}`);
+        texts.set(name, text);
+      }
+      const result = await pool.query({ name, text, values: params });
+      return result.rows[0] as T | undefined;
+    };
+    handle = { db, engine: 'postgres', ping, preparedFirst, close: () => db.destroy() };
   } else {
     const file = openSqlite(options.dataDir);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
+    const statements = withStatementCache(file);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     const probe = file.prepare('select 1');
     const ping = async () => {
       try {
@@ -81,7 +98,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         return false;
       }
     };
-    handle = { db, engine: 'sqlite', ping, close: () => db.destroy() };
+    const preparedFirst = async <T,>(_name: string, sqlText: string, params: unknown[]) =>
+      statements.prepare(sqlText).get(...params) as T | undefined;
+    handle = { db, engine: 'sqlite', ping, preparedFirst, close: () => db.destroy() };
   }
   try {
     await migrate(handle.db);

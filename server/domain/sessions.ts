@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import type { DatabaseHandle } from '../db/database';
 import type { Database, UsersTable } from '../db/types';
 import { ApiError } from '../errors';
 import { hashToken, SESSION_TTL_MS, type TokenService } from './tokens';
@@ -106,28 +107,19 @@ export async function rotateRefreshToken(
   return { sessionId: outcome.sessionId, userId: outcome.userId, refreshToken: successor };
 }
 
-const sessionUserQueries = new WeakMap<Kysely<Database>, CompiledQuery<UsersTable>>();
-
 /**
  * The user of a session that is neither revoked nor past its absolute end (one indexed join);
- * null otherwise. It runs on every authenticated request, so its SQL is compiled once per
- * database and only the parameters change.
+ * null otherwise. It runs on every authenticated request, so it goes straight to the driver as
+ * a prepared statement.
  */
-export async function activeSessionUser(db: Kysely<Database>, sessionId: string, now: number): Promise<UsersTable | null> {
-  let query = sessionUserQueries.get(db);
-  if (!query) {
-    query = db
-      .selectFrom('sessions')
-      .innerJoin('users', 'users.id', 'sessions.user_id')
-      .selectAll('users')
-      .where('sessions.id', '=', sessionId)
-      .where('sessions.revoked_at', 'is', null)
-      .where('sessions.expires_at', '>', now)
-      .compile();
-    sessionUserQueries.set(db, query);
-  }
-  const { rows } = await db.executeQuery<UsersTable>({ ...query, parameters: [sessionId, now] });
-  return rows[0] ?? null;
+export async function activeSessionUser(database: DatabaseHandle, sessionId: string, now: number): Promise<UsersTable | null> {
+  const user = await database.preparedFirst<UsersTable>(
+    'active_session_user',
+    `select users.* from sessions inner join users on users.id = sessions.user_id
+     where sessions.id = ? and sessions.revoked_at is null and sessions.expires_at > ?`,
+    [sessionId, now],
+  );
+  return user ?? null;
 }
 
 export async function revokeSession(db: Db, sessionId: string, reason: string, now: number): Promise<void> {

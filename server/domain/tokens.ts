@@ -42,7 +42,8 @@ export function createTokenService(secret: string, clock: Clock): TokenService {
   const sign = createSigner({ key, algorithm: 'HS256' });
   // Only HS256 is accepted: `alg: none` and any other algorithm fail verification. Expiry is
   // checked below against the injectable clock.
-  const verify = createVerifier({ key, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true });
+  // Verified tokens are cached (bounded), as every request of a session presents the same one.
+  const verify = createVerifier({ key, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true, cache: 5000 });
 
   return {
     signAccess({ userId, sessionId }) {

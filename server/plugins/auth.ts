@@ -30,7 +30,7 @@ export function registerAuth(app: FastifyInstance): void {
     if (!match?.[1]) throw new ApiError(401, 'missing_token', 'Sign in to continue.');
     const claims = app.tokens.verifyAccess(match[1]);
     if (!claims) throw new ApiError(401, 'invalid_token', 'Your sign-in has expired or is invalid. Please sign in again.');
-    const user = await activeSessionUser(app.database.db, claims.sessionId, app.clock.now());
+    const user = await activeSessionUser(app.database, claims.sessionId, app.clock.now());
     if (user?.id !== claims.userId) {
       throw new ApiError(401, 'session_revoked', 'This session has ended. Please sign in again.');
     }

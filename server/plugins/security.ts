@@ -4,10 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config';
 
 /**
- * Security headers on every response. Scripts come only from our own origin (no inline script
- * at all); Emotion's run-time styles carry the per-response nonce that `web.ts` hands the page.
+ * Security headers of pages and files (helmet). Scripts come only from our own origin (no inline
+ * script at all); Emotion's run-time styles carry the per-response nonce that `web.ts` hands the page.
  */
-export async function registerSecurity(app: FastifyInstance, config: Config): Promise<void> {
+export async function registerPageSecurity(app: FastifyInstance, config: Config): Promise<void> {
   const apiOrigin = config.web.apiBase ? new URL(config.web.apiBase).origin : null;
   await app.register(helmet, {
     enableCSPNonces: true,
@@ -33,6 +33,10 @@ export async function registerSecurity(app: FastifyInstance, config: Config): Pr
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     crossOriginEmbedderPolicy: false,
   });
+}
+
+/** Lets a SPA hosted on another origin call the API (CORS allow-list; no cookies). */
+export async function registerCors(app: FastifyInstance, config: Config): Promise<void> {
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: config.corsOrigins,

@@ -34,7 +34,7 @@ describe('mail over SMTP', () => {
   it('delivers the reset link through a real SMTP server, and the link works', async () => {
     // The port is only known after the SMTP server starts: point a second app at it.
     const app = await buildApp({
-      config: { ...ctx.config, smtpUrl: `smtp://127.0.0.1:${port}` },
+      config: { ...ctx.config, logLevel: 'silent', smtpUrl: `smtp://127.0.0.1:${port}` },
       database: ctx.app.database,
     });
     try {
@@ -75,7 +75,7 @@ describe('rate limits shared through Redis', () => {
   });
 
   it('counts failures on one instance against the limit on another', async () => {
-    const second = await buildApp({ config: ctx.config, database: ctx.app.database });
+    const second = await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database });
     try {
       const { account } = await register(ctx.app, { email: `${prefix}@example.com` });
       for (let i = 0; i < LOGIN_LIMITS.account.max; i++) {
