@@ -30,9 +30,9 @@ describe('the public site in Chromium', () => {
     const { page, watch } = await open('/');
     await page.getByRole('heading', { level: 1 }).waitFor();
     await expect(page.getByRole('link', { name: messages.landing.tryFree }).getAttribute('href')).resolves.toBe('/register');
-    await expect(page.getByText(messages.landing.socialProof).first().isVisible()).resolves.toBe(true);
+    await page.getByText(messages.landing.socialProof).first().waitFor();
     for (const feature of messages.landing.features) {
-      await expect(page.getByRole('heading', { name: feature.title }).isVisible()).resolves.toBe(true);
+      await page.getByRole('heading', { name: feature.title }).waitFor();
     }
     const cards = page.getByRole('article');
     await expect(cards.count()).resolves.toBe(3);
@@ -42,7 +42,7 @@ describe('the public site in Chromium', () => {
       expect(text).toContain(`$${plan.priceUsd}`);
     }
     await expect(page.getByText(messages.landing.mostPopular).count()).resolves.toBe(1);
-    await expect(page.getByRole('link', { name: messages.landing.startTrial }).isVisible()).resolves.toBe(true);
+    await page.getByRole('link', { name: messages.landing.startTrial }).waitFor();
     await expect(page.title()).resolves.toContain('SheetMind');
     expect(watch.cspViolations).toEqual([]);
     expect(watch.consoleErrors).toEqual([]);
@@ -71,7 +71,7 @@ describe('the public site in Chromium', () => {
 
   it('renders the 404 page on the client for an unknown path and logs the path', async () => {
     const { page, watch } = await open('/no-such-page');
-    await expect(page.getByRole('heading', { name: `404 ${messages.notFound.heading}` }).isVisible()).resolves.toBe(true);
+    await page.getByRole('heading', { name: `404 ${messages.notFound.heading}` }).waitFor();
     await page.getByRole('link', { name: messages.notFound.home }).click();
     await page.waitForURL(`${server.baseUrl}/`);
     expect(watch.consoleErrors).toEqual([expect.stringContaining('/no-such-page')]);
