@@ -43,6 +43,8 @@ export interface AppOptions {
 export const BODY_LIMIT = 64 * 1024;
 
 function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
+  // Silent means no logger at all, not one that formats nothing on every request.
+  if (config.logLevel === 'silent') return false;
   return {
     level: config.logLevel,
     ...(stream ? { stream } : {}),

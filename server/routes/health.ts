@@ -15,7 +15,6 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags: ['health'], response: { 200: Health, 503: Health, 500: ErrorSchema } } },
     async (_request, reply) => {
       const reachable = await app.database.ping();
-      reply.header('Cache-Control', 'no-store');
       return reply.status(reachable ? 200 : 503).send({
         status: reachable ? 'ok' : 'degraded',
         database: reachable ? 'ok' : 'unreachable',
