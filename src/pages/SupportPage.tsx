@@ -6,6 +6,7 @@ import {
   Container,
   Field,
   Grid,
+  GridItem,
   Heading,
   HStack,
   Input,
@@ -14,7 +15,14 @@ import {
   Text,
   Textarea,
 } from '@chakra-ui/react';
+import { useMachine } from '@xstate/react';
+import { useEffect, useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
+import { supportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
+import type { SupportField } from '../../machines/supportForm/supportForm.schema';
+import { useAuthSelector } from '../app/auth';
+import { toaster } from '../components/Toaster';
+import type { User } from '../lib/api';
 import { ClockIcon, MailIcon } from '../components/icons';
 import { messages } from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
@@ -83,8 +91,41 @@ function SidePanel() {
   );
 }
 
+const FIELDS: Array<{ name: SupportField; label: string; type?: string; autoComplete?: string; multiline?: boolean }> = [
+  { name: 'title', label: t.titleLabel },
+  { name: 'description', label: t.descriptionLabel, multiline: true },
+  { name: 'email', label: t.emailLabel, type: 'email', autoComplete: 'email' },
+  { name: 'telephone', label: t.telephoneLabel, type: 'tel', autoComplete: 'tel' },
+];
+
+const fieldId = (name: SupportField) => `support-${name}`;
+
+function toSupportUser(user: User | null): SupportUser | null {
+  return user && { id: user.id, full_name: user.full_name, email: user.email };
+}
+
 export default function SupportPage() {
   usePageTitle(t.title);
+  const { supportEmail } = useRuntimeConfig();
+  const user = useAuthSelector((s) => s.context.user);
+  const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
+  const [logic] = useState(() =>
+    supportFormMachine.provide({
+      actions: {
+        notify: (_, { type, title, description }) => {
+          toaster.create({ type, title, description, closable: true });
+        },
+        focusField: (_, field) => {
+          if (field) document.getElementById(fieldId(field))?.focus();
+        },
+      },
+    }),
+  );
+  const [state, send] = useMachine(logic, { input: { user: toSupportUser(user), supportEmail } });
+  useEffect(() => send({ type: 'session.update', user: toSupportUser(user) }), [user, send]);
+  const busy = state.hasTag('busy');
+  const { values, errors } = state.context;
+
   return (
     <Container maxW="6xl" py={{ base: '10', md: '16' }}>
       <Stack gap="3" mb="10">
@@ -101,40 +142,60 @@ export default function SupportPage() {
             <Heading as="h2" size="lg">
               {t.formTitle}
             </Heading>
-            <Alert.Root status="info">
-              <Alert.Indicator />
-              <Alert.Description>
-                {t.signInNotice}{' '}
-                <Link asChild fontWeight="semibold">
-                  <RouterLink to="/login">{t.signInLink}</RouterLink>
-                </Link>
-              </Alert.Description>
-            </Alert.Root>
-            <Stack asChild gap="4">
-              <form noValidate onSubmit={(event) => event.preventDefault()}>
-              <Field.Root required>
-                <Field.Label>{t.titleLabel}</Field.Label>
-                <Input name="title" />
-              </Field.Root>
-              <Field.Root required>
-                <Field.Label>{t.descriptionLabel}</Field.Label>
-                <Textarea name="description" rows={6} />
-              </Field.Root>
+            {!signedIn && (
+              <Alert.Root status="info">
+                <Alert.Indicator />
+                <Alert.Description>
+                  {t.signInNotice}{' '}
+                  <Link asChild fontWeight="semibold">
+                    <RouterLink to="/login" state={{ from: { pathname: '/support' } }}>
+                      {t.signInLink}
+                    </RouterLink>
+                  </Link>
+                </Alert.Description>
+              </Alert.Root>
+            )}
+            <form
+              noValidate
+              onSubmit={(event) => {
+                event.preventDefault();
+                send({ type: 'form.submit' });
+              }}
+              onKeyDown={(event) => {
+                // A disabled submit button blocks the browser's Enter-to-submit; a signed-out
+                // visitor pressing Enter should still hear why nothing was sent.
+                if (event.key === 'Enter' && (event.target as HTMLElement).tagName === 'INPUT' && !signedIn) {
+                  event.preventDefault();
+                  send({ type: 'form.submit' });
+                }
+              }}
+            >
               <Grid templateColumns={{ base: '1fr', md: '1fr 1fr' }} gap="4">
-                <Field.Root required>
-                  <Field.Label>{t.emailLabel}</Field.Label>
-                  <Input name="email" type="email" autoComplete="email" />
-                </Field.Root>
-                <Field.Root required>
-                  <Field.Label>{t.telephoneLabel}</Field.Label>
-                  <Input name="telephone" type="tel" autoComplete="tel" />
-                </Field.Root>
+                {FIELDS.map(({ name, label, type, autoComplete, multiline }) => {
+                  const control = {
+                    name,
+                    value: values[name],
+                    onChange: (event: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) =>
+                      send({ type: 'draft.change', field: name, value: event.target.value }),
+                  };
+                  return (
+                    <GridItem key={name} colSpan={name === 'email' || name === 'telephone' ? 1 : { base: 1, md: 2 }}>
+                      <Field.Root required invalid={Boolean(errors[name])} ids={{ control: fieldId(name) }}>
+                        <Field.Label>
+                          {label}
+                          <Field.RequiredIndicator />
+                        </Field.Label>
+                        {multiline ? <Textarea rows={6} {...control} /> : <Input type={type} autoComplete={autoComplete} {...control} />}
+                        <Field.ErrorText>{errors[name]}</Field.ErrorText>
+                      </Field.Root>
+                    </GridItem>
+                  );
+                })}
               </Grid>
-              <Button type="submit" colorPalette="brand" alignSelf="flex-start" disabled>
+              <Button type="submit" colorPalette="brand" mt="5" disabled={!signedIn || busy} loading={busy} loadingText={t.busy}>
                 {t.submit}
               </Button>
-              </form>
-            </Stack>
+            </form>
           </Card.Body>
         </Card.Root>
         <SidePanel />

@@ -1,0 +1,155 @@
+import { assign, setup } from 'xstate';
+import { messages } from '../../src/content/messages';
+import type { NotifyParams } from '../auth/auth.machine';
+import { DRAFT_KEY, supportFormActors, type Submitter } from './supportForm.actors';
+import { EMPTY_SUPPORT_VALUES, SUPPORT_FIELDS, validateSupport, type SupportErrors, type SupportField, type SupportValues } from './supportForm.schema';
+
+export interface SupportUser extends Submitter {
+  email: string;
+}
+
+export interface SupportFormContext {
+  values: SupportValues;
+  errors: SupportErrors;
+  /** After the first submit, every change re-validates (spec §5). */
+  validateOnChange: boolean;
+  user: SupportUser | null;
+  supportEmail: string;
+}
+
+export type SupportFormEvent =
+  | { type: 'draft.change'; field: SupportField; value: string }
+  | { type: 'form.submit' }
+  /** The signed-in user changed (null when signed out). */
+  | { type: 'session.update'; user: SupportUser | null };
+
+const t = messages.support;
+
+/** Prefills the email from the account when the field is empty (spec §4). */
+function withAccountEmail(values: SupportValues, user: SupportUser | null): SupportValues {
+  return user && values.email.trim() === '' ? { ...values, email: user.email } : values;
+}
+
+/**
+ * The support form: restoring the draft → editing ⇄ validating → submitting. The draft is saved
+ * on every change and removed after a successful submit; submitting opens a mail-composition link.
+ */
+export const supportFormMachine = setup({
+  types: {
+    context: {} as SupportFormContext,
+    events: {} as SupportFormEvent,
+    input: {} as { user: SupportUser | null; supportEmail: string },
+  },
+  actors: supportFormActors,
+  actions: {
+    saveDraft: ({ context }) => localStorage.setItem(DRAFT_KEY, JSON.stringify(context.values)),
+    removeDraft: () => localStorage.removeItem(DRAFT_KEY),
+    logCorruptDraft: (_, error: unknown) => console.error('Ignoring a corrupt support form draft:', error),
+    /** Moves focus to the first field with an error; the page provides it. */
+    focusField: (_, _field: SupportField | undefined) => undefined,
+    notify: (_, _params: NotifyParams) => undefined,
+  },
+  guards: {
+    isSignedIn: ({ context }) => context.user !== null,
+    hasErrors: ({ context }) => Object.keys(context.errors).length > 0,
+  },
+}).createMachine({
+  id: 'supportForm',
+  context: ({ input }) => ({
+    values: EMPTY_SUPPORT_VALUES,
+    errors: {},
+    validateOnChange: false,
+    user: input.user,
+    supportEmail: input.supportEmail,
+  }),
+  on: {
+    'session.update': {
+      actions: assign(({ context, event }) => ({ user: event.user, values: withAccountEmail(context.values, event.user) })),
+    },
+  },
+  initial: 'restoring',
+  states: {
+    restoring: {
+      invoke: {
+        id: 'loadDraft',
+        src: 'loadDraft',
+        onDone: {
+          target: 'editing',
+          actions: assign(({ context, event }) => ({
+            values: withAccountEmail({ ...EMPTY_SUPPORT_VALUES, ...event.output }, context.user),
+          })),
+        },
+        onError: {
+          target: 'editing',
+          actions: [
+            { type: 'logCorruptDraft', params: ({ event }: { event: { error: unknown } }) => event.error },
+            assign(({ context }) => ({ values: withAccountEmail(EMPTY_SUPPORT_VALUES, context.user) })),
+          ],
+        },
+      },
+    },
+    editing: {
+      on: {
+        'draft.change': {
+          actions: [
+            assign(({ context, event }) => {
+              const values = { ...context.values, [event.field]: event.value };
+              return { values, errors: context.validateOnChange ? validateSupport(values) : context.errors };
+            }),
+            'saveDraft',
+          ],
+        },
+        'form.submit': [
+          { guard: 'isSignedIn', target: 'validating' },
+          {
+            actions: {
+              type: 'notify',
+              params: { type: 'error', title: t.authRequired, description: t.authRequiredText },
+            },
+          },
+        ],
+      },
+    },
+    validating: {
+      entry: assign(({ context }) => ({ errors: validateSupport(context.values), validateOnChange: true })),
+      always: [
+        {
+          guard: 'hasErrors',
+          target: 'editing',
+          actions: {
+            type: 'focusField',
+            params: ({ context }) => SUPPORT_FIELDS.find((field) => context.errors[field]),
+          },
+        },
+        { target: 'submitting' },
+      ],
+    },
+    submitting: {
+      tags: ['busy'],
+      invoke: {
+        id: 'submit',
+        src: 'submit',
+        input: ({ context }) => ({
+          values: context.values,
+          submitter: context.user && { id: context.user.id, full_name: context.user.full_name },
+          supportEmail: context.supportEmail,
+        }),
+        onDone: {
+          target: 'editing',
+          actions: [
+            'removeDraft',
+            assign(({ context }) => ({ values: withAccountEmail(EMPTY_SUPPORT_VALUES, context.user), errors: {}, validateOnChange: false })),
+            { type: 'notify', params: { type: 'success', title: t.submitted, description: t.submittedText } },
+          ],
+        },
+        // The draft stays saved, so nothing typed is lost.
+        onError: {
+          target: 'editing',
+          actions: { type: 'notify', params: { type: 'error', title: t.failed, description: t.failedText } },
+        },
+      },
+    },
+  },
+});
+
+export type SupportFormMachine = typeof supportFormMachine;
