@@ -15,6 +15,8 @@ export interface AuthContext {
   failure: Failure | null;
   /** Where to go once signed in: the page the guard stopped, or the dashboard. */
   redirectTo: string;
+  /** The access token the start-up fetch was sent with: a 401 refreshes only if it is still current. */
+  startupToken: string | null;
 }
 
 export type AuthEvent =
@@ -83,7 +85,7 @@ export const authMachine = setup({
   },
 }).createMachine({
   id: 'auth',
-  context: { user: null, failure: null, redirectTo: DEFAULT_AFTER_LOGIN },
+  context: { user: null, failure: null, redirectTo: DEFAULT_AFTER_LOGIN, startupToken: null },
   invoke: { id: 'storageEvents', src: 'storageEvents' },
   initial: 'loading',
   states: {
@@ -92,7 +94,14 @@ export const authMachine = setup({
       initial: 'checking',
       states: {
         checking: {
-          always: [{ guard: 'hasStoredToken', target: 'fetchingUser' }, { target: '#auth.signedOut' }],
+          always: [
+            {
+              guard: 'hasStoredToken',
+              target: 'fetchingUser',
+              actions: assign({ startupToken: () => tokenStorage.read().accessToken }),
+            },
+            { target: '#auth.signedOut' },
+          ],
         },
         fetchingUser: {
           invoke: {
@@ -113,7 +122,8 @@ export const authMachine = setup({
           invoke: {
             id: 'startupRefresh',
             src: 'refreshTokens',
-            input: () => ({ failedAccessToken: tokenStorage.read().accessToken }),
+            // Another tab may have refreshed meanwhile: the lock then hands over its pair.
+            input: ({ context }) => ({ failedAccessToken: context.startupToken }),
             onDone: 'retryingUser',
             onError: { target: '#auth.signedOut', actions: 'removeTokens' },
           },

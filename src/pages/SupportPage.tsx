@@ -98,7 +98,7 @@ const FIELDS: Array<{ name: SupportField; label: string; type?: string; autoComp
   { name: 'telephone', label: t.telephoneLabel, type: 'tel', autoComplete: 'tel' },
 ];
 
-const fieldId = (name: SupportField) => `support-${name}`;
+const FORM_ID = 'support-form';
 
 function toSupportUser(user: User | null): SupportUser | null {
   return user && { id: user.id, full_name: user.full_name, email: user.email };
@@ -116,7 +116,7 @@ export default function SupportPage() {
           toaster.create({ type, title, description, closable: true });
         },
         focusField: (_, field) => {
-          if (field) document.getElementById(fieldId(field))?.focus();
+          if (field) document.querySelector<HTMLElement>(`#${FORM_ID} [name="${field}"]`)?.focus();
         },
       },
     }),
@@ -156,6 +156,7 @@ export default function SupportPage() {
               </Alert.Root>
             )}
             <form
+              id={FORM_ID}
               noValidate
               onSubmit={(event) => {
                 event.preventDefault();
@@ -180,7 +181,7 @@ export default function SupportPage() {
                   };
                   return (
                     <GridItem key={name} colSpan={name === 'email' || name === 'telephone' ? 1 : { base: 1, md: 2 }}>
-                      <Field.Root required invalid={Boolean(errors[name])} ids={{ control: fieldId(name) }}>
+                      <Field.Root required invalid={Boolean(errors[name])}>
                         <Field.Label>
                           {label}
                           <Field.RequiredIndicator />
