@@ -16,9 +16,9 @@ import {
   Textarea,
 } from '@chakra-ui/react';
 import { useMachine } from '@xstate/react';
-import { useEffect, useState } from 'react';
+import { createContext, useContext, useEffect, useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
-import { supportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
+import { supportFormMachine, type SupportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import type { SupportField } from '../../machines/supportForm/supportForm.schema';
 import { useAuthSelector } from '../app/auth';
 import { toaster } from '../components/Toaster';
@@ -104,13 +104,17 @@ function toSupportUser(user: User | null): SupportUser | null {
   return user && { id: user.id, full_name: user.full_name, email: user.email };
 }
 
+/** The chart the page runs; tests hand in one with fake effects. */
+export const SupportFormLogic = createContext<SupportFormMachine>(supportFormMachine);
+
 export default function SupportPage() {
   usePageTitle(t.title);
+  const machine = useContext(SupportFormLogic);
   const { supportEmail } = useRuntimeConfig();
   const user = useAuthSelector((s) => s.context.user);
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
   const [logic] = useState(() =>
-    supportFormMachine.provide({
+    machine.provide({
       actions: {
         notify: (_, { type, title, description }) => {
           toaster.create({ type, title, description, closable: true });

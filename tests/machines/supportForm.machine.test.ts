@@ -107,7 +107,7 @@ describe('support form chart', () => {
     await waitFor(actor, (s) => s.matches('editing'));
     fill(actor, valid);
     actor.send({ type: 'form.submit' });
-    await waitFor(actor, (s) => notes.length > 0);
+    await waitFor(actor, () => notes.length > 0);
     expect(notes[0]).toMatchObject({ type: 'error', title: 'Submission failed' });
     expect(actor.getSnapshot().context.values).toEqual(valid);
     expect(JSON.parse(localStorage.getItem(DRAFT_KEY)!)).toEqual(valid);
