@@ -1,24 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { messages } from '../../src/content/messages';
-import { launchBrowser, watchPage } from '../helpers/browser';
-import { startServer, type RunningServer } from '../helpers/server';
+import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(90_000);
 
-let server: RunningServer;
-let browser: Browser;
 let seq = 0;
-
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const live = useServerAndBrowser();
 
 function account() {
   seq += 1;
@@ -27,7 +16,7 @@ function account() {
 }
 
 async function api(pathname: string, body: unknown) {
-  const res = await fetch(`${server.baseUrl}/api/v1${pathname}`, {
+  const res = await fetch(`${live.server.baseUrl}/api/v1${pathname}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -36,7 +25,7 @@ async function api(pathname: string, body: unknown) {
 }
 
 async function newPage(): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await live.browser.newPage({ viewport: { width: 1280, height: 900 } });
   await watchPage(page);
   return page;
 }
@@ -55,10 +44,10 @@ describe('authentication in Chromium', () => {
   it('registers, lands on the dashboard signed in, then logs out', async () => {
     const page = await newPage();
     const a = account();
-    await page.goto(`${server.baseUrl}/register`);
+    await page.goto(`${live.server.baseUrl}/register`);
     await fillRegister(page, a);
     await page.getByRole('button', { name: messages.register.submit }).click();
-    await page.waitForURL(`${server.baseUrl}/dashboard`);
+    await page.waitForURL(`${live.server.baseUrl}/dashboard`);
     await toast(page, messages.auth.accountCreated).waitFor();
     await page.getByText(messages.layout.welcome(a.full_name)).waitFor();
     const nav = page.getByRole('navigation', { name: messages.layout.mainNav });
@@ -76,7 +65,7 @@ describe('authentication in Chromium', () => {
 
   it('shows the register validation messages and clears a field error when it is edited', async () => {
     const page = await newPage();
-    await page.goto(`${server.baseUrl}/register`);
+    await page.goto(`${live.server.baseUrl}/register`);
     await page.getByRole('button', { name: messages.register.submit }).click();
     for (const text of [messages.register.fullNameRequired, messages.register.usernameRequired, messages.register.emailRequired, messages.register.passwordRequired]) {
       await page.getByText(text).waitFor();
@@ -92,7 +81,7 @@ describe('authentication in Chromium', () => {
     const a = account();
     await api('/auth/register', a);
     const page = await newPage();
-    await page.goto(`${server.baseUrl}/register`);
+    await page.goto(`${live.server.baseUrl}/register`);
     await fillRegister(page, { ...a, username: `${a.username}x` });
     await page.getByRole('button', { name: messages.register.submit }).click();
     await toast(page, messages.auth.registerConflict).waitFor();
@@ -103,13 +92,13 @@ describe('authentication in Chromium', () => {
     const a = account();
     await api('/auth/register', a);
     const page = await newPage();
-    await page.goto(`${server.baseUrl}/login`);
+    await page.goto(`${live.server.baseUrl}/login`);
     await page.getByLabel(messages.login.email).fill(a.email);
     await page.getByLabel(messages.login.password).fill('Not-the-password-1');
     await page.getByRole('button', { name: messages.login.submit }).click();
     await toast(page, messages.auth.loginUnauthorized).waitFor();
     await toast(page, messages.auth.loginFailed).waitFor();
-    expect(page.url()).toBe(`${server.baseUrl}/login`);
+    expect(page.url()).toBe(`${live.server.baseUrl}/login`);
     await page.close();
   });
 
@@ -117,13 +106,13 @@ describe('authentication in Chromium', () => {
     const a = account();
     await api('/auth/register', a);
     const page = await newPage();
-    await page.goto(`${server.baseUrl}/profile`);
-    await page.waitForURL(`${server.baseUrl}/login`);
+    await page.goto(`${live.server.baseUrl}/profile`);
+    await page.waitForURL(`${live.server.baseUrl}/login`);
     await page.getByLabel(messages.login.email).fill(a.email);
     await page.getByLabel(messages.login.password).fill(a.password);
     await page.getByRole('button', { name: messages.login.submit }).click();
     await toast(page, messages.auth.welcomeBack).waitFor();
-    await page.waitForURL(`${server.baseUrl}/profile`);
+    await page.waitForURL(`${live.server.baseUrl}/profile`);
     await page.getByText(a.email).waitFor();
     // The redirect replaced /profile in history: going back does not bounce to /login again.
     await page.close();
@@ -137,12 +126,12 @@ describe('authentication in Chromium', () => {
     page.on('request', (request) => {
       if (request.url().endsWith('/api/v1/auth/refresh')) refreshCalls.push(request.url());
     });
-    await page.goto(`${server.baseUrl}/`);
+    await page.goto(`${live.server.baseUrl}/`);
     await page.evaluate((refresh) => {
       localStorage.setItem('access_token', 'expired.or.invalid');
       localStorage.setItem('refresh_token', refresh);
     }, body.refresh_token);
-    await page.goto(`${server.baseUrl}/dashboard`);
+    await page.goto(`${live.server.baseUrl}/dashboard`);
     await page.getByText(messages.dashboard.greeting(a.full_name)).waitFor();
     expect(refreshCalls).toHaveLength(1);
     expect(await page.evaluate(() => localStorage.getItem('refresh_token'))).not.toBe(body.refresh_token);
@@ -155,13 +144,13 @@ describe('authentication in Chromium', () => {
     const second = (await api('/auth/refresh', { refresh_token: first.refresh_token })).body;
     await api('/auth/refresh', { refresh_token: second.refresh_token });
     const page = await newPage();
-    await page.goto(`${server.baseUrl}/`);
+    await page.goto(`${live.server.baseUrl}/`);
     await page.evaluate((refresh) => {
       localStorage.setItem('access_token', 'expired.or.invalid');
       localStorage.setItem('refresh_token', refresh);
     }, first.refresh_token);
-    await page.goto(`${server.baseUrl}/dashboard`);
-    await page.waitForURL(`${server.baseUrl}/login`);
+    await page.goto(`${live.server.baseUrl}/dashboard`);
+    await page.waitForURL(`${live.server.baseUrl}/login`);
     expect(await page.evaluate(() => localStorage.getItem('refresh_token'))).toBeNull();
     await page.close();
   });
@@ -170,13 +159,13 @@ describe('authentication in Chromium', () => {
     const a = account();
     await api('/auth/register', a);
     const page = await newPage();
-    await page.goto(`${server.baseUrl}/login`);
+    await page.goto(`${live.server.baseUrl}/login`);
     await page.getByRole('link', { name: messages.login.forgot }).click();
     await page.getByLabel(messages.forgotPassword.email).fill(a.email);
     await page.getByRole('button', { name: messages.forgotPassword.submit }).click();
     await page.getByText(messages.forgotPassword.sentTitle).waitFor();
 
-    const outbox = path.join(server.dataDir, 'outbox');
+    const outbox = path.join(live.server.dataDir, 'outbox');
     let link: string | undefined;
     for (let i = 0; i < 50 && !link; i++) {
       const mails = fs.existsSync(outbox) ? fs.readdirSync(outbox).map((f) => fs.readFileSync(path.join(outbox, f), 'utf8')) : [];
@@ -184,39 +173,39 @@ describe('authentication in Chromium', () => {
       link = mail && /(http:\/\/\S+reset-password\?token=\S+)/.exec(mail.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1];
       if (!link) await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(link).toContain(server.baseUrl);
+    expect(link).toContain(live.server.baseUrl);
     await page.goto(link!);
     await page.getByRole('textbox', { name: messages.resetPassword.newPassword, exact: true }).fill('Fresh-start-2026');
     await page.getByLabel(messages.resetPassword.confirmPassword).fill('Fresh-start-2026');
     await page.getByRole('button', { name: messages.resetPassword.submit }).click();
     await page.getByText(messages.resetPassword.doneTitle).waitFor();
     expect((await api('/auth/login/email', { email: a.email, password: 'Fresh-start-2026' })).status).toBe(200);
-    expect(server.output()).not.toContain(new URL(link!).searchParams.get('token')!);
+    expect(live.server.output()).not.toContain(new URL(link!).searchParams.get('token')!);
     await page.close();
   });
 
   it('lets two tabs share one refresh and follow a logout in the other tab', async () => {
     const a = account();
     const { body } = await api('/auth/register', a);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const refreshCalls: string[] = [];
     context.on('request', (request) => {
       if (request.url().endsWith('/api/v1/auth/refresh')) refreshCalls.push(request.url());
     });
     const first = await context.newPage();
-    await first.goto(`${server.baseUrl}/`);
+    await first.goto(`${live.server.baseUrl}/`);
     await first.evaluate((refresh) => {
       localStorage.setItem('access_token', 'expired.or.invalid');
       localStorage.setItem('refresh_token', refresh);
     }, body.refresh_token);
     const second = await context.newPage();
-    await Promise.all([first.goto(`${server.baseUrl}/dashboard`), second.goto(`${server.baseUrl}/profile`)]);
+    await Promise.all([first.goto(`${live.server.baseUrl}/dashboard`), second.goto(`${live.server.baseUrl}/profile`)]);
     await first.getByText(messages.dashboard.greeting(a.full_name)).waitFor();
     await second.getByText(a.email).waitFor();
     expect(refreshCalls).toHaveLength(1);
 
     await first.getByRole('button', { name: messages.layout.logout }).click();
-    await second.waitForURL(`${server.baseUrl}/login`);
+    await second.waitForURL(`${live.server.baseUrl}/login`);
     await second.getByRole('navigation', { name: messages.layout.mainNav }).getByRole('link', { name: messages.layout.login }).waitFor();
     await context.close();
   });

@@ -1,27 +1,15 @@
-import type { Browser } from 'playwright-core';
 import { messages } from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
-import { launchBrowser, watchPage } from '../helpers/browser';
-import { startServer, type RunningServer } from '../helpers/server';
+import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(60_000);
 
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const live = useServerAndBrowser();
 
 async function open(path: string, width = 1280) {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const page = await live.browser.newPage({ viewport: { width, height: 900 } });
   const watch = await watchPage(page);
-  await page.goto(server.baseUrl + path, { waitUntil: 'networkidle' });
+  await page.goto(live.server.baseUrl + path, { waitUntil: 'networkidle' });
   return { page, watch };
 }
 
@@ -73,7 +61,7 @@ describe('the public site in Chromium', () => {
     const { page, watch } = await open('/no-such-page');
     await page.getByRole('heading', { name: `404 ${messages.notFound.heading}` }).waitFor();
     await page.getByRole('link', { name: messages.notFound.home }).click();
-    await page.waitForURL(`${server.baseUrl}/`);
+    await page.waitForURL(`${live.server.baseUrl}/`);
     expect(watch.consoleErrors).toEqual([expect.stringContaining('/no-such-page')]);
     await page.close();
   });

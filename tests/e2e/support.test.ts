@@ -1,21 +1,10 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { messages } from '../../src/content/messages';
-import { launchBrowser, watchPage } from '../helpers/browser';
-import { startServer, type RunningServer } from '../helpers/server';
+import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(90_000);
 
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const live = useServerAndBrowser();
 
 const t = messages.support;
 const field = (page: Page, label: string) => page.getByRole('textbox', { name: label, exact: false }).first();
@@ -43,16 +32,16 @@ async function captureMailto(page: Page): Promise<() => Promise<string[]>> {
 describe('support page in Chromium', () => {
   it('keeps a draft across a reload and a sign-in, then sends it as an encoded mailto link', async () => {
     const account = { full_name: 'Ada Lovelace', username: `ada${Date.now()}`, email: `ada${Date.now()}@example.com`, password: 'Analytical-1843' };
-    const registered = await fetch(`${server.baseUrl}/api/v1/auth/register`, {
+    const registered = await fetch(`${live.server.baseUrl}/api/v1/auth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(account),
     }).then((r) => r.json());
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await live.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const watch = await watchPage(page);
     const mailto = await captureMailto(page);
-    await page.goto(`${server.baseUrl}/support`);
+    await page.goto(`${live.server.baseUrl}/support`);
     await page.getByRole('link', { name: t.signInLink }).waitFor();
     const description = 'Totals are off by one & #REF! shows\nin row 2 — Zürich sheet';
     await field(page, t.titleLabel).fill('Broken totals');
@@ -104,19 +93,19 @@ describe('support page in Chromium', () => {
 
   it('shows the errors under the fields and focuses the first invalid one', async () => {
     const account = { full_name: 'Bo', username: `bo${Date.now()}`, email: `bo${Date.now()}@example.com`, password: 'Analytical-1843' };
-    const registered = await fetch(`${server.baseUrl}/api/v1/auth/register`, {
+    const registered = await fetch(`${live.server.baseUrl}/api/v1/auth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(account),
     }).then((r) => r.json());
-    const page = await browser.newPage();
-    await page.goto(`${server.baseUrl}/`);
+    const page = await live.browser.newPage();
+    await page.goto(`${live.server.baseUrl}/`);
     await page.evaluate((tokens) => {
       localStorage.setItem('access_token', tokens.access_token);
       localStorage.setItem('refresh_token', tokens.refresh_token);
       localStorage.setItem('supportFormData', '{corrupt');
     }, registered);
-    await page.goto(`${server.baseUrl}/support`);
+    await page.goto(`${live.server.baseUrl}/support`);
     await page.getByRole('banner').getByRole('button', { name: messages.layout.logout }).waitFor();
     await field(page, t.descriptionLabel).fill('too short');
     await page.getByRole('button', { name: t.submit }).click();

@@ -1,4 +1,5 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { startServer, type RunningServer } from './server';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -41,4 +42,21 @@ export async function watchPage(page: Page): Promise<PageWatch> {
     });
   });
   return watch;
+}
+
+/**
+ * The real server (on a free port) and a Chromium for one test file, started before its tests
+ * and stopped after them.
+ */
+export function useServerAndBrowser(env: Record<string, string> = {}): { server: RunningServer; browser: Browser } {
+  const live = {} as { server: RunningServer; browser: Browser };
+  beforeAll(async () => {
+    live.server = await startServer(env);
+    live.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await live.browser?.close();
+    await live.server?.stop();
+  });
+  return live;
 }
