@@ -41,12 +41,32 @@ export interface PasswordResetsTable {
   used_at: number | null;
 }
 
+export type SubscriptionStatus = 'active' | 'past_due' | 'canceled' | 'incomplete';
+
+export interface SubscriptionsTable {
+  user_id: string;
+  plan: 'free' | 'professional' | 'team';
+  status: SubscriptionStatus;
+  current_period_start: number | null;
+  current_period_end: number | null;
+  /** 0 or 1: at `current_period_end` the plan becomes `scheduled_plan`. */
+  cancel_at_period_end: number;
+  scheduled_plan: 'free' | 'professional' | 'team' | null;
+  provider: 'test' | 'stripe';
+  provider_customer_id: string | null;
+  provider_subscription_id: string | null;
+  /** Provider time (ms) of the newest event applied; older events are ignored. */
+  provider_updated_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   settings: SettingsTable;
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   password_resets: PasswordResetsTable;
+  subscriptions: SubscriptionsTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';
