@@ -1,4 +1,4 @@
-// Three projects: jsdom for the SPA and charts, Node for the API, Node + Chromium for browser tests.
+// Four projects: jsdom for the SPA and charts, Node for the API, the production build's files, and Node + Chromium for browser tests.
 const common = {
   transform: { '^.+\\.[jt]sx?$': 'babel-jest' },
   // A few dependencies ship only ES modules, which jest's CommonJS runtime cannot load on Node 20.
@@ -21,6 +21,12 @@ module.exports = {
       displayName: 'api',
       testEnvironment: 'node',
       testMatch: ['<rootDir>/tests/api/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'build',
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/tests/build/**/*.test.ts'],
     },
     {
       ...common,

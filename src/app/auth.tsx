@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router-dom';
 import type { ActorRefFrom } from 'xstate';
 import { authMachine, type AuthMachine } from '../../machines/auth/auth.machine';
 import { ApiRequestError } from '../lib/api';
+import { actorOptions } from '../lib/inspector';
 import { tokenStorage } from '../lib/tokenStorage';
 import { toaster } from '../components/Toaster';
 
@@ -31,7 +32,7 @@ export function AuthProvider({ children, machine = authMachine }: Props) {
       },
     }),
   );
-  return <AuthContext.Provider logic={logic}>{children}</AuthContext.Provider>;
+  return <AuthContext.Provider logic={logic} options={actorOptions()}>{children}</AuthContext.Provider>;
 }
 
 export const useAuthRef = () => AuthContext.useActorRef();

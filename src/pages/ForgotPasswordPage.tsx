@@ -12,6 +12,7 @@ import { FormField, ValidatedForm } from '../components/FormField';
 import { messages } from '../content/messages';
 import { authApi } from '../lib/api';
 import { usePageTitle } from '../lib/usePageTitle';
+import { actorOptions } from '../lib/inspector';
 
 const t = messages.forgotPassword;
 
@@ -22,7 +23,7 @@ export default function ForgotPasswordPage() {
       actors: { submit: fromPromise(({ input, signal }) => authApi.requestPasswordReset(input.email ?? '', { signal })) },
     }),
   );
-  const [state, send] = useMachine(logic);
+  const [state, send] = useMachine(logic, actorOptions());
   const form = useFormik({
     initialValues: { email: '' },
     validationSchema: forgotPasswordSchema,

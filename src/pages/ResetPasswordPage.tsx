@@ -12,6 +12,7 @@ import { FormField, ValidatedForm } from '../components/FormField';
 import { messages } from '../content/messages';
 import { authApi } from '../lib/api';
 import { usePageTitle } from '../lib/usePageTitle';
+import { actorOptions } from '../lib/inspector';
 
 const t = messages.resetPassword;
 
@@ -28,7 +29,7 @@ export default function ResetPasswordPage() {
       },
     }),
   );
-  const [state, send] = useMachine(logic);
+  const [state, send] = useMachine(logic, actorOptions());
   const form = useFormik({
     initialValues: { new_password: '', confirm_password: '' },
     validationSchema: resetPasswordSchema,

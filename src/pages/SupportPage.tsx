@@ -27,6 +27,7 @@ import { ClockIcon, MailIcon } from '../components/icons';
 import { messages } from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
+import { actorOptions } from '../lib/inspector';
 
 const t = messages.support;
 
@@ -125,7 +126,7 @@ export default function SupportPage() {
       },
     }),
   );
-  const [state, send] = useMachine(logic, { input: { user: toSupportUser(user), supportEmail } });
+  const [state, send] = useMachine(logic, { ...actorOptions(), input: { user: toSupportUser(user), supportEmail } });
   useEffect(() => send({ type: 'session.update', user: toSupportUser(user) }), [user, send]);
   const busy = state.hasTag('busy');
   const { values, errors } = state.context;
