@@ -8,6 +8,8 @@ import { errorBody } from '../errors';
 /** webpack names long-lived files `name.<contenthash>.ext`: safe to cache for a year. */
 const HASHED = /\.[0-9a-f]{16,}\.(?:js|css|woff2?|svg|png|webp)$/;
 const CONFIG_SLOT = '<!--app-config-->';
+/** Never served, even if such a file lands in the web folder: dotfiles (`.env`, `.git/`) and source maps. */
+const PRIVATE = /(^|\/)\.|\.map$/;
 
 /** Runtime settings as JSON that can sit inside a script element (no `</script>` breakout). */
 function configScript(config: RuntimeConfig): string {
@@ -40,6 +42,8 @@ export async function registerWeb(app: FastifyInstance, webDir: string, config: 
     root: webDir,
     index: false,
     wildcard: false,
+    dotfiles: 'ignore',
+    allowedPath: (pathname) => !PRIVATE.test(pathname),
     setHeaders(reply, filePath) {
       reply.header('Cache-Control', HASHED.test(filePath) ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
@@ -56,7 +60,7 @@ export async function registerWeb(app: FastifyInstance, webDir: string, config: 
   app.get('/', (_request, reply) => sendIndex(reply));
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
-    const isPage = (request.method === 'GET' || request.method === 'HEAD') && !path.extname(pathname);
+    const isPage = (request.method === 'GET' || request.method === 'HEAD') && !path.extname(pathname) && !PRIVATE.test(pathname);
     if (isPage && !pathname.startsWith('/api/')) return sendIndex(reply);
     return notFound(request.method, request.url, reply);
   });
