@@ -89,7 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const database = options.database ?? (await openDatabase(config));
   if (ownsDatabase) app.addHook('onClose', async () => database.close());
   const clock = options.clock ?? systemClock;
-  const rateLimits = config.redisUrl ? redisStore(config.redisUrl) : memoryStore(clock);
+  const rateLimits = config.redisUrl ? redisStore(config.redisUrl, `${config.redisPrefix}rl:`) : memoryStore(clock);
   app.addHook('onClose', async () => rateLimits.close());
   app.decorate('config', config);
   app.decorate('database', database);

@@ -26,6 +26,8 @@ export interface Config {
   mailFrom: string;
   /** Shares rate-limit counters between instances; `null` keeps them in memory. */
   redisUrl: string | null;
+  /** Start of every Redis key, so several deployments (or test runs) can share one Redis. */
+  redisPrefix: string;
   /** Brand, mailboxes, links and API base, injected into the page for the SPA. */
   web: RuntimeConfig;
 }
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     smtpUrl: env.SMTP_URL?.trim() ? url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']) : null,
     mailFrom: str(env, 'MAIL_FROM', `${brandName} <${supportEmail}>`),
     redisUrl: env.REDIS_URL?.trim() ? url(env, 'REDIS_URL', '', ['redis:', 'rediss:']) : null,
+    redisPrefix: str(env, 'REDIS_PREFIX', 'sheetmind:'),
     web: {
       brandName,
       supportEmail,

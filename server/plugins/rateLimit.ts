@@ -43,7 +43,7 @@ export function memoryStore(clock: Clock): RateLimitStore {
 }
 
 /** Counters in Redis, shared by every instance: a limit holds for the whole fleet. */
-export function redisStore(url: string, prefix = 'sheetmind:rl:'): RateLimitStore {
+export function redisStore(url: string, prefix: string): RateLimitStore {
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
   return {
     async increment(key, windowMs) {

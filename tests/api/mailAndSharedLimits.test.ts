@@ -65,11 +65,11 @@ describe('mail over SMTP', () => {
 
 describe('rate limits shared through Redis', () => {
   const prefix = `sheetmind-test-${crypto.randomBytes(4).toString('hex')}`;
-  const ctx = useTestApp('sqlite', { env: { REDIS_URL: 'redis://127.0.0.1:6379' } });
+  const ctx = useTestApp('sqlite', { env: { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: `${prefix}:` } });
 
   afterAll(async () => {
     const redis = new Redis('redis://127.0.0.1:6379');
-    const keys = await redis.keys('sheetmind:rl:login:*');
+    const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
     await redis.quit();
   });
