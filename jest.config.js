@@ -1,4 +1,5 @@
-// Four projects: jsdom for the SPA and charts, Node for the API, the production build's files, and Node + Chromium for browser tests.
+// Five projects: jsdom for the SPA and charts, Node for the API (through inject, and as real processes
+// for reliability), the production build's files, and Node + Chromium for browser tests.
 const common = {
   transform: { '^.+\\.[jt]sx?$': 'babel-jest' },
   // A few dependencies ship only ES modules, which jest's CommonJS runtime cannot load on Node 20.
@@ -21,6 +22,12 @@ module.exports = {
       displayName: 'api',
       testEnvironment: 'node',
       testMatch: ['<rootDir>/tests/api/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'reliability',
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/tests/reliability/**/*.test.ts'],
     },
     {
       ...common,
