@@ -120,10 +120,10 @@ ${problem ? `<p role="alert" class="error" id="problem">${escapeHtml(problem)}</
 <form method="post" action="${CHECKOUT_PATH}">
 <input type="hidden" name="token" value="${escapeHtml(token)}">
 <label for="card_number">Card number</label>
-<input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" maxlength="23" required${problem ? ' aria-describedby="problem"' : ''}>
+<input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" maxlength="23" required${problem ? ' aria-describedby="problem"' : ''}>
 <div class="row">
-<div><label for="expiry">Expiry (MM/YY)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="12/30" maxlength="7" required></div>
-<div><label for="cvc">CVC</label><input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="123" maxlength="4" required></div>
+<div><label for="expiry">Expiry (MM/YY)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/YY" maxlength="7" required></div>
+<div><label for="cvc">CVC</label><input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="CVC" maxlength="4" required></div>
 </div>
 <div class="actions">
 <button type="submit" name="action" value="pay">Pay ${price}</button>
