@@ -59,7 +59,7 @@ export interface InvoiceObject {
   parent: { subscription_details: { subscription: string | SubscriptionObject } | null } | null;
 }
 
-export const HANDLED_EVENTS = [
+const HANDLED_EVENTS = [
   'checkout.session.completed',
   'customer.subscription.created',
   'customer.subscription.updated',
@@ -202,9 +202,9 @@ function decide(
     // The end of an older subscription does not end the one the user has now.
     if (!same && status === 'canceled' && row.status !== 'canceled') return 'ignored';
   }
-  const cancelAt = subscription.cancel_at === null ? null : subscription.cancel_at * 1000;
+  const cancelAt = typeof subscription.cancel_at === 'number' ? subscription.cancel_at * 1000 : null;
   const periodEnd = item.current_period_end * 1000;
-  const cancelling = subscription.cancel_at_period_end || cancelAt !== null;
+  const cancelling = subscription.cancel_at_period_end === true || cancelAt !== null;
   const scheduled: PlanId | null = cancelling ? (context.prices.planOf(subscription.metadata?.scheduled_price ?? '') ?? 'free') : null;
   return {
     user_id: userId,

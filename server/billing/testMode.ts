@@ -24,7 +24,7 @@ export const CHECKOUT_TTL_MS = 30 * 60_000;
 export const MANAGE_TTL_MS = 30 * 60_000;
 
 /** The cards of the test-mode checkout (Stripe's test numbers). */
-export const TEST_CARDS = { success: '4242424242424242', declined: '4000000000000002' } as const;
+const TEST_CARDS = { success: '4242424242424242', declined: '4000000000000002' } as const;
 
 export type SessionKind = BillingTestSessionsTable['kind'];
 export type SessionLookup = { ok: true; session: BillingTestSessionsTable } | { ok: false; reason: 'unknown' | 'used' | 'expired' };
@@ -41,7 +41,7 @@ export interface TestProvider extends PaymentProvider {
   cancel(session: BillingTestSessionsTable): Promise<void>;
   /** Schedules a downgrade to `plan` at the period end; `null` undoes a scheduled one. */
   schedule(userId: string, plan: PlanId | null): Promise<ManageResult>;
-  /** Ends or renews every test-mode period that is over (the timer calls it). */
+  /** Ends or renews every test-mode period that is over, and forgets long-expired links (the timer calls it). */
   settleDue(): Promise<void>;
 }
 
@@ -236,6 +236,8 @@ export function createTestProvider(options: { context: BillingContext; baseUrl: 
         .limit(500)
         .execute();
       for (const row of due) await settleRow(row, now);
+      // A day on, an expired link is only "not valid" rather than "expired": nothing to keep it for.
+      await db.deleteFrom('billing_test_sessions').where('expires_at', '<', now - 24 * 3600_000).execute();
     },
 
     close() {

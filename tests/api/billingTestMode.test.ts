@@ -345,7 +345,7 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       expect(renewals).toEqual([{ type: 'invoice.paid', outcome: 'applied' }]);
     });
 
-    it('ends due periods on its timer without anyone reading them, once even when settled twice at once', async () => {
+    it('ends due periods on its timer without anyone reading them (once, even when settled twice at once) and forgets old links', async () => {
       const user = await subscriber('professional');
       const path = await manage(user.access_token, 'free');
       await change(path, 'free');
@@ -361,6 +361,8 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
         .where('type', '=', 'customer.subscription.deleted')
         .execute();
       expect(ends).toEqual([{ outcome: 'applied' }]);
+      const links = await ctx.app.database.db.selectFrom('billing_test_sessions').select('kind').where('user_id', '=', user.user.id).execute();
+      expect(links).toEqual([]);
     });
   });
 });
