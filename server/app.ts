@@ -15,6 +15,11 @@ import { errorBody, registerErrorHandling } from './errors';
 import { apiSecurityHeaders, registerCors, registerPageSecurity } from './plugins/security';
 import { registerWeb } from './plugins/web';
 import { healthRoutes } from './routes/health';
+import { createBilling } from './billing';
+import type { PaymentProvider } from './billing/provider';
+import { testModePages } from './billing/testPages';
+import { billingWebhookRoutes } from './routes/billingWebhook';
+import { subscriptionRoutes } from './routes/subscription';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,6 +29,7 @@ declare module 'fastify' {
     tokens: TokenService;
     mailer: Mailer;
     rateLimits: RateLimitStore;
+    billing: PaymentProvider;
   }
 }
 
@@ -97,6 +103,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('tokens', createTokenService(await loadAuthSecret(database.db, config.authSecret), clock));
   app.decorate('mailer', options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log }));
   app.decorate('rateLimits', rateLimits);
+  const billing = createBilling({ config, database, clock, log: app.log });
+  app.decorate('billing', billing.provider);
+  app.addHook('onClose', async () => billing.provider.close());
   registerAuth(app);
 
   // JSON is the only body the API accepts: a text/plain body is a 415, not a string.
@@ -121,6 +130,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(healthRoutes);
       await api.register(authRoutes);
       await api.register(userRoutes);
+      await api.register(subscriptionRoutes);
+      if (billing.stripe) await api.register(billingWebhookRoutes, { stripe: billing.stripe, context: billing.context });
       api.setNotFoundHandler((request, reply) =>
         reply
           .status(404)
@@ -140,6 +151,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       staticCSP: true,
       transformStaticCSP: (header) => header.replace("frame-ancestors 'self'", "frame-ancestors 'none'"),
     });
+    if (billing.test) await web.register(testModePages, { provider: billing.test, config });
     await registerWeb(web, config.webDir, config.web);
   });
   return app;

@@ -30,7 +30,21 @@ export interface Config {
   redisPrefix: string;
   /** Brand, mailboxes, links and API base, injected into the page for the SPA. */
   web: RuntimeConfig;
+  /** Who takes payments: the built-in offline test mode, or Stripe. */
+  billing: BillingConfig;
 }
+
+export type BillingConfig =
+  | { provider: 'test' }
+  | {
+      provider: 'stripe';
+      secretKey: string;
+      webhookSecret: string;
+      /** Stripe price ids of the paid plans: the only way a plan is derived from a payment. */
+      prices: { professional: string; team: string };
+      /** Where the SDK sends its calls instead of api.stripe.com (a local fake in tests). */
+      apiBase: string | null;
+    };
 
 export class ConfigError extends Error {
   constructor(
@@ -89,6 +103,35 @@ function bool(env: Env, name: string): boolean {
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
+function required(env: Env, name: string, prefixes: string[], why: string): string {
+  const value = str(env, name, '');
+  if (value === '') throw new ConfigError(name, `is required when PAYMENT_PROVIDER=stripe (${why})`);
+  if (!prefixes.some((prefix) => value.startsWith(prefix))) {
+    throw new ConfigError(name, `must start with ${prefixes.join(' or ')}`);
+  }
+  return value;
+}
+
+function billing(env: Env): BillingConfig {
+  const provider = str(env, 'PAYMENT_PROVIDER', 'test');
+  if (provider === 'test') return { provider };
+  if (provider !== 'stripe') throw new ConfigError('PAYMENT_PROVIDER', `must be test or stripe, got "${provider}"`);
+  const prices = {
+    professional: required(env, 'STRIPE_PRICE_PROFESSIONAL', ['price_'], 'the price id of the Professional plan'),
+    team: required(env, 'STRIPE_PRICE_TEAM', ['price_'], 'the price id of the Team plan'),
+  };
+  if (prices.professional === prices.team) {
+    throw new ConfigError('STRIPE_PRICE_TEAM', 'must differ from STRIPE_PRICE_PROFESSIONAL (the price decides the plan)');
+  }
+  return {
+    provider,
+    secretKey: required(env, 'STRIPE_SECRET_KEY', ['sk_', 'rk_'], 'the secret API key'),
+    webhookSecret: required(env, 'STRIPE_WEBHOOK_SECRET', ['whsec_'], "the webhook endpoint's signing secret"),
+    prices,
+    apiBase: env.STRIPE_API_BASE?.trim() ? url(env, 'STRIPE_API_BASE', '', ['http:', 'https:']).replace(/\/+$/, '') : null,
+  };
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const databaseUrl = env.DATABASE_URL?.trim()
     ? url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:'])
@@ -140,5 +183,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       spreadsheetAppUrl: url(env, 'SPREADSHEET_APP_URL', defaults.spreadsheetAppUrl, ['https:', 'http:']),
       apiBase,
     },
+    billing: billing(env),
   };
 }

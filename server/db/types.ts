@@ -60,6 +60,30 @@ export interface SubscriptionsTable {
   updated_at: number;
 }
 
+export interface BillingEventsTable {
+  /** The provider's event id: unique, so an event is applied at most once. */
+  id: string;
+  provider: 'test' | 'stripe';
+  type: string;
+  user_id: string | null;
+  /** Provider time of the event (ms). */
+  event_at: number;
+  received_at: number;
+  outcome: 'applied' | 'stale' | 'ignored';
+}
+
+/** A test-mode hosted checkout (single use) or billing-management page (short-lived). */
+export interface BillingTestSessionsTable {
+  token_hash: string;
+  kind: 'checkout' | 'manage';
+  user_id: string;
+  /** The plan being bought (checkout) or the downgrade the user asked for (manage). */
+  plan: 'free' | 'professional' | 'team';
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   settings: SettingsTable;
@@ -67,6 +91,8 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   password_resets: PasswordResetsTable;
   subscriptions: SubscriptionsTable;
+  billing_events: BillingEventsTable;
+  billing_test_sessions: BillingTestSessionsTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';

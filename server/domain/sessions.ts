@@ -3,6 +3,8 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseHandle } from '../db/database';
 import type { Database, UsersTable } from '../db/types';
 import { ApiError } from '../errors';
+import type { PlanId } from '../../src/content/plans';
+import { planAt, type PlanState } from './subscriptions';
 import { hashToken, SESSION_TTL_MS, type TokenService } from './tokens';
 
 /** A rotated refresh token presented again within this window gets the same successor (two tabs). */
@@ -107,19 +109,42 @@ export async function rotateRefreshToken(
   return { sessionId: outcome.sessionId, userId: outcome.userId, refreshToken: successor };
 }
 
+/** A signed-in user with the plan that applies to this request. */
+export interface SessionUser extends UsersTable {
+  plan: PlanId;
+}
+
+type SessionRow = UsersTable & {
+  sub_plan: PlanState['plan'] | null;
+  sub_status: PlanState['status'] | null;
+  sub_period_end: number | null;
+  sub_cancel: number | null;
+  sub_scheduled: PlanState['scheduled_plan'];
+};
+
 /**
- * The user of a session that is neither revoked nor past its absolute end (one indexed join);
- * null otherwise. It runs on every authenticated request, so it goes straight to the driver as
- * a prepared statement.
+ * The user of a session that is neither revoked nor past its absolute end, with the plan that
+ * applies now (one indexed join, the subscription by primary key); null otherwise. It runs on
+ * every authenticated request, so it goes straight to the driver as a prepared statement.
  */
-export async function activeSessionUser(database: DatabaseHandle, sessionId: string, now: number): Promise<UsersTable | null> {
-  const user = await database.preparedFirst<UsersTable>(
+export async function activeSessionUser(database: DatabaseHandle, sessionId: string, now: number): Promise<SessionUser | null> {
+  const row = await database.preparedFirst<SessionRow>(
     'active_session_user',
-    `select users.* from sessions inner join users on users.id = sessions.user_id
+    `select users.*, subscriptions.plan as sub_plan, subscriptions.status as sub_status,
+       subscriptions.current_period_end as sub_period_end, subscriptions.cancel_at_period_end as sub_cancel,
+       subscriptions.scheduled_plan as sub_scheduled
+     from sessions inner join users on users.id = sessions.user_id
+     left join subscriptions on subscriptions.user_id = users.id
      where sessions.id = ? and sessions.revoked_at is null and sessions.expires_at > ?`,
     [sessionId, now],
   );
-  return user ?? null;
+  if (!row) return null;
+  const { sub_plan, sub_status, sub_period_end, sub_cancel, sub_scheduled, ...user } = row;
+  const subscription =
+    sub_plan === null || sub_status === null
+      ? undefined
+      : { plan: sub_plan, status: sub_status, current_period_end: sub_period_end, cancel_at_period_end: sub_cancel ?? 0, scheduled_plan: sub_scheduled };
+  return { ...user, plan: planAt(subscription, now) };
 }
 
 export async function revokeSession(db: Db, sessionId: string, reason: string, now: number): Promise<void> {

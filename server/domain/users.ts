@@ -57,7 +57,10 @@ export function toWireUser(user: UsersTable, plan: PlanId): WireUser {
 
 /** Which unique column a failed insert or update collided with, on either engine. */
 function collision(error: unknown): 'email' | 'username' | null {
-  const text = error instanceof Error ? `${error.message} ${(error as { constraint?: string }).constraint ?? ''}` : '';
+  // Read by shape, not `instanceof Error`: better-sqlite3's native binding is loaded once per
+  // process, so under jest its errors can come from another test file's realm.
+  const { message, constraint } = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; constraint?: unknown };
+  const text = `${typeof message === 'string' ? message : ''} ${typeof constraint === 'string' ? constraint : ''}`;
   if (!/unique|duplicate/i.test(text)) return null;
   if (/username_key/.test(text)) return 'username';
   if (/email/.test(text)) return 'email';

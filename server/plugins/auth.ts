@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { activeSessionUser } from '../domain/sessions';
-import type { UsersTable } from '../db/types';
+import { activeSessionUser, type SessionUser } from '../domain/sessions';
 import type { AccessClaims } from '../domain/tokens';
 import { ApiError } from '../errors';
 
@@ -8,8 +7,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by `app.authenticate` on routes that need a signed-in user. */
     auth: AccessClaims | null;
-    /** The signed-in user as read by `app.authenticate` (with its session, in one query). */
-    currentUser: UsersTable | null;
+    /** The signed-in user as read by `app.authenticate` (with its session and plan, in one query). */
+    currentUser: SessionUser | null;
   }
   interface FastifyInstance {
     authenticate(request: FastifyRequest): Promise<void>;

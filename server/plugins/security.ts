@@ -9,6 +9,9 @@ import type { Config } from '../config';
  */
 export async function registerPageSecurity(app: FastifyInstance, config: Config): Promise<void> {
   const apiOrigin = config.web.apiBase ? new URL(config.web.apiBase).origin : null;
+  // The test-mode checkout form redirects to the web app's address, and browsers check a form's
+  // redirects against form-action too.
+  const publicOrigin = new URL(config.publicUrl).origin;
   await app.register(helmet, {
     enableCSPNonces: true,
     contentSecurityPolicy: {
@@ -22,7 +25,7 @@ export async function registerPageSecurity(app: FastifyInstance, config: Config)
         connectSrc: apiOrigin ? ["'self'", apiOrigin] : ["'self'"],
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
-        formAction: ["'self'"],
+        formAction: ["'self'", publicOrigin],
         frameAncestors: ["'none'"],
         upgradeInsecureRequests: config.trustProxy ? [] : null,
       },

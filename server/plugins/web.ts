@@ -17,7 +17,7 @@ function configScript(config: RuntimeConfig): string {
   return `<script id="${CONFIG_ELEMENT_ID}" type="application/json">${json}</script>`;
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { UsersTable } from '../db/types';
 import { hashPassword, passwordProblem, verifyPassword } from '../domain/passwords';
 import { revokeUserSessions } from '../domain/sessions';
+import { effectivePlan } from '../domain/subscriptions';
 import { findUserById, normaliseFullName, normaliseUsername, setPasswordHash, toWireUser, updateProfile, type WireUser } from '../domain/users';
 import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
@@ -13,9 +14,9 @@ import { ErrorSchema, Password, UserSchema } from '../schemas';
 
 const PASSWORD_CHANGE_LIMIT: Limit = { what: 'password change attempts', max: 10, windowMs: 15 * 60_000 };
 
-/** The user as the API shows it. Everyone is on Free until billing records a paid subscription. */
-export async function wireUser(_app: FastifyInstance, user: UsersTable): Promise<WireUser> {
-  return toWireUser(user, 'free');
+/** The user as the API shows it, with the plan that applies now (the billing module records it). */
+export async function wireUser(app: FastifyInstance, user: UsersTable): Promise<WireUser> {
+  return toWireUser(user, (await effectivePlan(app.database.db, user.id, app.clock.now())).id);
 }
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 429: ErrorSchema };
@@ -33,7 +34,8 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/users/me',
     { schema: { tags: ['users'], summary: 'The signed-in user', security: [{ bearer: [] }], response: { 200: UserSchema, 401: ErrorSchema } } },
-    async (request) => wireUser(app, request.currentUser!),
+    // The session check already read the plan: no second query on this hot path.
+    async (request) => toWireUser(request.currentUser!, request.currentUser!.plan),
   );
 
   app.put(

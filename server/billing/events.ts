@@ -1,0 +1,268 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely, Transaction } from 'kysely';
+import type Stripe from 'stripe';
+import type { PlanId } from '../../src/content/plans';
+import type { Database, Engine, SubscriptionStatus, SubscriptionsTable } from '../db/types';
+import { findSubscription } from '../domain/subscriptions';
+import type { PriceBook } from './prices';
+
+/**
+ * The one place where payment-provider events change a subscription. Stripe's webhooks and the
+ * test-mode provider both hand their events here, in Stripe's shape.
+ *
+ * Guarantees:
+ * - Idempotent: the event id is a UNIQUE row written in the transaction that applies the event,
+ *   so a redelivery (or five at once) changes nothing, and a failed transaction leaves no row
+ *   behind, so the provider's retry is applied.
+ * - Any order: every subscription row remembers the provider time of the newest event applied;
+ *   an older event is recorded as `stale` and changes nothing. A cancelled subscription is never
+ *   revived by a late event about it (Stripe cannot revive one either).
+ * - The plan comes from the subscription's price through the server's price book; an event with
+ *   a price we do not sell changes nothing.
+ */
+
+/** What the handler reads of an event. `Stripe.Event` has this shape; so do the test provider's. */
+export interface BillingEvent {
+  id: string;
+  type: string;
+  /** Seconds since the epoch, as Stripe counts. */
+  created: number;
+  data: { object: unknown };
+}
+
+/** What the handler reads of a Stripe subscription (API 2025-03-31 and later: periods on items). */
+export interface SubscriptionObject {
+  id: string;
+  object: 'subscription';
+  customer: string | { id: string };
+  status: Stripe.Subscription.Status;
+  cancel_at_period_end: boolean;
+  cancel_at: number | null;
+  /** `user_id` is set by our checkout; `scheduled_price` by the test provider's downgrades. */
+  metadata: Record<string, string>;
+  items: { data: Array<{ price: { id: string }; current_period_start: number; current_period_end: number }> };
+}
+
+export interface CheckoutSessionObject {
+  id: string;
+  object: 'checkout.session';
+  mode: string;
+  payment_status: string;
+  client_reference_id: string | null;
+  customer: string | { id: string } | null;
+  subscription: string | SubscriptionObject | null;
+}
+
+export interface InvoiceObject {
+  id: string;
+  object: 'invoice';
+  parent: { subscription_details: { subscription: string | SubscriptionObject } | null } | null;
+}
+
+const HANDLED_EVENTS = [
+  'checkout.session.completed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'invoice.paid',
+  'invoice.payment_failed',
+] as const;
+
+export type Outcome = 'applied' | 'duplicate' | 'stale' | 'ignored';
+
+export interface BillingContext {
+  db: Kysely<Database>;
+  engine: Engine;
+  provider: 'test' | 'stripe';
+  prices: PriceBook;
+  /** The provider's current copy of a subscription an event names only by id. */
+  retrieveSubscription(id: string): Promise<SubscriptionObject>;
+  now(): number;
+  log: FastifyBaseLogger;
+}
+
+type Change =
+  | { kind: 'snapshot'; userId: string | null; subscription: SubscriptionObject }
+  | { kind: 'payment_failed'; subscriptionId: string };
+
+type Trx = Transaction<Database>;
+
+const idOf = (ref: string | { id: string }) => (typeof ref === 'string' ? ref : ref.id);
+
+async function expand(context: BillingContext, ref: string | SubscriptionObject): Promise<SubscriptionObject> {
+  return typeof ref === 'string' ? context.retrieveSubscription(ref) : ref;
+}
+
+/** Reads the event into a change, fetching the subscription when the event only names it. */
+async function changeOf(context: BillingContext, event: BillingEvent): Promise<Change | null> {
+  switch (event.type) {
+    case 'checkout.session.completed': {
+      const session = event.data.object as CheckoutSessionObject;
+      // An unpaid session (a delayed payment method) is settled later by the subscription's events.
+      const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required';
+      if (session.mode !== 'subscription' || !paid || !session.subscription) return null;
+      return { kind: 'snapshot', userId: session.client_reference_id, subscription: await expand(context, session.subscription) };
+    }
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted':
+      return { kind: 'snapshot', userId: null, subscription: event.data.object as SubscriptionObject };
+    case 'invoice.paid':
+    case 'invoice.payment_failed': {
+      const ref = (event.data.object as InvoiceObject).parent?.subscription_details?.subscription;
+      if (!ref) return null;
+      if (event.type === 'invoice.payment_failed') return { kind: 'payment_failed', subscriptionId: idOf(ref) };
+      return { kind: 'snapshot', userId: null, subscription: await expand(context, ref) };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Our four statuses from Stripe's eight: trialing counts as active; unpaid and paused give no
+ * service but can come back (incomplete); incomplete_expired is as final as canceled.
+ */
+function statusOf(status: Stripe.Subscription.Status): SubscriptionStatus {
+  switch (status) {
+    case 'active':
+    case 'trialing':
+      return 'active';
+    case 'past_due':
+      return 'past_due';
+    case 'canceled':
+    case 'incomplete_expired':
+      return 'canceled';
+    default:
+      return 'incomplete';
+  }
+}
+
+async function userExists(trx: Trx, context: BillingContext, userId: string): Promise<boolean> {
+  // On PostgreSQL the user's row is locked, so two events for one user apply one after the
+  // other and each sees the state the previous one left. SQLite runs one transaction at a time.
+  const row = await trx
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', userId)
+    .$if(context.engine === 'postgres', (query) => query.forUpdate())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The user a change belongs to: named by our checkout, or found by the provider's ids. */
+async function userOf(trx: Trx, context: BillingContext, change: Change): Promise<string | null> {
+  const subscriptionId = change.kind === 'snapshot' ? change.subscription.id : change.subscriptionId;
+  const named = change.kind === 'snapshot' ? (change.userId ?? change.subscription.metadata?.user_id) : undefined;
+  if (named) return (await userExists(trx, context, named)) ? named : null;
+  let known = await trx
+    .selectFrom('subscriptions')
+    .select('user_id')
+    .where('provider_subscription_id', '=', subscriptionId)
+    .executeTakeFirst();
+  if (!known && change.kind === 'snapshot') {
+    known = await trx
+      .selectFrom('subscriptions')
+      .select('user_id')
+      .where('provider_customer_id', '=', idOf(change.subscription.customer))
+      .executeTakeFirst();
+  }
+  return known && (await userExists(trx, context, known.user_id)) ? known.user_id : null;
+}
+
+/** The row after the change, or why the change does not apply. */
+function decide(
+  context: BillingContext,
+  userId: string,
+  row: SubscriptionsTable | undefined,
+  change: Change,
+  at: number,
+): SubscriptionsTable | 'stale' | 'ignored' {
+  const now = context.now();
+  if (change.kind === 'payment_failed') {
+    if (!row || row.provider_subscription_id !== change.subscriptionId) return 'ignored';
+    if (at < row.provider_updated_at || row.status === 'canceled') return 'stale';
+    return { ...row, status: 'past_due', provider_updated_at: at, updated_at: now };
+  }
+
+  const subscription = change.subscription;
+  const item = subscription.items?.data?.[0];
+  const plan = item ? context.prices.planOf(item.price.id) : null;
+  if (!item || !plan) {
+    context.log.warn({ event: 'billing.unknown_price', subscription: subscription.id, price: item?.price.id }, 'subscription with a price we do not sell');
+    return 'ignored';
+  }
+  const status = statusOf(subscription.status);
+  if (row) {
+    const same = row.provider_subscription_id === subscription.id;
+    if (at < row.provider_updated_at) return 'stale';
+    if (same && row.status === 'canceled') return 'stale';
+    // Stripe sends created (incomplete) and updated (active) within the same second.
+    if (same && at === row.provider_updated_at && status === 'incomplete' && row.status !== 'incomplete') return 'stale';
+    // The end of an older subscription does not end the one the user has now.
+    if (!same && status === 'canceled' && row.status !== 'canceled') return 'ignored';
+  }
+  const cancelAt = typeof subscription.cancel_at === 'number' ? subscription.cancel_at * 1000 : null;
+  const periodEnd = item.current_period_end * 1000;
+  const cancelling = subscription.cancel_at_period_end === true || cancelAt !== null;
+  const scheduled: PlanId | null = cancelling ? (context.prices.planOf(subscription.metadata?.scheduled_price ?? '') ?? 'free') : null;
+  return {
+    user_id: userId,
+    plan,
+    status,
+    current_period_start: item.current_period_start * 1000,
+    // Cancelling at a set time ends the plan then, even inside the period.
+    current_period_end: cancelAt !== null && cancelAt < periodEnd ? cancelAt : periodEnd,
+    cancel_at_period_end: cancelling ? 1 : 0,
+    scheduled_plan: scheduled,
+    provider: context.provider,
+    provider_customer_id: idOf(subscription.customer),
+    provider_subscription_id: subscription.id,
+    provider_updated_at: at,
+    updated_at: now,
+  };
+}
+
+/**
+ * Applies one provider event and says what became of it. Throws only when the database fails,
+ * which leaves nothing recorded, so the sender's retry is applied.
+ */
+export async function handleBillingEvent(context: BillingContext, event: BillingEvent): Promise<Outcome> {
+  if (!(HANDLED_EVENTS as readonly string[]).includes(event.type)) return 'ignored';
+  const { db } = context;
+  // A redelivery of a handled event needs no call to the provider; the UNIQUE row below is
+  // what guarantees it, this only saves the work.
+  const seen = await db.selectFrom('billing_events').select('id').where('id', '=', event.id).executeTakeFirst();
+  if (seen) return 'duplicate';
+  const change = await changeOf(context, event);
+  const at = event.created * 1000;
+
+  const result = await db.transaction().execute(async (trx) => {
+    // First, so concurrent deliveries of this event wait here for the first one's commit and
+    // then find its row (PostgreSQL), or run after it (SQLite).
+    const inserted = await trx
+      .insertInto('billing_events')
+      .values({ id: event.id, provider: context.provider, type: event.type, user_id: null, event_at: at, received_at: context.now(), outcome: 'ignored' })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return { outcome: 'duplicate' as const, userId: null };
+
+    const userId = change ? await userOf(trx, context, change) : null;
+    if (!change || !userId) return { outcome: 'ignored' as const, userId };
+    const next = decide(context, userId, await findSubscription(trx, userId), change, at);
+    if (typeof next === 'string') {
+      await trx.updateTable('billing_events').set({ outcome: next, user_id: userId }).where('id', '=', event.id).execute();
+      return { outcome: next, userId };
+    }
+    const { user_id: _key, ...fields } = next;
+    await trx
+      .insertInto('subscriptions')
+      .values(next)
+      .onConflict((conflict) => conflict.column('user_id').doUpdateSet(fields))
+      .execute();
+    await trx.updateTable('billing_events').set({ outcome: 'applied', user_id: userId }).where('id', '=', event.id).execute();
+    return { outcome: 'applied' as const, userId };
+  });
+  context.log.info({ event: 'billing.event', id: event.id, type: event.type, userId: result.userId, outcome: result.outcome }, 'billing event handled');
+  return result.outcome;
+}
