@@ -260,7 +260,11 @@ export default function DashboardPage() {
                   ))}
                 </SimpleGrid>
               )}
-              <Box mt="4" aria-busy={view.daily === 'loading'}>
+              <Box mt="5" aria-busy={view.daily === 'loading'}>
+                {/* The chart itself carries this as its accessible name. */}
+                <Text fontSize="sm" color="fg.muted" mb="2" aria-hidden="true">
+                  {t.dailyTitle}
+                </Text>
                 {view.daily === 'loading' && <Skeleton h="24" />}
                 {view.daily === 'failed' && <Unavailable text={t.dailyUnavailable} onRetry={retry('daily')} />}
                 {daily && (

@@ -33,7 +33,7 @@ function CurrentSubscription({ subscription, reloading }: { subscription: Subscr
         <DataList.Root orientation="horizontal">
           {rows.map(([label, value]) => (
             <DataList.Item key={label}>
-              <DataList.ItemLabel>{label}</DataList.ItemLabel>
+              <DataList.ItemLabel minW="44">{label}</DataList.ItemLabel>
               <DataList.ItemValue>{value}</DataList.ItemValue>
             </DataList.Item>
           ))}

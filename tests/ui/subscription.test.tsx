@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { messages } from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
@@ -6,6 +6,10 @@ import { toaster } from '../../src/components/Toaster';
 import type { SubscriptionInfo } from '../../src/lib/api';
 import { signedInApi, type Handler } from '../helpers/fakeApi';
 import { renderApp } from '../helpers/renderApp';
+
+// The first visit compiles and loads the page's lazy chunk, which on a busy machine takes longer
+// than Testing Library's default second.
+configure({ asyncUtilTimeout: 5000 });
 
 const t = messages.subscription;
 
