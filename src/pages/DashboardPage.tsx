@@ -172,7 +172,6 @@ export default function DashboardPage() {
   const monthly = meter(usage?.monthly_queries, limits.monthlyQueries);
   const tokens = meter(usage?.daily_tokens, limits.dailyTokens);
   const change = scheduledChange(subscription);
-  const meterStatus = view.meters;
 
   return (
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
@@ -191,7 +190,7 @@ export default function DashboardPage() {
           </Button>
         </Flex>
 
-        {meterStatus === 'ready' && isNearLimit(monthly) && (
+        {view.meters === 'ready' && isNearLimit(monthly) && (
           <Alert.Root status="warning" alignItems="center">
             <Alert.Indicator />
             <Alert.Content>
@@ -231,10 +230,10 @@ export default function DashboardPage() {
               [t.dailyTokens, tokens, t.ofTokens],
             ] as const
           ).map(([title, value, ofText]) => (
-            <DashCard key={title} title={title} status={meterStatus}>
-              {meterStatus === 'loading' && <Loading />}
-              {meterStatus === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
-              {meterStatus === 'ready' && <MeterView title={title} value={value} ofText={ofText} />}
+            <DashCard key={title} title={title} status={view.meters}>
+              {view.meters === 'loading' && <Loading />}
+              {view.meters === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
+              {view.meters === 'ready' && <MeterView title={title} value={value} ofText={ofText} />}
             </DashCard>
           ))}
         </SimpleGrid>
