@@ -6,7 +6,7 @@ import { authMachine, type AuthMachine } from '../../machines/auth/auth.machine'
 import { ApiRequestError } from '../lib/api';
 import { actorOptions } from '../lib/inspector';
 import { tokenStorage } from '../lib/tokenStorage';
-import { toaster } from '../components/Toaster';
+import { showToast } from '../components/Toaster';
 
 export const AuthContext = createActorContext(authMachine);
 export type AuthActorRef = ActorRefFrom<AuthMachine>;
@@ -23,9 +23,7 @@ export function AuthProvider({ children, machine = authMachine }: Props) {
   const [logic] = useState(() =>
     machine.provide({
       actions: {
-        notify: (_, { type, title, description }) => {
-          toaster.create({ type, title, description, closable: true });
-        },
+        notify: (_, params) => showToast(params),
         navigate: (_, { to }) => {
           void navigate(to, { replace: true });
         },

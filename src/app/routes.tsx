@@ -43,6 +43,7 @@ export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
         element: <RequireAuth />,
         children: [
           { path: 'dashboard', lazy: page(() => import('../pages/DashboardPage')) },
+          { path: 'subscription', lazy: page(() => import('../pages/SubscriptionPage')) },
           { path: 'profile', lazy: page(() => import('../pages/ProfilePage')) },
         ],
       },

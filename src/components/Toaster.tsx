@@ -1,7 +1,13 @@
 import { Toaster as ChakraToaster, Portal, Stack, Toast, createToaster } from '@chakra-ui/react';
+import type { NotifyParams } from '../../machines/auth/auth.machine';
 
 /** The app's one toaster; machines' `notify` actions create toasts through it. */
 export const toaster = createToaster({ placement: 'top-end', pauseOnPageIdle: true, max: 4 });
+
+/** What every chart's `notify` action does in the app. */
+export function showToast({ type, title, description }: NotifyParams): void {
+  toaster.create({ type, title, description, closable: true });
+}
 
 export function Toaster() {
   return (

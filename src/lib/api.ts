@@ -104,3 +104,44 @@ export const authApi = {
   resetPassword: (body: { token: string; new_password: string }, { signal }: Opts = {}) =>
     request<void>({ method: 'POST', url: '/auth/password-reset', data: body, signal }),
 };
+
+/**
+ * Usage as GET /query/usage sends it. Every field may be missing: the screens then show zero, or
+ * the get-started card for the monthly count (product spec §2).
+ */
+export interface UsageStats {
+  monthly_queries?: number;
+  daily_tokens?: number;
+  queries_per_minute?: number;
+  processing_time?: number;
+  total_queries?: number;
+}
+
+/** One UTC day of GET /query/usage/daily; the answer holds the last 30, oldest first. */
+export interface DailyUsage {
+  date: string;
+  queries: number;
+  tokens: number;
+}
+
+/** The subscription as GET /subscription/me sends it; missing limits read as the spec's defaults. */
+export interface SubscriptionInfo {
+  plan: string;
+  status: string;
+  current_period_end?: string | null;
+  cancel_at_period_end?: boolean;
+  /** The plan that applies from `current_period_end` when `cancel_at_period_end` is true. */
+  scheduled_plan?: PlanId | null;
+  usage_limits?: { monthly_queries?: number; daily_tokens?: number } | null;
+}
+
+/** The calls of the signed-in screens (dashboard, subscription, profile). */
+export const accountApi = {
+  usage: ({ signal }: Opts = {}) => request<UsageStats>({ method: 'GET', url: '/query/usage', signal }),
+  dailyUsage: ({ signal }: Opts = {}) => request<{ days: DailyUsage[] }>({ method: 'GET', url: '/query/usage/daily', signal }),
+  subscription: ({ signal }: Opts = {}) => request<SubscriptionInfo>({ method: 'GET', url: '/subscription/me', signal }),
+  checkout: (plan: PlanId, { signal }: Opts = {}) =>
+    request<{ checkout_url: string }>({ method: 'POST', url: '/subscription/checkout', data: { plan }, signal }),
+  changePassword: (body: { current_password: string; new_password: string }, { signal }: Opts = {}) =>
+    request<void>({ method: 'PUT', url: '/users/me/password', data: body, signal }),
+};

@@ -1,22 +1,300 @@
-import { Container, Heading, Stack, Text } from '@chakra-ui/react';
-import { useAuthSelector } from '../app/auth';
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  Container,
+  Flex,
+  Heading,
+  HStack,
+  List,
+  Progress,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Stat,
+  Text,
+} from '@chakra-ui/react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { createContext, lazy, Suspense, useContext, useId, useState, type ReactNode } from 'react';
+import { Link as RouterLink } from 'react-router-dom';
+import type { DashboardPart } from '../../machines/dashboard/dashboard.actors';
+import { dashboardMachine, metersStatus, partStatus, type DashboardMachine, type DashboardSnapshot } from '../../machines/dashboard/dashboard.machine';
+import { useAuthRef, useAuthSelector } from '../app/auth';
+import { NEW_TAB, NewTabNote } from '../components/ExternalLink';
+import { PlanBadge } from '../components/PlanBadge';
 import { messages } from '../content/messages';
+import {
+  formatLimit,
+  formatNumber,
+  isActive,
+  isNearLimit,
+  isNewUser,
+  limitsOf,
+  meter,
+  scheduledChange,
+  type Meter,
+} from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
+import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 
 const t = messages.dashboard;
 
+// Its own chunk: the dashboard's first paint does not wait for the chart.
+const DailyUsageChart = lazy(() => import('../components/DailyUsageChart'));
+
+/** The chart the page runs; tests hand in one with fake effects. */
+export const DashboardLogic = createContext<DashboardMachine>(dashboardMachine);
+
+type Status = ReturnType<typeof partStatus>;
+
+function DashCard({ title, status, children }: { title: string; status?: Status; children: ReactNode }) {
+  const id = useId();
+  return (
+    <Card.Root as="section" aria-labelledby={id} aria-busy={status === 'loading'} variant="outline" h="full">
+      <Card.Body gap="3">
+        <Heading as="h2" id={id} size="sm" color="fg.muted" fontWeight="medium">
+          {title}
+        </Heading>
+        {children}
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+/** A part that could not be loaded: said so, with a retry (never a blank card). */
+function Unavailable({ text, onRetry }: { text: string; onRetry: () => void }) {
+  return (
+    <Stack gap="3" align="flex-start">
+      <Text color="fg.muted">{text}</Text>
+      <Button size="sm" variant="outline" onClick={onRetry}>
+        {t.retry}
+      </Button>
+    </Stack>
+  );
+}
+
+function Loading() {
+  return (
+    <Stack gap="3">
+      <Skeleton h="8" w="40%" />
+      <Skeleton h="3" />
+    </Stack>
+  );
+}
+
+function MeterView({ title, value, ofText }: { title: string; value: Meter; ofText: (limit: string) => string }) {
+  return (
+    <Stack gap="2">
+      <HStack align="baseline" gap="2" wrap="wrap">
+        <Text fontSize="3xl" fontWeight="bold" letterSpacing="tight">
+          {formatNumber(value.used)}
+        </Text>
+        <Text color="fg.muted">{ofText(formatLimit(value.limit, messages.plan.unlimited))}</Text>
+      </HStack>
+      {value.shown !== null && (
+        <Progress.Root value={Math.min(100, value.percent ?? 0)} colorPalette={isNearLimit(value) ? 'orange' : 'brand'} size="sm">
+          <Progress.Track aria-label={title} aria-valuetext={t.percentUsed(formatNumber(value.shown))} rounded="full">
+            <Progress.Range />
+          </Progress.Track>
+          <Text fontSize="sm" color="fg.muted" mt="1.5">
+            {t.percentUsed(formatNumber(value.shown))}
+          </Text>
+        </Progress.Root>
+      )}
+    </Stack>
+  );
+}
+
+function GetStarted() {
+  const { marketplaceUrl } = useRuntimeConfig();
+  const [open, setOpen] = useState(false);
+  const stepsId = useId();
+  return (
+    <Card.Root as="section" aria-labelledby="get-started" variant="subtle" bg="brand.subtle">
+      <Card.Body gap="4">
+        <Stack gap="1">
+          <Heading as="h2" id="get-started" size="lg">
+            {t.getStartedTitle}
+          </Heading>
+          <Text color="fg.muted">{t.getStartedText}</Text>
+        </Stack>
+        <HStack gap="3" wrap="wrap">
+          <Button asChild colorPalette="brand">
+            <a href={marketplaceUrl} {...NEW_TAB}>
+              {t.installAddOn}
+              <NewTabNote />
+            </a>
+          </Button>
+          <Button variant="outline" aria-expanded={open} aria-controls={stepsId} onClick={() => setOpen((value) => !value)}>
+            {t.quickStart}
+          </Button>
+        </HStack>
+        <List.Root as="ol" id={stepsId} hidden={!open} gap="1.5" ps="5">
+          {t.quickStartSteps.map((step) => (
+            <List.Item key={step}>{step}</List.Item>
+          ))}
+        </List.Root>
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+const selectView = (s: DashboardSnapshot) => ({
+  usage: partStatus(s, 'usage'),
+  subscription: partStatus(s, 'subscription'),
+  daily: partStatus(s, 'daily'),
+  meters: metersStatus(s),
+  refreshing: s.hasTag('loading'),
+  data: s.context.data,
+});
+const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectView>) =>
+  a.usage === b.usage &&
+  a.subscription === b.subscription &&
+  a.daily === b.daily &&
+  a.meters === b.meters &&
+  a.refreshing === b.refreshing &&
+  a.data === b.data;
+
 export default function DashboardPage() {
   usePageTitle(t.title);
+  const machine = useContext(DashboardLogic);
+  const auth = useAuthRef();
   const fullName = useAuthSelector((s) => s.context.user?.full_name ?? '');
+  const { marketplaceUrl, spreadsheetAppUrl, supportEmail } = useRuntimeConfig();
+  const actor = useActorRef(machine, { input: { auth } });
+  const view = useSelector(actor, selectView, sameView);
+  const { usage, subscription, daily } = view.data;
+  const retry = (part: DashboardPart) => () => actor.send({ type: `${part}.retry` });
+
+  // When the subscription failed to load, its limits are missing: the spec's defaults apply.
+  const limits = limitsOf(subscription);
+  const monthly = meter(usage?.monthly_queries, limits.monthlyQueries);
+  const tokens = meter(usage?.daily_tokens, limits.dailyTokens);
+  const change = scheduledChange(subscription);
+
   return (
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
-      <Stack gap="2">
-        <Heading as="h1" size="3xl" letterSpacing="tight">
-          {t.title}
-        </Heading>
-        <Text color="fg.muted" fontSize="lg">
-          {t.greeting(fullName)}
-        </Text>
+      <Stack gap="6">
+        <Flex justify="space-between" align={{ base: 'flex-start', sm: 'center' }} gap="4" direction={{ base: 'column', sm: 'row' }}>
+          <Stack gap="1">
+            <Heading as="h1" size="3xl" letterSpacing="tight">
+              {t.title}
+            </Heading>
+            <Text color="fg.muted" fontSize="lg">
+              {t.greeting(fullName)}
+            </Text>
+          </Stack>
+          <Button variant="outline" onClick={() => actor.send({ type: 'dashboard.refresh' })} loading={view.refreshing} loadingText={t.refreshing}>
+            {t.refresh}
+          </Button>
+        </Flex>
+
+        {view.meters === 'ready' && isNearLimit(monthly) && (
+          <Alert.Root status="warning" alignItems="center">
+            <Alert.Indicator />
+            <Alert.Content>
+              <Alert.Description>{t.warning(formatNumber(monthly.shown ?? 0))}</Alert.Description>
+            </Alert.Content>
+            <Button asChild size="sm" colorPalette="orange" flexShrink={0}>
+              <RouterLink to="/subscription">{t.upgradePlan}</RouterLink>
+            </Button>
+          </Alert.Root>
+        )}
+
+        {view.usage !== 'loading' && isNewUser(usage?.monthly_queries) && <GetStarted />}
+
+        <SimpleGrid columns={{ base: 1, md: 3 }} gap="6">
+          <DashCard title={t.planTitle} status={view.subscription}>
+            {view.subscription === 'loading' && <Loading />}
+            {view.subscription === 'failed' && <Unavailable text={t.planUnavailable} onRetry={retry('subscription')} />}
+            {subscription && (
+              <Stack gap="2" align="flex-start">
+                <HStack gap="3">
+                  <PlanBadge plan={subscription.plan} />
+                  <Text fontWeight="medium" color={isActive(subscription.status) ? 'green.fg' : 'fg.muted'}>
+                    {isActive(subscription.status) ? messages.plan.active : messages.plan.inactive}
+                  </Text>
+                </HStack>
+                {change && (
+                  <Text fontSize="sm" color="fg.muted">
+                    {messages.plan.scheduledChange(change.plan, change.date)}
+                  </Text>
+                )}
+              </Stack>
+            )}
+          </DashCard>
+          {(
+            [
+              [t.monthlyQueries, monthly, t.ofQueries],
+              [t.dailyTokens, tokens, t.ofTokens],
+            ] as const
+          ).map(([title, value, ofText]) => (
+            <DashCard key={title} title={title} status={view.meters}>
+              {view.meters === 'loading' && <Loading />}
+              {view.meters === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
+              {view.meters === 'ready' && <MeterView title={title} value={value} ofText={ofText} />}
+            </DashCard>
+          ))}
+        </SimpleGrid>
+
+        <SimpleGrid columns={{ base: 1, lg: 3 }} gap="6">
+          <Box gridColumn={{ lg: 'span 2' }}>
+            <DashCard title={t.overviewTitle} status={view.usage}>
+              {view.usage === 'loading' && <Loading />}
+              {view.usage === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
+              {usage && (
+                <SimpleGrid columns={{ base: 1, sm: 3 }} gap="4">
+                  {(
+                    [
+                      [t.queriesPerMinute, formatNumber(usage.queries_per_minute ?? 0)],
+                      [t.processingTime, t.milliseconds(formatNumber(Math.round(usage.processing_time ?? 0)))],
+                      [t.totalQueries, formatNumber(usage.total_queries ?? 0)],
+                    ] as const
+                  ).map(([label, value]) => (
+                    <Stat.Root key={label}>
+                      <Stat.Label>{label}</Stat.Label>
+                      <Stat.ValueText>{value}</Stat.ValueText>
+                    </Stat.Root>
+                  ))}
+                </SimpleGrid>
+              )}
+              <Box mt="5" aria-busy={view.daily === 'loading'}>
+                {/* The chart itself carries this as its accessible name. */}
+                <Text fontSize="sm" color="fg.muted" mb="2" aria-hidden="true">
+                  {t.dailyTitle}
+                </Text>
+                {view.daily === 'loading' && <Skeleton h="24" />}
+                {view.daily === 'failed' && <Unavailable text={t.dailyUnavailable} onRetry={retry('daily')} />}
+                {daily && (
+                  <Suspense fallback={<Skeleton h="24" />}>
+                    <DailyUsageChart days={daily} />
+                  </Suspense>
+                )}
+              </Box>
+            </DashCard>
+          </Box>
+          <DashCard title={t.quickActionsTitle}>
+            <Stack gap="3">
+              {(
+                [
+                  [t.openMarketplace, marketplaceUrl],
+                  [t.openSpreadsheet, spreadsheetAppUrl],
+                ] as const
+              ).map(([label, href]) => (
+                <Button key={label} asChild variant="outline" justifyContent="flex-start">
+                  <a href={href} {...NEW_TAB}>
+                    {label}
+                    <NewTabNote />
+                  </a>
+                </Button>
+              ))}
+              <Button asChild variant="outline" justifyContent="flex-start">
+                <a href={`mailto:${supportEmail}`}>{t.emailSupport}</a>
+              </Button>
+            </Stack>
+          </DashCard>
+        </SimpleGrid>
       </Stack>
     </Container>
   );

@@ -1,13 +1,85 @@
-import { Card, Container, DataList, Heading, Stack, Text } from '@chakra-ui/react';
-import { useAuthSelector } from '../app/auth';
+import { Button, Card, Container, DataList, Grid, Heading, Stack, Text } from '@chakra-ui/react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { useFormik } from 'formik';
+import { createContext, useContext, useEffect, useState } from 'react';
+import { Link as RouterLink } from 'react-router-dom';
+import { changePasswordMachine, type ChangePasswordMachine } from '../../machines/changePassword/changePassword.machine';
+import { changePasswordSchema, EMPTY_PASSWORDS, type ChangePasswordValues } from '../../machines/changePassword/changePassword.schema';
+import { currentPlanOf } from '../../machines/subscription/subscription.machine';
+import { useAuthRef, useAuthSelector } from '../app/auth';
+import { FormField, ValidatedForm } from '../components/FormField';
+import { showToast } from '../components/Toaster';
 import { messages } from '../content/messages';
+import { planName } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
+import { useRuntimeConfig } from '../lib/useRuntimeConfig';
+import { useSubscriptionActor } from '../app/subscription';
 
 const t = messages.profile;
+
+/** The change-password chart the page runs; tests hand in one with fake effects. */
+export const ChangePasswordLogic = createContext<ChangePasswordMachine>(changePasswordMachine);
+
+function ChangePasswordForm() {
+  const machine = useContext(ChangePasswordLogic);
+  const auth = useAuthRef();
+  const [logic] = useState(() => machine.provide({ actions: { notify: (_, params) => showToast(params) } }));
+  const actor = useActorRef(logic, { input: { auth } });
+  const busy = useSelector(actor, (s) => s.hasTag('busy'));
+  const form = useFormik<ChangePasswordValues>({
+    initialValues: EMPTY_PASSWORDS,
+    validationSchema: changePasswordSchema,
+    validateOnBlur: false,
+    onSubmit: (values) => actor.send({ type: 'password.submit', ...values }),
+  });
+  const { resetForm } = form;
+  // A success clears the form (the chart says when).
+  useEffect(() => {
+    const subscription = actor.on('password.changed', () => resetForm());
+    return () => subscription.unsubscribe();
+  }, [actor, resetForm]);
+  return (
+    <Card.Root as="section" aria-labelledby="change-password" variant="outline">
+      <Card.Body gap="5">
+        <Heading as="h2" id="change-password" size="lg">
+          {t.passwordTitle}
+        </Heading>
+        <ValidatedForm form={form}>
+          <Stack gap="4" maxW="md">
+            <FormField form={form} name="current_password" label={t.currentPassword} type="password" autoComplete="current-password" required />
+            <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />
+            <FormField form={form} name="confirm_password" label={t.confirmNewPassword} type="password" autoComplete="new-password" required />
+            <Button type="submit" colorPalette="brand" alignSelf="flex-start" loading={busy} loadingText={t.updating}>
+              {t.updatePassword}
+            </Button>
+          </Stack>
+        </ValidatedForm>
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+function SideCard({ title, children, danger }: { title: string; children: React.ReactNode; danger?: boolean }) {
+  const id = `side-${title.toLowerCase().replace(/\W+/g, '-')}`;
+  return (
+    <Card.Root as="section" aria-labelledby={id} variant="outline" borderColor={danger ? 'red.muted' : undefined}>
+      <Card.Body gap="3">
+        <Heading as="h2" id={id} size="md" color={danger ? 'red.fg' : undefined}>
+          {title}
+        </Heading>
+        {children}
+      </Card.Body>
+    </Card.Root>
+  );
+}
 
 export default function ProfilePage() {
   usePageTitle(t.title);
   const user = useAuthSelector((s) => s.context.user);
+  const { supportEmail } = useRuntimeConfig();
+  // The same chart as the subscription page, so the plan is fresh after a checkout in another tab.
+  const subscription = useSubscriptionActor();
+  const plan = useSelector(subscription, (s) => currentPlanOf(s.context));
   if (!user) return null;
   const fields: Array<[string, string]> = [
     [t.fullName, user.full_name],
@@ -15,31 +87,67 @@ export default function ProfilePage() {
     [t.email, user.email],
     [t.memberSince, new Date(user.created_at).toLocaleDateString()],
   ];
+  const requestDeletion = () => {
+    // No server call (product spec §7): the request goes through support.
+    if (!window.confirm(t.deleteConfirm)) return;
+    showToast({ type: 'info', title: t.deletionRequested, description: t.deletionRequestedText(supportEmail) });
+  };
   return (
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
       <Heading as="h1" size="3xl" letterSpacing="tight" mb="8">
         {t.title}
       </Heading>
-      <Card.Root variant="outline" maxW="2xl">
-        <Card.Body gap="5">
-          <Stack gap="1">
-            <Heading as="h2" size="lg">
-              {t.detailsTitle}
-            </Heading>
-            <Text color="fg.muted" fontSize="sm">
-              {t.detailsNote}
+      <Grid templateColumns={{ base: '1fr', lg: '2fr 1fr' }} gap="6" alignItems="start">
+        <Stack gap="6">
+          <Card.Root as="section" aria-labelledby="account-details" variant="outline">
+            <Card.Body gap="5">
+              <Stack gap="1">
+                <Heading as="h2" id="account-details" size="lg">
+                  {t.detailsTitle}
+                </Heading>
+                <Text color="fg.muted" fontSize="sm">
+                  {t.detailsNote}
+                </Text>
+              </Stack>
+              <DataList.Root orientation="horizontal">
+                {fields.map(([label, value]) => (
+                  <DataList.Item key={label}>
+                    <DataList.ItemLabel>{label}</DataList.ItemLabel>
+                    <DataList.ItemValue>{value}</DataList.ItemValue>
+                  </DataList.Item>
+                ))}
+              </DataList.Root>
+            </Card.Body>
+          </Card.Root>
+          <ChangePasswordForm />
+        </Stack>
+        <Stack gap="6" as="aside">
+          <SideCard title={t.planTitle}>
+            <Text fontSize="2xl" fontWeight="bold">
+              {planName(plan)}
             </Text>
-          </Stack>
-          <DataList.Root orientation="horizontal">
-            {fields.map(([label, value]) => (
-              <DataList.Item key={label}>
-                <DataList.ItemLabel>{label}</DataList.ItemLabel>
-                <DataList.ItemValue>{value}</DataList.ItemValue>
-              </DataList.Item>
-            ))}
-          </DataList.Root>
-        </Card.Body>
-      </Card.Root>
+            <Button asChild colorPalette="brand" variant="outline">
+              <RouterLink to="/subscription">{t.manageSubscription}</RouterLink>
+            </Button>
+          </SideCard>
+          <SideCard title={t.helpTitle}>
+            <Text color="fg.muted" fontSize="sm">
+              {t.helpText}
+            </Text>
+            <Button asChild variant="outline">
+              <RouterLink to="/support">{t.contactSupport}</RouterLink>
+            </Button>
+          </SideCard>
+          <SideCard title={t.dangerZone} danger>
+            <Text color="fg.muted" fontSize="sm">
+              {t.dangerText}
+            </Text>
+            <Button colorPalette="red" variant="outline" onClick={requestDeletion}>
+              {t.deleteAccount}
+            </Button>
+          </SideCard>
+        </Stack>
+      </Grid>
     </Container>
   );
 }

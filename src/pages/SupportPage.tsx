@@ -21,7 +21,7 @@ import { Link as RouterLink } from 'react-router-dom';
 import { supportFormMachine, type SupportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import type { SupportField } from '../../machines/supportForm/supportForm.schema';
 import { useAuthSelector } from '../app/auth';
-import { toaster } from '../components/Toaster';
+import { showToast } from '../components/Toaster';
 import type { User } from '../lib/api';
 import { ClockIcon, MailIcon } from '../components/icons';
 import { messages } from '../content/messages';
@@ -117,9 +117,7 @@ export default function SupportPage() {
   const [logic] = useState(() =>
     machine.provide({
       actions: {
-        notify: (_, { type, title, description }) => {
-          toaster.create({ type, title, description, closable: true });
-        },
+        notify: (_, params) => showToast(params),
         focusField: (_, field) => {
           if (field) document.querySelector<HTMLElement>(`#${FORM_ID} [name="${field}"]`)?.focus();
         },

@@ -1,0 +1,19 @@
+import * as yup from 'yup';
+import { messages } from '../../src/content/messages';
+
+const t = messages.profile;
+
+/** The minimum password length (product spec §9), the same as the server's. */
+export const PASSWORD_MIN_LENGTH = 8;
+
+/**
+ * Product-spec section 5, "Change password": the field rules. That the new password and its
+ * confirmation match is the chart's guard, because the spec answers a mismatch with a toast.
+ */
+export const changePasswordSchema = yup.object({
+  current_password: yup.string().required(t.currentPasswordRequired),
+  new_password: yup.string().required(t.passwordShort).min(PASSWORD_MIN_LENGTH, t.passwordShort),
+  confirm_password: yup.string().default(''),
+});
+export type ChangePasswordValues = yup.InferType<typeof changePasswordSchema>;
+export const EMPTY_PASSWORDS: ChangePasswordValues = { current_password: '', new_password: '', confirm_password: '' };

@@ -1,0 +1,158 @@
+import { assign, setup, type SnapshotFrom } from 'xstate';
+import type { AuthActorRef } from '../../src/app/auth';
+import { messages } from '../../src/content/messages';
+import type { PlanId } from '../../src/content/plans';
+import type { SubscriptionInfo } from '../../src/lib/api';
+import type { NotifyParams } from '../auth/auth.machine';
+import { subscriptionActors } from './subscription.actors';
+
+/** The tab the checkout opens in: only what the chart does with it. */
+export interface CheckoutTab {
+  location: { href: string };
+  close(): void;
+}
+
+export interface SubscriptionContext {
+  auth: AuthActorRef;
+  /** The last subscription loaded; null before and when the first load failed (the card is then omitted). */
+  subscription: SubscriptionInfo | null;
+  /** The account's plan (GET /users/me), the current plan until the subscription is known. */
+  accountPlan: PlanId;
+  /** The plan whose checkout is being created. */
+  choosing: PlanId | null;
+  /** Opened on the click, before the address is known, so pop-up blockers allow it. */
+  checkoutTab: CheckoutTab | null;
+}
+
+export type SubscriptionEvent =
+  | { type: 'plan.choose'; plan: PlanId }
+  /** The user came back (focus, or the return from checkout): the plan may have changed. */
+  | { type: 'subscription.reload' };
+
+const t = messages.subscription;
+
+// Parameters of actions inside invocations are not always inferred; this names the event shape.
+type ErrorEvent = { event: { error: unknown } };
+type ChooseEvent = { event: Extract<SubscriptionEvent, { type: 'plan.choose' }> };
+
+/** The current plan (product spec §4): the plan field of the subscription info. */
+export function currentPlanOf(context: Pick<SubscriptionContext, 'subscription' | 'accountPlan'>): string {
+  return context.subscription?.plan ?? context.accountPlan;
+}
+
+const subscriptionSetup = setup({
+  types: {
+    context: {} as SubscriptionContext,
+    events: {} as SubscriptionEvent,
+    input: {} as { auth: AuthActorRef; accountPlan: PlanId },
+    tags: {} as 'loading' | 'reloading' | 'busy',
+  },
+  actors: subscriptionActors,
+  actions: {
+    assignSubscription: assign({ subscription: (_, subscription: SubscriptionInfo) => subscription }),
+    logLoadFailure: (_, error: unknown) => console.error('Could not load the subscription:', error),
+    /** Runs inside the click's event handler (the send is synchronous), which browsers require of pop-ups. */
+    openCheckoutTab: assign({
+      checkoutTab: () => {
+        const tab = window.open('', '_blank');
+        // The checkout page must not be able to script this one (window.opener), like rel=noopener.
+        if (tab) tab.opener = null;
+        return tab;
+      },
+    }),
+    /** A blocked pop-up leaves no tab: the checkout then opens in this one. */
+    showCheckout: ({ context }, url: string) => {
+      if (context.checkoutTab) context.checkoutTab.location.href = url;
+      else window.location.assign(url);
+    },
+    closeCheckoutTab: ({ context }) => context.checkoutTab?.close(),
+    assignChoice: assign({ choosing: (_, plan: PlanId) => plan }),
+    forgetCheckout: assign({ checkoutTab: null, choosing: null }),
+    notify: (_, _params: NotifyParams) => undefined,
+  },
+  guards: {
+    /** The current plan's button is disabled: choosing it again is not a change. */
+    isOtherPlan: ({ context }, plan: PlanId) => plan !== currentPlanOf(context),
+  },
+});
+
+const choosePlan = {
+  guard: { type: 'isOtherPlan', params: ({ event }: ChooseEvent) => event.plan },
+  target: 'checkingOut',
+  actions: ['openCheckoutTab', { type: 'assignChoice', params: ({ event }: ChooseEvent) => event.plan }],
+} as const;
+
+/**
+ * The subscription page: loading → loaded (a load failure is logged and loading ends). Choosing a
+ * plan is the `checkingOut` state: the tab opens on the click, gets the checkout address when it
+ * arrives, and closes again if checkout fails. Coming back to the page reloads the subscription
+ * without hiding it.
+ */
+export const subscriptionMachine = subscriptionSetup.createMachine({
+  id: 'subscription',
+  context: ({ input }) => ({
+    auth: input.auth,
+    subscription: null,
+    accountPlan: input.accountPlan,
+    choosing: null,
+    checkoutTab: null,
+  }),
+  invoke: { id: 'returnEvents', src: 'returnEvents' },
+  initial: 'loading',
+  states: {
+    loading: {
+      tags: ['loading'],
+      invoke: {
+        id: 'loadSubscription',
+        src: 'loadSubscription',
+        input: ({ context }) => ({ auth: context.auth }),
+        onDone: { target: 'loaded', actions: { type: 'assignSubscription', params: ({ event }) => event.output } },
+        onError: { target: 'loaded', actions: { type: 'logLoadFailure', params: ({ event }: ErrorEvent) => event.error } },
+      },
+    },
+    loaded: {
+      initial: 'idle',
+      states: {
+        idle: {
+          on: { 'plan.choose': choosePlan, 'subscription.reload': 'reloading' },
+        },
+        reloading: {
+          tags: ['reloading'],
+          on: { 'plan.choose': choosePlan },
+          invoke: {
+            id: 'reloadSubscription',
+            src: 'loadSubscription',
+            input: ({ context }) => ({ auth: context.auth }),
+            onDone: { target: 'idle', actions: { type: 'assignSubscription', params: ({ event }) => event.output } },
+            // The last subscription loaded stays shown: it is still the best known answer.
+            onError: { target: 'idle', actions: { type: 'logLoadFailure', params: ({ event }: ErrorEvent) => event.error } },
+          },
+        },
+        checkingOut: {
+          // One checkout at a time: no plan.choose here, a second click would open a second tab.
+          tags: ['busy'],
+          invoke: {
+            id: 'checkout',
+            src: 'checkout',
+            input: ({ context }) => ({ auth: context.auth, plan: context.choosing as PlanId }),
+            onDone: {
+              target: 'idle',
+              actions: [{ type: 'showCheckout', params: ({ event }) => event.output }, 'forgetCheckout'],
+            },
+            onError: {
+              target: 'idle',
+              actions: [
+                'closeCheckoutTab',
+                'forgetCheckout',
+                { type: 'notify', params: { type: 'error', title: t.checkoutFailed, description: t.checkoutFailedText } },
+              ],
+            },
+          },
+        },
+      },
+    },
+  },
+});
+
+export type SubscriptionMachine = typeof subscriptionMachine;
+export type SubscriptionSnapshot = SnapshotFrom<SubscriptionMachine>;

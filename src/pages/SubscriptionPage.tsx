@@ -1,0 +1,146 @@
+import { Badge, Box, Button, Card, Container, DataList, Heading, SimpleGrid, Stack, Text, VisuallyHidden } from '@chakra-ui/react';
+import { useSelector } from '@xstate/react';
+import { useEffect } from 'react';
+import { useLocation } from 'react-router-dom';
+import { currentPlanOf, type SubscriptionSnapshot } from '../../machines/subscription/subscription.machine';
+import { useSubscriptionActor } from '../app/subscription';
+import { PageSpinner } from '../components/PageSpinner';
+import { PlanCard } from '../components/PlanCard';
+import { messages } from '../content/messages';
+import { PLANS, type Plan } from '../content/plans';
+import type { SubscriptionInfo } from '../lib/api';
+import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../lib/planDisplay';
+import { usePageTitle } from '../lib/usePageTitle';
+
+const t = messages.subscription;
+
+function CurrentSubscription({ subscription, reloading }: { subscription: SubscriptionInfo; reloading: boolean }) {
+  const limits = limitsOf(subscription);
+  const change = scheduledChange(subscription);
+  const rows: Array<[string, string]> = [
+    [t.plan, planName(subscription.plan)],
+    [t.status, isActive(subscription.status) ? messages.plan.active : messages.plan.inactive],
+    ...(subscription.current_period_end ? [[t.nextBilling, formatDate(subscription.current_period_end)] as [string, string]] : []),
+    [t.monthlyLimit, formatLimit(limits.monthlyQueries, messages.plan.unlimited)],
+    [t.dailyLimit, formatLimit(limits.dailyTokens, messages.plan.unlimited)],
+  ];
+  return (
+    <Card.Root as="section" aria-labelledby="current-subscription" aria-busy={reloading} variant="outline" mb="10">
+      <Card.Body gap="4">
+        <Heading as="h2" id="current-subscription" size="lg">
+          {t.currentTitle}
+        </Heading>
+        <DataList.Root orientation="horizontal">
+          {rows.map(([label, value]) => (
+            <DataList.Item key={label}>
+              <DataList.ItemLabel minW="44">{label}</DataList.ItemLabel>
+              <DataList.ItemValue>{value}</DataList.ItemValue>
+            </DataList.Item>
+          ))}
+        </DataList.Root>
+        {change && <Text color="orange.fg">{messages.plan.scheduledChange(change.plan, change.date)}</Text>}
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+/** Product spec §2: the current plan's button is disabled; Downgrade for free; Upgrade to … for the others. */
+function planAction(plan: Plan, current: boolean): string {
+  if (current) return t.currentPlan;
+  return plan.id === 'free' ? t.downgrade : t.upgradeTo(plan.name);
+}
+
+const selectView = (s: SubscriptionSnapshot) => ({
+  subscription: s.context.subscription,
+  currentPlan: currentPlanOf(s.context),
+  choosing: s.context.choosing,
+  reloading: s.hasTag('reloading'),
+  /** Per plan card, in order: whether its button may start a checkout now. */
+  choosable: PLANS.map((plan) => s.can({ type: 'plan.choose', plan: plan.id })),
+});
+const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectView>) =>
+  a.subscription === b.subscription &&
+  a.currentPlan === b.currentPlan &&
+  a.choosing === b.choosing &&
+  a.reloading === b.reloading &&
+  a.choosable.every((can, i) => can === b.choosable[i]);
+
+export default function SubscriptionPage() {
+  usePageTitle(t.title);
+  const actor = useSubscriptionActor();
+  const loading = useSelector(actor, (s) => s.hasTag('loading'));
+  const { subscription, currentPlan, choosing, reloading, choosable } = useSelector(actor, selectView, sameView);
+  const location = useLocation();
+  const returnedFromCheckout = new URLSearchParams(location.search).get('checkout') === 'success';
+
+  // Back from a paid checkout: the plan has changed (the first load covers it when the page opens here).
+  useEffect(() => {
+    if (returnedFromCheckout) actor.send({ type: 'subscription.reload' });
+  }, [actor, returnedFromCheckout, location.key]);
+
+  if (loading) return <PageSpinner />;
+  return (
+    <Container maxW="6xl" py={{ base: '8', md: '12' }}>
+      <Stack gap="2" mb="8">
+        <Heading as="h1" size="3xl" letterSpacing="tight">
+          {t.heading}
+        </Heading>
+        <Text color="fg.muted" fontSize="lg">
+          {t.lead}
+        </Text>
+      </Stack>
+      {subscription && <CurrentSubscription subscription={subscription} reloading={reloading} />}
+      <Box as="section" aria-labelledby="plans-title">
+        <VisuallyHidden asChild>
+          <h2 id="plans-title">{t.plansTitle}</h2>
+        </VisuallyHidden>
+        <SimpleGrid columns={{ base: 1, md: 3 }} gap="6" alignItems="stretch">
+          {PLANS.map((plan, i) => {
+            const current = plan.id === currentPlan;
+            return (
+              <PlanCard
+                key={plan.id}
+                plan={plan}
+                badge={
+                  current && (
+                    <Badge colorPalette="green" variant="subtle">
+                      {t.currentPlan}
+                    </Badge>
+                  )
+                }
+                action={
+                  <Button
+                    w="full"
+                    colorPalette="brand"
+                    variant={plan.popular ? 'solid' : 'outline'}
+                    disabled={!choosable[i]}
+                    loading={choosing === plan.id}
+                    loadingText={t.checkoutBusy}
+                    onClick={() => actor.send({ type: 'plan.choose', plan: plan.id })}
+                  >
+                    {planAction(plan, current)}
+                  </Button>
+                }
+              />
+            );
+          })}
+        </SimpleGrid>
+      </Box>
+      <Box as="section" aria-labelledby="faq-title" mt="14" maxW="3xl">
+        <Heading as="h2" id="faq-title" size="xl" mb="6">
+          {t.faqTitle}
+        </Heading>
+        <Stack gap="5">
+          {t.faq.map((item) => (
+            <Box key={item.q}>
+              <Heading as="h3" size="sm" mb="1">
+                {item.q}
+              </Heading>
+              <Text color="fg.muted">{item.a}</Text>
+            </Box>
+          ))}
+        </Stack>
+      </Box>
+    </Container>
+  );
+}

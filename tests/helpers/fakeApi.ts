@@ -1,0 +1,70 @@
+import { AxiosError, AxiosHeaders, type InternalAxiosRequestConfig } from 'axios';
+import { http, type User } from '../../src/lib/api';
+import { tokenStorage } from '../../src/lib/tokenStorage';
+
+/** A request the app sent, as the fake API saw it. */
+export interface SeenRequest {
+  route: string;
+  body: unknown;
+  authorization: string | null;
+}
+
+/** How the fake API answers: a status and a JSON body, or `network` for an unreachable server. */
+export type Reply = { status: number; body?: unknown } | 'network';
+export type Handler = Reply | ((request: SeenRequest) => Reply | Promise<Reply>);
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 409: 'Conflict', 500: 'Internal Server Error' };
+
+/**
+ * A fake API behind the app's one axios instance, so the real actors, `withAuthRetry` and the
+ * error mapping all run: routes are "METHOD /path" under /api/v1; any other route is a 404.
+ */
+export function installFakeApi(routes: Record<string, Handler>) {
+  const requests: SeenRequest[] = [];
+  const original = http.defaults.adapter;
+  http.defaults.adapter = async (config: InternalAxiosRequestConfig) => {
+    const route = `${(config.method ?? 'get').toUpperCase()} ${config.url}`;
+    const headers = AxiosHeaders.from(config.headers);
+    const request: SeenRequest = {
+      route,
+      body: typeof config.data === 'string' ? JSON.parse(config.data) : (config.data ?? null),
+      authorization: (headers.get('Authorization') as string | undefined) ?? null,
+    };
+    requests.push(request);
+    const handler = routes[route] ?? { status: 404, body: { error: { code: 'not_found', message: 'Not found' } } };
+    const reply = typeof handler === 'function' ? await handler(request) : handler;
+    if (reply === 'network') throw new AxiosError('Network Error', AxiosError.ERR_NETWORK, config);
+    const response = {
+      data: reply.body ?? '',
+      status: reply.status,
+      statusText: STATUS_TEXT[reply.status] ?? '',
+      headers: {},
+      config,
+    };
+    if (reply.status >= 400) throw new AxiosError(`Request failed with status code ${reply.status}`, AxiosError.ERR_BAD_RESPONSE, config, null, response);
+    return response;
+  };
+  return {
+    requests,
+    /** The requests sent to one route. */
+    sent: (route: string) => requests.filter((request) => request.route === route),
+    restore: () => {
+      http.defaults.adapter = original;
+    },
+  };
+}
+
+export const ada: User = {
+  id: 'u-1',
+  email: 'ada@example.com',
+  full_name: 'Ada Lovelace',
+  username: 'ada',
+  created_at: '2026-11-01T09:00:00.000Z',
+  subscription_plan: 'free',
+};
+
+/** A stored session and the API that accepts it: the app starts signed in as `user`. */
+export function signedInApi(routes: Record<string, Handler>, user: User = ada) {
+  tokenStorage.write({ access_token: 'access-1', refresh_token: 'refresh-1' });
+  return installFakeApi({ 'GET /users/me': { status: 200, body: user }, ...routes });
+}

@@ -1,0 +1,70 @@
+import { createActor, fromPromise } from 'xstate';
+import type { DashboardData, DashboardPart, LoadInput } from '../../machines/dashboard/dashboard.actors';
+import { dashboardMachine, metersStatus, partStatus } from '../../machines/dashboard/dashboard.machine';
+import type { AuthActorRef } from '../../src/app/auth';
+
+/** A fake API for the three parts: each call waits until the test answers it. */
+function start() {
+  const calls: Array<{ part: DashboardPart; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
+  const actor = createActor(
+    dashboardMachine.provide({
+      actors: {
+        load: fromPromise<DashboardData[DashboardPart], LoadInput>(
+          ({ input }) =>
+            new Promise((resolve, reject) => calls.push({ part: input.part, resolve: resolve as (value: unknown) => void, reject })),
+        ),
+      },
+      actions: { logLoadFailure: () => undefined },
+    }),
+    { input: { auth: null as unknown as AuthActorRef } },
+  ).start();
+  const answer = async (part: DashboardPart, outcome: { value?: unknown; error?: unknown }) => {
+    const call = calls.filter((c) => c.part === part).at(-1)!;
+    if ('error' in outcome) call.reject(outcome.error);
+    else call.resolve(outcome.value);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  };
+  return { actor, calls, answer };
+}
+
+const status = (actor: ReturnType<typeof start>['actor']) =>
+  Object.fromEntries((['usage', 'subscription', 'daily'] as const).map((part) => [part, partStatus(actor.getSnapshot(), part)]));
+
+describe('dashboard chart', () => {
+  it('loads the three parts in parallel; each settles on its own', async () => {
+    const { actor, calls, answer } = start();
+    expect(calls.map((c) => c.part)).toEqual(['usage', 'subscription', 'daily']);
+    expect(actor.getSnapshot().hasTag('loading')).toBe(true);
+    await answer('subscription', { error: new Error('down') });
+    await answer('usage', { value: { monthly_queries: 3 } });
+    expect(status(actor)).toEqual({ usage: 'ready', subscription: 'failed', daily: 'loading' });
+    // The meters do not wait for a failed subscription (its limits are the defaults).
+    expect(metersStatus(actor.getSnapshot())).toBe('ready');
+    await answer('daily', { value: [] });
+    expect(actor.getSnapshot().hasTag('loading')).toBe(false);
+  });
+
+  it('lets the meters wait for the subscription while it loads', async () => {
+    const { actor, answer } = start();
+    await answer('usage', { value: { monthly_queries: 3 } });
+    expect(metersStatus(actor.getSnapshot())).toBe('loading');
+    await answer('subscription', { value: { plan: 'free', status: 'active' } });
+    expect(metersStatus(actor.getSnapshot())).toBe('ready');
+  });
+
+  it('retries only the failed part; refresh reloads every part not already loading, keeping its data', async () => {
+    const { actor, calls, answer } = start();
+    await answer('usage', { error: new Error('down') });
+    await answer('subscription', { value: { plan: 'free', status: 'active' } });
+    actor.send({ type: 'usage.retry' });
+    expect(calls.map((c) => c.part)).toEqual(['usage', 'subscription', 'daily', 'usage']);
+    // daily is still loading: a refresh does not ask for it twice.
+    actor.send({ type: 'dashboard.refresh' });
+    expect(calls.map((c) => c.part)).toEqual(['usage', 'subscription', 'daily', 'usage', 'subscription']);
+    expect(status(actor).subscription).toBe('ready');
+    await answer('subscription', { error: new Error('down') });
+    expect(actor.getSnapshot().context.data.subscription).toBeNull();
+    expect(status(actor).subscription).toBe('failed');
+    expect(status(actor).usage).toBe('loading');
+  });
+});
