@@ -3,6 +3,7 @@ import { createContext, useContext, useState } from 'react';
 import { subscriptionMachine, type SubscriptionMachine } from '../../machines/subscription/subscription.machine';
 import { showToast } from '../components/Toaster';
 import { useAuthRef, useAuthSelector } from './auth';
+import { actorOptions } from '../lib/inspector';
 
 /** The subscription chart the pages run; tests hand in one with fake effects. */
 export const SubscriptionLogic = createContext<SubscriptionMachine>(subscriptionMachine);
@@ -16,5 +17,5 @@ export function useSubscriptionActor() {
   const auth = useAuthRef();
   const accountPlan = useAuthSelector((s) => s.context.user?.subscription_plan ?? 'free');
   const [logic] = useState(() => machine.provide({ actions: { notify: (_, params) => showToast(params) } }));
-  return useActorRef(logic, { input: { auth, accountPlan } });
+  return useActorRef(logic, { ...actorOptions(), input: { auth, accountPlan } });
 }

@@ -37,6 +37,7 @@ import {
 } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
+import { actorOptions } from '../lib/inspector';
 
 const t = messages.dashboard;
 
@@ -162,7 +163,7 @@ export default function DashboardPage() {
   const auth = useAuthRef();
   const fullName = useAuthSelector((s) => s.context.user?.full_name ?? '');
   const { marketplaceUrl, spreadsheetAppUrl, supportEmail } = useRuntimeConfig();
-  const actor = useActorRef(machine, { input: { auth } });
+  const actor = useActorRef(machine, { ...actorOptions(), input: { auth } });
   const view = useSelector(actor, selectView, sameView);
   const { usage, subscription, daily } = view.data;
   const retry = (part: DashboardPart) => () => actor.send({ type: `${part}.retry` });

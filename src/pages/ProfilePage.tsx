@@ -14,6 +14,7 @@ import { planName } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useSubscriptionActor } from '../app/subscription';
+import { actorOptions } from '../lib/inspector';
 
 const t = messages.profile;
 
@@ -24,7 +25,7 @@ function ChangePasswordForm() {
   const machine = useContext(ChangePasswordLogic);
   const auth = useAuthRef();
   const [logic] = useState(() => machine.provide({ actions: { notify: (_, params) => showToast(params) } }));
-  const actor = useActorRef(logic, { input: { auth } });
+  const actor = useActorRef(logic, { ...actorOptions(), input: { auth } });
   const busy = useSelector(actor, (s) => s.hasTag('busy'));
   const form = useFormik<ChangePasswordValues>({
     initialValues: EMPTY_PASSWORDS,
