@@ -37,7 +37,8 @@ function SignedInBar() {
         </HStack>
       </HStack>
       <HStack gap="3">
-        <Text fontSize="sm" color="fg.muted" display={{ base: 'none', lg: 'block' }}>
+        {/* Shortened with an ellipsis on narrow screens rather than hidden: the greeting is part of the bar. */}
+        <Text fontSize="sm" color="fg.muted" truncate maxW={{ base: '32', sm: '60', lg: '72' }} title={t.welcome(fullName)}>
           {t.welcome(fullName)}
         </Text>
         <Button variant="outline" size="sm" onClick={() => auth.send({ type: 'logout' })} loading={busy} loadingText={t.logout}>

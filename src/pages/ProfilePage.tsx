@@ -98,7 +98,7 @@ export default function ProfilePage() {
       <Heading as="h1" size="3xl" letterSpacing="tight" mb="8">
         {t.title}
       </Heading>
-      <Grid templateColumns={{ base: '1fr', lg: '2fr 1fr' }} gap="6" alignItems="start">
+      <Grid templateColumns={{ base: 'minmax(0, 1fr)', lg: 'minmax(0, 2fr) minmax(0, 1fr)' }} gap="6" alignItems="start">
         <Stack gap="6">
           <Card.Root as="section" aria-labelledby="account-details" variant="outline">
             <Card.Body gap="5">
@@ -114,7 +114,10 @@ export default function ProfilePage() {
                 {fields.map(([label, value]) => (
                   <DataList.Item key={label}>
                     <DataList.ItemLabel>{label}</DataList.ItemLabel>
-                    <DataList.ItemValue>{value}</DataList.ItemValue>
+                    {/* A long e-mail address wraps instead of widening the page on a phone. */}
+                    <DataList.ItemValue minW="0" overflowWrap="anywhere">
+                      {value}
+                    </DataList.ItemValue>
                   </DataList.Item>
                 ))}
               </DataList.Root>
