@@ -1,6 +1,8 @@
 import compress from '@fastify/compress';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config';
+import { createAiProvider } from './ai';
+import type { AiProvider } from './ai/provider';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { openDatabase, type DatabaseHandle } from './db/database';
@@ -11,6 +13,7 @@ import { registerAuth } from './plugins/auth';
 import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimit';
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
+import { queryRoutes } from './routes/query';
 import { errorBody, registerErrorHandling } from './errors';
 import { apiSecurityHeaders, registerCors, registerPageSecurity } from './plugins/security';
 import { registerWeb } from './plugins/web';
@@ -24,6 +27,7 @@ declare module 'fastify' {
     tokens: TokenService;
     mailer: Mailer;
     rateLimits: RateLimitStore;
+    ai: AiProvider;
   }
 }
 
@@ -37,6 +41,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Replaces the configured mailer (tests). */
   mailer?: Mailer;
+  /** Replaces the configured AI provider (tests). */
+  aiProvider?: AiProvider;
 }
 
 /** Request bodies are small JSON documents; anything bigger is a mistake or an attack. */
@@ -84,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('tokens', createTokenService(await loadAuthSecret(database.db, config.authSecret), clock));
   app.decorate('mailer', options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log }));
   app.decorate('rateLimits', rateLimits);
+  app.decorate('ai', options.aiProvider ?? createAiProvider(config.ai));
   registerAuth(app);
 
   // JSON is the only body the API accepts: a text/plain body is a 415, not a string.
@@ -108,6 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(healthRoutes);
       await api.register(authRoutes);
       await api.register(userRoutes);
+      await api.register(queryRoutes);
       api.setNotFoundHandler((request, reply) =>
         reply
           .status(404)

@@ -9,6 +9,11 @@ import type { Database, Engine } from './types';
 // BIGINT columns hold epoch milliseconds, well inside Number's exact range: read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/** Statements of one transaction straight on the driver: `?` placeholders; answers the rows (a write's RETURNING rows). */
+export interface SqlTransaction {
+  all<T>(sqlText: string, params: readonly unknown[]): Promise<T[]>;
+}
+
 export interface DatabaseHandle {
   db: Kysely<Database>;
   engine: Engine;
@@ -19,6 +24,15 @@ export interface DatabaseHandle {
    * a named prepared statement (PostgreSQL); `?` placeholders, first row or undefined.
    */
   preparedFirst<T>(name: string, sqlText: string, params: unknown[]): Promise<T | undefined>;
+  /**
+   * Runs `work` as one unit of writes that commits or rolls back whole; what it throws comes back
+   * to the caller, and nothing of it is kept. `work` must await nothing but `tx` statements.
+   * SQLite syncs every commit to disk (synchronous=FULL), so units submitted in the same turn of
+   * the event loop share one transaction and one sync (group commit), each in its own savepoint.
+   * PostgreSQL gives each unit its own transaction: the server already flushes concurrent commits
+   * together.
+   */
+  groupCommit<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -53,6 +67,9 @@ function withStatementCache(file: SQLite.Database, limit = 500) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => file.close(),
+    get inTransaction() {
+      return file.inTransaction;
+    },
     prepare(sqlText: string) {
       let statement = cache.get(sqlText);
       if (!statement) {
@@ -63,6 +80,75 @@ function withStatementCache(file: SQLite.Database, limit = 500) {
       return statement;
     },
   };
+}
+
+/** `?` placeholders as PostgreSQL's `$1, $2, …`. */
+function numberedParams(sqlText: string): string {
+  let n = 0;
+  return sqlText.replace(/\?/g, () => `$${++n}`);
+}
+
+interface Unit {
+  work: (tx: SqlTransaction) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit on the one SQLite connection. The batch takes the connection through Kysely, so it
+ * never lands inside a Kysely transaction that is waiting on something; its statements then run
+ * synchronously on the driver, so nothing else writes between them.
+ */
+function sqliteGroupCommit(db: Kysely<Database>, statements: ReturnType<typeof withStatementCache>) {
+  const run = <T,>(sqlText: string, params: readonly unknown[] = []): T[] => {
+    const statement = statements.prepare(sqlText);
+    if (statement.reader) return statement.all(...params) as T[];
+    statement.run(...params);
+    return [];
+  };
+  const tx: SqlTransaction = { all: async (sqlText, params) => run(sqlText, params) };
+  let queue: Unit[] = [];
+
+  const flush = async (batch: Unit[]) => {
+    const outcomes: Array<() => void> = [];
+    try {
+      await db.connection().execute(async () => {
+        run('BEGIN IMMEDIATE');
+        for (const unit of batch) {
+          run('SAVEPOINT unit');
+          try {
+            const value = await unit.work(tx);
+            run('RELEASE unit');
+            outcomes.push(() => unit.resolve(value));
+          } catch (error) {
+            run('ROLLBACK TO unit');
+            run('RELEASE unit');
+            outcomes.push(() => unit.reject(error));
+          }
+        }
+        run('COMMIT');
+      });
+    } catch (error) {
+      // The commit itself failed (disk full, I/O error): nothing of the batch is kept.
+      if (statements.inTransaction) run('ROLLBACK');
+      for (const unit of batch) unit.reject(error);
+      return;
+    }
+    for (const outcome of outcomes) outcome();
+  };
+
+  return <T,>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (queue.length === 0) {
+        // After this turn's I/O callbacks have all queued their units.
+        setImmediate(() => {
+          const batch = queue;
+          queue = [];
+          void flush(batch);
+        });
+      }
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    });
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -77,14 +163,43 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const preparedFirst = async <T,>(name: string, sqlText: string, params: unknown[]) => {
       let text = texts.get(name);
       if (!text) {
-        let n = 0;
-        text = sqlText.replace(/\?/g, () => `$${++n}`);
+        text = numberedParams(sqlText);
         texts.set(name, text);
       }
       const result = await pool.query({ name, text, values: params });
       return result.rows[0] as T | undefined;
     };
-    handle = { db, engine: 'postgres', ping, preparedFirst, close: () => db.destroy() };
+    const named = new Map<string, { name: string; text: string }>();
+    const groupCommit = async <T,>(work: (tx: SqlTransaction) => Promise<T>) => {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      const tx: SqlTransaction = {
+        async all<R>(sqlText: string, params: readonly unknown[]) {
+          let statement = named.get(sqlText);
+          if (!statement) {
+            statement = { name: `unit_${named.size}`, text: numberedParams(sqlText) };
+            named.set(sqlText, statement);
+          }
+          const result = await client.query({ ...statement, values: params as unknown[] });
+          return result.rows as R[];
+        },
+      };
+      try {
+        await client.query('BEGIN');
+        const value = await work(tx);
+        await client.query('COMMIT');
+        return value;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+        throw error;
+      } finally {
+        // A connection that could not even roll back is dropped, not reused.
+        client.release(broken);
+      }
+    };
+    handle = { db, engine: 'postgres', ping, preparedFirst, groupCommit, close: () => db.destroy() };
   } else {
     const file = openSqlite(options.dataDir);
     const statements = withStatementCache(file);
@@ -100,7 +215,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
     const preparedFirst = async <T,>(_name: string, sqlText: string, params: unknown[]) =>
       statements.prepare(sqlText).get(...params) as T | undefined;
-    handle = { db, engine: 'sqlite', ping, preparedFirst, close: () => db.destroy() };
+    const groupCommit = sqliteGroupCommit(db, statements);
+    handle = { db, engine: 'sqlite', ping, preparedFirst, groupCommit, close: () => db.destroy() };
   }
   try {
     await migrate(handle.db);

@@ -60,6 +60,47 @@ export interface SubscriptionsTable {
   updated_at: number;
 }
 
+/** Accepted queries of one user in one UTC calendar month ('2026-11'). */
+export interface UsageMonthsTable {
+  user_id: string;
+  month: string;
+  /** Accepted queries, answered or in flight: the counter the monthly limit applies to. */
+  queries: number;
+  /** Answered queries and their summed processing time, for the month's mean. */
+  settled: number;
+  processing_ms: number;
+}
+
+/** Tokens and queries of one user in one UTC day ('2026-11-22'). */
+export interface UsageDaysTable {
+  user_id: string;
+  day: string;
+  queries: number;
+  /** Tokens of answered queries plus the reservations of queries in flight. */
+  tokens: number;
+  /** Tokens granted to the latest reservation (reported back by the statement that took it). */
+  last_grant: number;
+}
+
+export type LedgerStatus = 'reserved' | 'settled';
+
+/** One accepted query: counts and times only, never its prompt, data or answer. */
+export interface UsageLedgerTable {
+  user_id: string;
+  /** The client's Idempotency-Key, or a random id when it sent none. */
+  request_id: string;
+  task: string;
+  month: string;
+  day: string;
+  status: LedgerStatus;
+  reserved_tokens: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  processing_time_ms: number | null;
+  created_at: number;
+  settled_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   settings: SettingsTable;
@@ -67,6 +108,9 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   password_resets: PasswordResetsTable;
   subscriptions: SubscriptionsTable;
+  usage_months: UsageMonthsTable;
+  usage_days: UsageDaysTable;
+  usage_ledger: UsageLedgerTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';
