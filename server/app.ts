@@ -75,7 +75,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     // On close, drop idle keep-alive sockets at once; requests in flight still get their answers.
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // Union types (`type: [...]`) state "a cell is text, a number, a boolean or empty" directly,
+    // and fail with one plain message where `anyOf` would give one per branch.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
   });
 
   const ownsDatabase = !options.database;

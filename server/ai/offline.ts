@@ -18,6 +18,7 @@ export function offlineProvider(): AiProvider {
     return text;
   };
   return {
+    inMemory: true,
     promptTokens: messageTokens,
     maxCompletionTokens: (request) => approxTokens(answerOf(request)),
     async answer(request, completionTokens) {

@@ -62,7 +62,8 @@ export function openAiProvider(config: AiConfig): AiProvider {
           response = await fetch(endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
           text = await readBounded(response);
         } catch (error) {
-          if (error instanceof Error && error.name === 'TimeoutError') {
+          // By name: a DOMException from fetch is not an `Error` of every realm (jest's, for one).
+          if ((error as { name?: unknown } | null)?.name === 'TimeoutError') {
             throw new ProviderError('timeout', `The AI provider did not answer within ${config.timeoutMs} ms.`);
           }
           throw new ProviderError('failed', 'The AI provider could not be reached.', { retryable: true });

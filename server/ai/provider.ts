@@ -27,6 +27,11 @@ export interface AiAnswer {
 }
 
 export interface AiProvider {
+  /**
+   * Answers in memory, with no I/O: its answer is then computed inside the unit that reserves and
+   * settles the query, one commit instead of two.
+   */
+  readonly inMemory?: boolean;
   /** Tokens of the request's prompt, counted before the call to size its reservation. */
   promptTokens(request: AiRequest): number;
   /** The most tokens an answer to the request may take. */

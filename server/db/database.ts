@@ -30,9 +30,10 @@ export interface DatabaseHandle {
    * SQLite syncs every commit to disk (synchronous=FULL), so units submitted in the same turn of
    * the event loop share one transaction and one sync (group commit), each in its own savepoint.
    * PostgreSQL gives each unit its own transaction: the server already flushes concurrent commits
-   * together.
+   * together. There, units of one `key` (the rows they lock) run one after another, so they
+   * wait for each other here rather than on row locks while holding pooled connections.
    */
-  groupCommit<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T>;
+  groupCommit<T>(work: (tx: SqlTransaction) => Promise<T>, key?: string): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -170,7 +171,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       return result.rows[0] as T | undefined;
     };
     const named = new Map<string, { name: string; text: string }>();
-    const groupCommit = async <T,>(work: (tx: SqlTransaction) => Promise<T>) => {
+    const inTransaction = async <T,>(work: (tx: SqlTransaction) => Promise<T>) => {
       const client = await pool.connect();
       let broken: Error | undefined;
       const tx: SqlTransaction = {
@@ -198,6 +199,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         // A connection that could not even roll back is dropped, not reused.
         client.release(broken);
       }
+    };
+    const queues = new Map<string, Promise<unknown>>();
+    const groupCommit = <T,>(work: (tx: SqlTransaction) => Promise<T>, key?: string): Promise<T> => {
+      if (key === undefined) return inTransaction(work);
+      const run = (queues.get(key) ?? Promise.resolve()).then(() => inTransaction(work));
+      const settled = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      queues.set(key, settled);
+      void settled.then(() => {
+        if (queues.get(key) === settled) queues.delete(key);
+      });
+      return run;
     };
     handle = { db, engine: 'postgres', ping, preparedFirst, groupCommit, close: () => db.destroy() };
   } else {

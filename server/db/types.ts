@@ -101,6 +101,13 @@ export interface UsageLedgerTable {
   settled_at: number | null;
 }
 
+/** Accepted queries of one user in one second (epoch seconds), kept for a minute. */
+export interface UsageSecondsTable {
+  user_id: string;
+  second: number;
+  queries: number;
+}
+
 export interface Database {
   users: UsersTable;
   settings: SettingsTable;
@@ -111,6 +118,7 @@ export interface Database {
   usage_months: UsageMonthsTable;
   usage_days: UsageDaysTable;
   usage_ledger: UsageLedgerTable;
+  usage_seconds: UsageSecondsTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';

@@ -12,8 +12,8 @@ import type { TokenCounts } from '../ai/provider';
  * check and the increment are one atomic statement on both engines and concurrent queries (in
  * one process or many on one PostgreSQL) can never together pass a limit.
  *
- * Every unit locks its rows in the same order (month, day, ledger), so two units can never wait
- * on each other on PostgreSQL.
+ * Every unit locks its rows in the same order (month, day, ledger, second), so two units can never
+ * wait on each other on PostgreSQL.
  */
 
 /** The `/query/usage` object. */
@@ -58,6 +58,8 @@ export interface Reservation {
   requestId: string;
   month: string;
   day: string;
+  /** Epoch second of the reservation, its bucket for queries per minute. */
+  second: number;
   /** Tokens held for the query: its prompt plus the room its answer may take. */
   reservedTokens: number;
   /** The answer's share of the reservation. */
@@ -121,47 +123,56 @@ const RECORD_REQUEST = `insert into usage_ledger (user_id, request_id, task, mon
   on conflict (user_id, request_id) do nothing
   returning request_id`;
 
+const COUNT_SECOND = `insert into usage_seconds (user_id, second, queries) values (?, ?, 1)
+  on conflict (user_id, second) do update set queries = usage_seconds.queries + 1
+  returning queries`;
+
+/** Seconds that count as "the last 60 s": this one and the 59 before it. */
+const MINUTE_S = 60;
+
 /**
  * Reserves one query and its tokens, or throws: 429 `monthly_quota_exceeded` /
  * `daily_tokens_exceeded` (with Retry-After to the period's end) or DuplicateRequest. A refused
- * query takes nothing: its unit is rolled back whole.
+ * query must take nothing: run it in a unit (`groupCommit`), which a throw rolls back whole.
  */
-export function reserveQuery(database: DatabaseHandle, request: ReservationRequest): Promise<Reservation> {
+export async function reserveQuery(tx: SqlTransaction, request: ReservationRequest): Promise<Reservation> {
   const { userId, requestId, plan, now } = request;
   const { month, day, monthEnds, dayEnds } = periodsAt(now);
   const { floor, cap } = tokenNeeds(request);
   const queryLimit = plan.limits.monthlyQueries;
   const tokenLimit = plan.limits.dailyTokens;
-  return database.groupCommit(async (tx) => {
-    const queries = queryLimit === 0 ? [] : await tx.all(TAKE_QUERY, [userId, month, queryLimit, queryLimit]);
-    if (queries.length === 0) {
-      throw new ApiError(
-        429,
-        'monthly_quota_exceeded',
-        `All ${queryLimit} queries of the ${plan.name} plan for this month are used. They renew on ${new Date(monthEnds).toISOString().slice(0, 10)} (UTC).`,
-        { headers: retryAfter(monthEnds, now) },
-      );
-    }
-    const first = Math.min(cap, tokenLimit);
-    const granted = await tx.all<{ last_grant: number }>(TAKE_TOKENS, [
-      userId, day, first, first,
-      cap, tokenLimit, cap, tokenLimit,
-      cap, tokenLimit, cap, tokenLimit,
-      floor, tokenLimit,
-    ]);
-    if (granted.length === 0) {
-      throw new ApiError(
-        429,
-        'daily_tokens_exceeded',
-        `Not enough of the ${tokenLimit} daily tokens of the ${plan.name} plan are left for this query. They renew at midnight UTC.`,
-        { headers: retryAfter(dayEnds, now) },
-      );
-    }
-    const reservedTokens = Number(granted[0]!.last_grant);
-    const recorded = await tx.all(RECORD_REQUEST, [userId, requestId, request.task, month, day, reservedTokens, now]);
-    if (recorded.length === 0) throw new DuplicateRequest();
-    return { userId, requestId, month, day, reservedTokens, completionTokens: reservedTokens - request.promptTokens };
-  });
+  const queries = queryLimit === 0 ? [] : await tx.all(TAKE_QUERY, [userId, month, queryLimit, queryLimit]);
+  if (queries.length === 0) {
+    throw new ApiError(
+      429,
+      'monthly_quota_exceeded',
+      `All ${queryLimit} queries of the ${plan.name} plan for this month are used. They renew on ${new Date(monthEnds).toISOString().slice(0, 10)} (UTC).`,
+      { headers: retryAfter(monthEnds, now) },
+    );
+  }
+  const first = Math.min(cap, tokenLimit);
+  const granted = await tx.all<{ last_grant: number }>(TAKE_TOKENS, [
+    userId, day, first, first,
+    cap, tokenLimit, cap, tokenLimit,
+    cap, tokenLimit, cap, tokenLimit,
+    floor, tokenLimit,
+  ]);
+  if (granted.length === 0) {
+    throw new ApiError(
+      429,
+      'daily_tokens_exceeded',
+      `Not enough of the ${tokenLimit} daily tokens of the ${plan.name} plan are left for this query. They renew at midnight UTC.`,
+      { headers: retryAfter(dayEnds, now) },
+    );
+  }
+  const reservedTokens = Number(granted[0]!.last_grant);
+  const recorded = await tx.all(RECORD_REQUEST, [userId, requestId, request.task, month, day, reservedTokens, now]);
+  if (recorded.length === 0) throw new DuplicateRequest();
+  const second = Math.floor(now / 1000);
+  const [bucket] = await tx.all<{ queries: number }>(COUNT_SECOND, [userId, second]);
+  // The user's first query of this second: the seconds that left the window go.
+  if (Number(bucket!.queries) === 1) await tx.all('delete from usage_seconds where user_id = ? and second <= ?', [userId, second - MINUTE_S]);
+  return { userId, requestId, month, day, second, reservedTokens, completionTokens: reservedTokens - request.promptTokens };
 }
 
 const USAGE = `select
@@ -169,7 +180,7 @@ const USAGE = `select
   coalesce((select settled from usage_months where user_id = ? and month = ?), 0) as settled,
   coalesce((select processing_ms from usage_months where user_id = ? and month = ?), 0) as processing_ms,
   coalesce((select tokens from usage_days where user_id = ? and day = ?), 0) as daily_tokens,
-  (select count(*) from usage_ledger where user_id = ? and created_at > ? and created_at <= ?) as queries_per_minute,
+  coalesce((select sum(queries) from usage_seconds where user_id = ? and second > ? and second <= ?), 0) as queries_per_minute,
   coalesce((select sum(queries) from usage_months where user_id = ?), 0) as total_queries`;
 
 interface UsageRow {
@@ -183,7 +194,8 @@ interface UsageRow {
 
 function usageParams(userId: string, now: number): unknown[] {
   const { month, day } = periodsAt(now);
-  return [userId, month, userId, month, userId, month, userId, day, userId, now - 60_000, now, userId];
+  const second = Math.floor(now / 1000);
+  return [userId, month, userId, month, userId, month, userId, day, userId, second - MINUTE_S, second, userId];
 }
 
 function toUsage(row: UsageRow): Usage {
@@ -208,47 +220,38 @@ async function usageIn(tx: SqlTransaction, userId: string, now: number): Promise
 }
 
 /** Settles a reservation to the tokens used; answers the usage after it. */
-export function settleQuery(
-  database: DatabaseHandle,
-  reservation: Reservation,
-  tokens: TokenCounts,
-  processingMs: number,
-  now: number,
-): Promise<Usage> {
+export async function settleQuery(tx: SqlTransaction, reservation: Reservation, tokens: TokenCounts, processingMs: number, now: number): Promise<Usage> {
   const { userId, requestId, month, day } = reservation;
-  return database.groupCommit(async (tx) => {
-    await tx.all('update usage_months set settled = settled + 1, processing_ms = processing_ms + ? where user_id = ? and month = ?', [
-      processingMs,
-      userId,
-      month,
-    ]);
-    await tx.all('update usage_days set tokens = tokens + ? where user_id = ? and day = ?', [tokens.total - reservation.reservedTokens, userId, day]);
-    const settled = await tx.all(
-      `update usage_ledger set status = 'settled', prompt_tokens = ?, completion_tokens = ?, processing_time_ms = ?, settled_at = ?
-       where user_id = ? and request_id = ? and status = 'reserved' returning request_id`,
-      [tokens.prompt, tokens.completion, processingMs, now, userId, requestId],
-    );
-    if (settled.length === 0) throw new Error(`usage request ${requestId} was not reserved`);
-    return usageIn(tx, userId, now);
-  });
+  await tx.all('update usage_months set settled = settled + 1, processing_ms = processing_ms + ? where user_id = ? and month = ?', [
+    processingMs,
+    userId,
+    month,
+  ]);
+  await tx.all('update usage_days set tokens = tokens + ? where user_id = ? and day = ?', [tokens.total - reservation.reservedTokens, userId, day]);
+  const settled = await tx.all(
+    `update usage_ledger set status = 'settled', prompt_tokens = ?, completion_tokens = ?, processing_time_ms = ?, settled_at = ?
+     where user_id = ? and request_id = ? and status = 'reserved' returning request_id`,
+    [tokens.prompt, tokens.completion, processingMs, now, userId, requestId],
+  );
+  if (settled.length === 0) throw new Error(`usage request ${requestId} was not reserved`);
+  return usageIn(tx, userId, now);
 }
 
 /** Gives back the query and tokens of a reservation whose provider failed. */
-export function refundQuery(database: DatabaseHandle, reservation: Reservation): Promise<void> {
+export async function refundQuery(tx: SqlTransaction, reservation: Reservation): Promise<void> {
   const { userId, requestId, month, day } = reservation;
-  return database.groupCommit(async (tx) => {
-    await tx.all('update usage_months set queries = queries - 1 where user_id = ? and month = ?', [userId, month]);
-    await tx.all('update usage_days set queries = queries - 1, tokens = tokens - ? where user_id = ? and day = ?', [
-      reservation.reservedTokens,
-      userId,
-      day,
-    ]);
-    const removed = await tx.all(`delete from usage_ledger where user_id = ? and request_id = ? and status = 'reserved' returning request_id`, [
-      userId,
-      requestId,
-    ]);
-    if (removed.length === 0) throw new Error(`usage request ${requestId} was not reserved`);
-  });
+  await tx.all('update usage_months set queries = queries - 1 where user_id = ? and month = ?', [userId, month]);
+  await tx.all('update usage_days set queries = queries - 1, tokens = tokens - ? where user_id = ? and day = ?', [
+    reservation.reservedTokens,
+    userId,
+    day,
+  ]);
+  const removed = await tx.all(`delete from usage_ledger where user_id = ? and request_id = ? and status = 'reserved' returning request_id`, [
+    userId,
+    requestId,
+  ]);
+  if (removed.length === 0) throw new Error(`usage request ${requestId} was not reserved`);
+  await tx.all('update usage_seconds set queries = queries - 1 where user_id = ? and second = ?', [userId, reservation.second]);
 }
 
 /** The ledger row of a request id, if that request was accepted. */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { ProviderError, TASKS, type AiAnswer, type AiRequest, type Cell, type Task } from '../ai/provider';
 import type { UsageLedgerTable } from '../db/types';
 import { effectivePlan } from '../domain/subscriptions';
@@ -15,6 +15,8 @@ import {
   settleQuery,
   usageAt,
   type Reservation,
+  type ReservationRequest,
+  type Usage,
 } from '../domain/usage';
 import { ApiError } from '../errors';
 import { ErrorSchema } from '../schemas';
@@ -152,6 +154,38 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     };
   };
 
+  /**
+   * A provider that does I/O is called between two units: the reservation is committed before the
+   * call, and settled after it, or refunded when the call fails.
+   */
+  const reserveCallSettle = async (
+    log: FastifyBaseLogger,
+    reservationRequest: ReservationRequest,
+    aiRequest: AiRequest,
+    elapsedMs: () => number,
+  ) => {
+    const reservation = await database.groupCommit((tx) => reserveQuery(tx, reservationRequest), reservationRequest.userId);
+    let answer: AiAnswer;
+    try {
+      answer = await app.ai.answer(aiRequest, reservation.completionTokens);
+    } catch (error) {
+      await database
+        .groupCommit((tx) => refundQuery(tx, reservation), reservation.userId)
+        .catch((refundError: unknown) =>
+          log.error({ err: refundError, userId: reservation.userId, requestId: reservation.requestId }, 'refund of a failed query failed; it stays counted'),
+        );
+      if (!(error instanceof ProviderError)) throw error;
+      log.warn({ event: 'query.provider_failed', userId: reservation.userId, kind: error.kind, status: error.detail.status }, 'AI provider failed; the query was refunded');
+      throw providerFailure(error);
+    }
+    const processingMs = elapsedMs();
+    const usage = await database.groupCommit(
+      (tx) => settleQuery(tx, reservation, answer.tokens, processingMs, app.clock.now()),
+      reservation.userId,
+    );
+    return { reservation, answer, processingMs, usage };
+  };
+
   app.post(
     '/query',
     {
@@ -194,33 +228,25 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         now,
       };
       assertFitsPlan(reservationRequest, data?.length ? 'data' : 'prompt');
-      let reservation: Reservation;
+      // The processing time runs from receiving the request to having the answer; a query never takes "0 ms".
+      const elapsedMs = () => Math.max(1, Math.ceil(reply.elapsedTime));
+      let outcome: { reservation: Reservation; answer: AiAnswer; processingMs: number; usage: Usage };
       try {
-        reservation = await reserveQuery(database, reservationRequest);
+        outcome = app.ai.inMemory
+          ? await database.groupCommit(async (tx) => {
+              const reservation = await reserveQuery(tx, reservationRequest);
+              const answer = await app.ai.answer(aiRequest, reservation.completionTokens);
+              const processingMs = elapsedMs();
+              return { reservation, answer, processingMs, usage: await settleQuery(tx, reservation, answer.tokens, processingMs, app.clock.now()) };
+            }, userId)
+          : await reserveCallSettle(request.log, reservationRequest, aiRequest, elapsedMs);
       } catch (error) {
         if (!(error instanceof DuplicateRequest)) throw error;
         // A concurrent retry with the same key was accepted first.
         const row = await findRequest(database, userId, key!);
         return reply.header('Idempotent-Replayed', 'true').send(await replay(row!, task, now));
       }
-
-      let answer: AiAnswer;
-      try {
-        answer = await app.ai.answer(aiRequest, reservation.completionTokens);
-      } catch (error) {
-        await refundQuery(database, reservation).catch((refundError: unknown) =>
-          request.log.error({ err: refundError, userId, requestId: reservation.requestId }, 'refund of a failed query failed; it stays counted'),
-        );
-        if (!(error instanceof ProviderError)) throw error;
-        request.log.warn(
-          { event: 'query.provider_failed', userId, kind: error.kind, status: error.detail.status },
-          'AI provider failed; the query was refunded',
-        );
-        throw providerFailure(error);
-      }
-      // From receiving the request to having the answer; a query never takes "0 ms".
-      const processingMs = Math.max(1, Math.ceil(reply.elapsedTime));
-      const usage = await settleQuery(database, reservation, answer.tokens, processingMs, app.clock.now());
+      const { reservation, answer, processingMs, usage } = outcome;
       return {
         answer: answer.answer,
         task,

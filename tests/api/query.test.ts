@@ -82,6 +82,18 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
     expect(await usage(ctx.app, access_token)).toEqual(body.usage);
   });
 
+  it('counts queries per minute over the last 60 seconds', async () => {
+    const { access_token } = await register(tiny);
+    await query(tiny, access_token, { task: 'ask', prompt: 'one' });
+    ctx.clock.advance(30_000);
+    await query(tiny, access_token, { task: 'ask', prompt: 'two' });
+    expect((await usage(tiny, access_token)).queries_per_minute).toBe(2);
+    ctx.clock.advance(31_000);
+    expect((await usage(tiny, access_token)).queries_per_minute).toBe(1);
+    ctx.clock.advance(30_000);
+    expect((await usage(tiny, access_token)).queries_per_minute).toBe(0);
+  });
+
   it('reads a sheet without a text header row as columns A, B, … and says so when there is no data', async () => {
     const { access_token } = await register(ctx.app);
     const res = await query(ctx.app, access_token, { task: 'analyze', prompt: 'Describe', data: [[1, 'x'], [2, true], [0.1, 0.2]] });

@@ -46,11 +46,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('settled_at', 'bigint')
     .addPrimaryKeyConstraint('usage_ledger_pk', ['user_id', 'request_id'])
     .execute();
-  // Queries of the last minute, counted on every answer.
-  await db.schema.createIndex('usage_ledger_user_created').on('usage_ledger').columns(['user_id', 'created_at']).execute();
+
+  // Accepted queries per user and second (epoch seconds), for "queries in the last 60 s": at most
+  // 60 small rows to add up, where counting a busy user's ledger rows would mean thousands.
+  // Seconds older than a minute are deleted as the user's new seconds begin.
+  await db.schema
+    .createTable('usage_seconds')
+    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('second', 'bigint', (c) => c.notNull())
+    .addColumn('queries', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('usage_seconds_pk', ['user_id', 'second'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('usage_seconds').execute();
   await db.schema.dropTable('usage_ledger').execute();
   await db.schema.dropTable('usage_days').execute();
   await db.schema.dropTable('usage_months').execute();
