@@ -7,25 +7,26 @@ import { approxTokens, fitToTokens, messageTokens, type AiProvider, type AiReque
  * the tokens its answer takes.
  */
 export function offlineProvider(): AiProvider {
-  // Computed once per request object: for the reservation's size, then as the answer.
-  const answers = new WeakMap<AiRequest, string>();
-  const answerOf = (request: AiRequest) => {
-    let text = answers.get(request);
-    if (text === undefined) {
-      text = request.task === 'analyze' ? describeData(request.data ?? []) : cannotDo(request.task, request.data ?? []);
-      answers.set(request, text);
+  // Worked out once per request object: for the reservation's size, then for the answer.
+  const worked = new WeakMap<AiRequest, { text: string; promptTokens: number; answerTokens: number }>();
+  const work = (request: AiRequest) => {
+    let done = worked.get(request);
+    if (!done) {
+      const text = request.task === 'analyze' ? describeData(request.data ?? []) : cannotDo(request.task, request.data ?? []);
+      done = { text, promptTokens: messageTokens(request), answerTokens: approxTokens(text) };
+      worked.set(request, done);
     }
-    return text;
+    return done;
   };
   return {
     inMemory: true,
-    promptTokens: messageTokens,
-    maxCompletionTokens: (request) => approxTokens(answerOf(request)),
+    promptTokens: (request) => work(request).promptTokens,
+    maxCompletionTokens: (request) => work(request).answerTokens,
     async answer(request, completionTokens) {
-      const answer = fitToTokens(answerOf(request), completionTokens);
-      const prompt = messageTokens(request);
-      const completion = approxTokens(answer);
-      return { answer, tokens: { prompt, completion, total: prompt + completion } };
+      const { text, promptTokens, answerTokens } = work(request);
+      const answer = answerTokens <= completionTokens ? text : fitToTokens(text, completionTokens);
+      const completion = answer === text ? answerTokens : approxTokens(answer);
+      return { answer, tokens: { prompt: promptTokens, completion, total: promptTokens + completion } };
     },
   };
 }
@@ -76,7 +77,7 @@ function columnLetters(index: number): string {
 
 /** Twelve significant digits: enough for any cell, and 0.1 + 0.2 reads 0.3. */
 function formatNumber(value: number): string {
-  return String(Number(value.toPrecision(12)));
+  return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(12)));
 }
 
 /**

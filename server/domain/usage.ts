@@ -36,14 +36,17 @@ export const MIN_COMPLETION_TOKENS = 64;
 
 const DAY_MS = 86_400_000;
 
-/** The UTC calendar month and day a moment falls in, and when each ends. */
+const twoDigits = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+/** The UTC calendar month ('2026-11') and day ('2026-11-22') a moment falls in, and when each ends. */
 export function periodsAt(now: number) {
   const date = new Date(now);
   const year = date.getUTCFullYear();
   const month = date.getUTCMonth();
+  const monthKey = `${year}-${twoDigits(month + 1)}`;
   return {
-    month: date.toISOString().slice(0, 7),
-    day: date.toISOString().slice(0, 10),
+    month: monthKey,
+    day: `${monthKey}-${twoDigits(date.getUTCDate())}`,
     monthEnds: Date.UTC(year, month + 1, 1),
     dayEnds: Date.UTC(year, month, date.getUTCDate() + 1),
   };
@@ -176,12 +179,11 @@ export async function reserveQuery(tx: SqlTransaction, request: ReservationReque
 }
 
 const USAGE = `select
-  coalesce((select queries from usage_months where user_id = ? and month = ?), 0) as monthly_queries,
-  coalesce((select settled from usage_months where user_id = ? and month = ?), 0) as settled,
-  coalesce((select processing_ms from usage_months where user_id = ? and month = ?), 0) as processing_ms,
+  coalesce(m.queries, 0) as monthly_queries, coalesce(m.settled, 0) as settled, coalesce(m.processing_ms, 0) as processing_ms,
   coalesce((select tokens from usage_days where user_id = ? and day = ?), 0) as daily_tokens,
   coalesce((select sum(queries) from usage_seconds where user_id = ? and second > ? and second <= ?), 0) as queries_per_minute,
-  coalesce((select sum(queries) from usage_months where user_id = ?), 0) as total_queries`;
+  coalesce((select sum(queries) from usage_months where user_id = ?), 0) as total_queries
+  from (select 1 as one) as always left join usage_months m on m.user_id = ? and m.month = ?`;
 
 interface UsageRow {
   monthly_queries: number;
@@ -195,7 +197,7 @@ interface UsageRow {
 function usageParams(userId: string, now: number): unknown[] {
   const { month, day } = periodsAt(now);
   const second = Math.floor(now / 1000);
-  return [userId, month, userId, month, userId, month, userId, day, userId, second - MINUTE_S, second, userId];
+  return [userId, day, userId, second - MINUTE_S, second, userId, userId, month];
 }
 
 function toUsage(row: UsageRow): Usage {
@@ -227,7 +229,9 @@ export async function settleQuery(tx: SqlTransaction, reservation: Reservation, 
     userId,
     month,
   ]);
-  await tx.all('update usage_days set tokens = tokens + ? where user_id = ? and day = ?', [tokens.total - reservation.reservedTokens, userId, day]);
+  // An exact reservation (the offline provider's) leaves nothing to settle here.
+  const unused = reservation.reservedTokens - tokens.total;
+  if (unused !== 0) await tx.all('update usage_days set tokens = tokens - ? where user_id = ? and day = ?', [unused, userId, day]);
   const settled = await tx.all(
     `update usage_ledger set status = 'settled', prompt_tokens = ?, completion_tokens = ?, processing_time_ms = ?, settled_at = ?
      where user_id = ? and request_id = ? and status = 'reserved' returning request_id`,

@@ -17,14 +17,23 @@ function tally(statuses: number[]): Record<number, number> {
 
 describe.each(ENGINES)('quota race on %s', (engine) => {
   const ctx = useTestApp(engine);
-  /** Queries of two tokens each: a Free day's 1,000 tokens outlast its 100 queries, so the race is on queries. */
-  let tiny: FastifyInstance;
+  /**
+   * Queries of two tokens each: a Free day's 1,000 tokens outlast its 100 queries, so the race is
+   * on queries. Answered between two units (a provider that does I/O), and inside one (in memory).
+   */
+  const apps: Record<string, FastifyInstance> = {};
   beforeAll(async () => {
-    tiny = await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, clock: ctx.clock, aiProvider: tinyProvider });
+    for (const [name, aiProvider] of [
+      ['two units', tinyProvider],
+      ['one unit', { ...tinyProvider, inMemory: true }],
+    ] as const) {
+      apps[name] = await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, clock: ctx.clock, aiProvider });
+    }
   });
-  afterAll(() => tiny.close());
+  afterAll(() => Promise.all(Object.values(apps).map((app) => app.close())));
 
-  it('admits exactly 100 of 300 concurrent queries of a Free user, and the counters match the ledger', async () => {
+  it.each(['two units', 'one unit'])('admits exactly 100 of 300 concurrent queries of a Free user (%s), and the counters match the ledger', async (flow) => {
+    const tiny = apps[flow]!;
     const { access_token, user } = await register(ctx.app);
     const results = await Promise.all(
       Array.from({ length: 300 }, (_, i) =>
@@ -46,7 +55,8 @@ describe.each(ENGINES)('quota race on %s', (engine) => {
     expect(Number(tokens.queries)).toBe(100);
   });
 
-  it('counts 30 concurrent sends of one Idempotency-Key once', async () => {
+  it.each(['two units', 'one unit'])('counts 30 concurrent sends of one Idempotency-Key once (%s)', async (flow) => {
+    const tiny = apps[flow]!;
     const { access_token, user } = await register(ctx.app);
     const headers = { ...bearer(access_token), 'idempotency-key': 'same-key' };
     const results = await Promise.all(
