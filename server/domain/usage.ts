@@ -241,6 +241,20 @@ export async function settleQuery(tx: SqlTransaction, reservation: Reservation, 
   return usageIn(tx, userId, now);
 }
 
+/** The reservation a ledger row records. */
+export function reservationOf(row: UsageLedgerTable): Reservation {
+  const reservedTokens = Number(row.reserved_tokens);
+  return {
+    userId: row.user_id,
+    requestId: row.request_id,
+    month: row.month,
+    day: row.day,
+    second: Math.floor(Number(row.created_at) / 1000),
+    reservedTokens,
+    completionTokens: reservedTokens - (row.prompt_tokens ?? 0),
+  };
+}
+
 /** Gives back the query and tokens of a reservation whose provider failed. */
 export async function refundQuery(tx: SqlTransaction, reservation: Reservation): Promise<void> {
   const { userId, requestId, month, day } = reservation;

@@ -14,6 +14,7 @@ import {
   reserveQuery,
   settleQuery,
   usageAt,
+  reservationOf,
   type Reservation,
   type ReservationRequest,
   type Usage,
@@ -155,6 +156,18 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   };
 
   /**
+   * A reservation still unsettled long after any provider call could have ended was left by a
+   * server that stopped mid-query: a retry of its key gives it back and is answered afresh.
+   */
+  const abandonedAfterMs = app.config.ai.timeoutMs + 60_000;
+  const releasedIfAbandoned = async (row: UsageLedgerTable, task: Task, now: number): Promise<boolean> => {
+    if (row.status !== 'reserved' || row.task !== task || now - row.created_at <= abandonedAfterMs) return false;
+    // A concurrent retry may have given it back first; either way it is no longer held.
+    await database.groupCommit((tx) => refundQuery(tx, reservationOf(row)), row.user_id).catch(() => undefined);
+    return true;
+  };
+
+  /**
    * A provider that does I/O is called between two units: the reservation is committed before the
    * call, and settled after it, or refunded when the call fails.
    */
@@ -214,7 +227,9 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const now = app.clock.now();
       const previous = key === undefined ? undefined : await findRequest(database, userId, key);
-      if (previous) return reply.header('Idempotent-Replayed', 'true').send(await replay(previous, task, now));
+      if (previous && !(await releasedIfAbandoned(previous, task, now))) {
+        return reply.header('Idempotent-Replayed', 'true').send(await replay(previous, task, now));
+      }
 
       const aiRequest: AiRequest = { task, prompt, ...(data ? { data } : {}) };
       const reservationRequest = {

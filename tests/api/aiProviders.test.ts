@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app';
 import { messageTokens } from '../../server/ai/provider';
+import { periodsAt } from '../../server/domain/usage';
 import { ConfigError, loadConfig } from '../../server/config';
 import { startFakeOpenAi, type FakeBehaviour, type FakeOpenAi } from '../helpers/fakeAi';
 import { bearer, ENGINES, register, useTestApp } from '../helpers/testApp';
@@ -119,6 +120,27 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     expect((await query(access_token, { task: 'ask', prompt: 'again' }, key)).statusCode).toBe(502);
     const retry = await query(access_token, { task: 'ask', prompt: 'again' }, key);
     expect(retry.json()).toMatchObject({ answer: 'You said: again', replayed: false, usage: { monthly_queries: 1 } });
+  });
+
+  it('gives back a query its server left unanswered when its Idempotency-Key is retried', async () => {
+    const { access_token, user } = await register(ctx.app);
+    const key = crypto.randomUUID();
+    // What a server that stopped mid-call leaves: a reservation that was never settled.
+    const { db } = ctx.app.database;
+    const { month, day } = periodsAt(ctx.clock.now());
+    await db.insertInto('usage_months').values({ user_id: user.id, month, queries: 1, settled: 0, processing_ms: 0 }).execute();
+    await db.insertInto('usage_days').values({ user_id: user.id, day, queries: 1, tokens: 500, last_grant: 500 }).execute();
+    await db
+      .insertInto('usage_ledger')
+      .values({ user_id: user.id, request_id: key, task: 'ask', month, day, status: 'reserved', reserved_tokens: 500, prompt_tokens: null, completion_tokens: null, processing_time_ms: null, created_at: ctx.clock.now(), settled_at: null })
+      .execute();
+
+    const soon = await query(access_token, { task: 'ask', prompt: 'still there?' }, { 'idempotency-key': key });
+    expect([soon.statusCode, soon.json().error.code]).toEqual([409, 'request_in_progress']);
+
+    ctx.clock.advance(1500 + 60_000 + 1);
+    const later = await query(access_token, { task: 'ask', prompt: 'still there?' }, { 'idempotency-key': key });
+    expect(later.json()).toMatchObject({ answer: 'You said: still there?', replayed: false, usage: { monthly_queries: 1, daily_tokens: 49 } });
   });
 
   it('never logs what the provider echoes of the prompt', async () => {
