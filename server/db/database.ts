@@ -141,8 +141,8 @@ function walSyncer(walPath: string) {
  * never lands inside a Kysely transaction that is waiting on something; its statements then run
  * synchronously on the driver, so nothing else writes between them.
  *
- * Durability is that of synchronous=FULL: no unit's outcome is reported before its commit is on
- * disk. The batch commits with synchronous=NORMAL, which skips the sync SQLite would do inside
+ * What the units report is as durable as under synchronous=FULL: no outcome is reported before
+ * its commit is on disk. The batch commits with synchronous=NORMAL, which skips the sync SQLite would do inside
  * COMMIT, on the event loop; `walSyncer` then syncs the WAL off the loop, where the requests of
  * the next batch can be parsed meanwhile. Checkpoints still sync as under FULL, and every other
  * transaction on the connection keeps FULL.
@@ -162,36 +162,33 @@ function sqliteGroupCommit(db: Kysely<Database>, statements: ReturnType<typeof w
     try {
       await db.connection().execute(async () => {
         run('PRAGMA synchronous = NORMAL');
-        run('BEGIN IMMEDIATE');
-        for (const unit of batch) {
-          run('SAVEPOINT unit');
-          try {
-            const value = await unit.work(tx);
-            run('RELEASE unit');
-            outcomes.push(() => unit.resolve(value));
-          } catch (error) {
-            run('ROLLBACK TO unit');
-            run('RELEASE unit');
-            outcomes.push(() => unit.reject(error));
-          }
-        }
         try {
+          run('BEGIN IMMEDIATE');
+          for (const unit of batch) {
+            run('SAVEPOINT unit');
+            try {
+              const value = await unit.work(tx);
+              run('RELEASE unit');
+              outcomes.push(() => unit.resolve(value));
+            } catch (error) {
+              run('ROLLBACK TO unit');
+              run('RELEASE unit');
+              outcomes.push(() => unit.reject(error));
+            }
+          }
           run('COMMIT');
+        } catch (error) {
+          // The batch itself failed (disk full, I/O error): nothing of it is kept. Still holding
+          // the connection, so the rollback cannot reach anyone else's transaction.
+          if (statements.inTransaction) run('ROLLBACK');
+          throw error;
         } finally {
           run('PRAGMA synchronous = FULL');
         }
       });
-    } catch (error) {
-      // The commit itself failed (disk full, I/O error): nothing of the batch is kept.
-      if (statements.inTransaction) run('ROLLBACK');
-      run('PRAGMA synchronous = FULL');
-      for (const unit of batch) unit.reject(error);
-      return;
-    }
-    try {
       await wal.sync();
     } catch (error) {
-      // Committed, but not known to be on disk: no unit is reported done.
+      // Rolled back, or committed but not known to be on disk: no unit is reported done.
       for (const unit of batch) unit.reject(error);
       return;
     }

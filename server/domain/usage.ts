@@ -12,8 +12,8 @@ import type { TokenCounts } from '../ai/provider';
  * check and the increment are one atomic statement on both engines and concurrent queries (in
  * one process or many on one PostgreSQL) can never together pass a limit.
  *
- * Every unit locks its rows in the same order (month, day, ledger, second), so two units can never
- * wait on each other on PostgreSQL.
+ * Every unit locks its rows in the same order (month, day, ledger, second), so on PostgreSQL no two
+ * units can each wait for the other (no deadlock).
  */
 
 /** The `/query/usage` object. */

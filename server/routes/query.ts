@@ -130,14 +130,14 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { database } = app;
   app.addHook('onRequest', app.authenticate);
 
-  /** The answer to a request id that was already accepted. */
-  const replay = async (row: UsageLedgerTable, task: Task, now: number): Promise<QueryAnswer> => {
-    if (row.task !== task) {
+  /** The answer to a request id that was already accepted (and, when it is gone again, refunded by now). */
+  const replay = async (row: UsageLedgerTable | undefined, task: Task, now: number): Promise<QueryAnswer> => {
+    if (row?.task !== undefined && row.task !== task) {
       throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used for a different query. Use a new key.', {
         field: 'Idempotency-Key',
       });
     }
-    if (row.status === 'reserved') {
+    if (!row || row.status === 'reserved') {
       throw new ApiError(409, 'request_in_progress', 'A query with this Idempotency-Key is still being answered. Try again in a moment.', {
         headers: { 'Retry-After': '1' },
       });
@@ -259,7 +259,7 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (!(error instanceof DuplicateRequest)) throw error;
         // A concurrent retry with the same key was accepted first.
         const row = await findRequest(database, userId, key!);
-        return reply.header('Idempotent-Replayed', 'true').send(await replay(row!, task, now));
+        return reply.header('Idempotent-Replayed', 'true').send(await replay(row, task, now));
       }
       const { reservation, answer, processingMs, usage } = outcome;
       return {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -84,6 +85,7 @@ describe('quota race across two server processes on one PostgreSQL database', ()
   }, 90_000);
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));
+    for (const server of servers) fs.rmSync(server.dataDir, { recursive: true, force: true });
     await database?.drop();
   }, 30_000);
 
