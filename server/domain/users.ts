@@ -57,7 +57,10 @@ export function toWireUser(user: UsersTable, plan: PlanId): WireUser {
 
 /** Which unique column a failed insert or update collided with, on either engine. */
 function collision(error: unknown): 'email' | 'username' | null {
-  const text = error instanceof Error ? `${error.message} ${(error as { constraint?: string }).constraint ?? ''}` : '';
+  // By shape, not `instanceof Error`: better-sqlite3's native side builds its errors from the class
+  // it was first loaded with, which is another realm's Error once jest has reloaded the modules.
+  const { message, constraint } = (error ?? {}) as { message?: unknown; constraint?: unknown };
+  const text = `${typeof message === 'string' ? message : ''} ${typeof constraint === 'string' ? constraint : ''}`;
   if (!/unique|duplicate/i.test(text)) return null;
   if (/username_key/.test(text)) return 'username';
   if (/email/.test(text)) return 'email';
