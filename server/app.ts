@@ -1,6 +1,8 @@
 import compress from '@fastify/compress';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config';
+import { createAiProvider } from './ai';
+import type { AiProvider } from './ai/provider';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { openDatabase, type DatabaseHandle } from './db/database';
@@ -11,6 +13,7 @@ import { registerAuth } from './plugins/auth';
 import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimit';
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
+import { queryRoutes } from './routes/query';
 import { errorBody, registerErrorHandling } from './errors';
 import { apiSecurityHeaders, registerCors, registerPageSecurity } from './plugins/security';
 import { registerWeb } from './plugins/web';
@@ -30,6 +33,7 @@ declare module 'fastify' {
     mailer: Mailer;
     rateLimits: RateLimitStore;
     billing: PaymentProvider;
+    ai: AiProvider;
   }
 }
 
@@ -43,6 +47,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Replaces the configured mailer (tests). */
   mailer?: Mailer;
+  /** Replaces the configured AI provider (tests). */
+  aiProvider?: AiProvider;
 }
 
 /** Request bodies are small JSON documents; anything bigger is a mistake or an attack. */
@@ -75,7 +81,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     // On close, drop idle keep-alive sockets at once; requests in flight still get their answers.
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // Union types (`type: [...]`) state "a cell is text, a number, a boolean or empty" directly,
+    // and fail with one plain message where `anyOf` would give one per branch.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
   });
 
   // A keep-alive connection whose request was still being answered when shutdown began is not
@@ -106,6 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const billing = createBilling({ config, database, clock, log: app.log });
   app.decorate('billing', billing.provider);
   app.addHook('onClose', async () => billing.provider.close());
+  app.decorate('ai', options.aiProvider ?? createAiProvider(config.ai));
   registerAuth(app);
 
   // JSON is the only body the API accepts: a text/plain body is a 415, not a string.
@@ -132,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(userRoutes);
       await api.register(subscriptionRoutes);
       if (billing.stripe) await api.register(billingWebhookRoutes, { stripe: billing.stripe, context: billing.context });
+      await api.register(queryRoutes);
       api.setNotFoundHandler((request, reply) =>
         reply
           .status(404)

@@ -32,6 +32,21 @@ export interface Config {
   web: RuntimeConfig;
   /** Who takes payments: the built-in offline test mode, or Stripe. */
   billing: BillingConfig;
+  /** The AI provider behind `POST /api/v1/query`. */
+  ai: AiConfig;
+}
+
+export interface AiConfig {
+  /** `offline` answers from the data itself, with no network; `openai` calls an OpenAI-compatible endpoint. */
+  provider: 'offline' | 'openai';
+  /** Chat-completions base URL, e.g. `https://api.openai.com/v1` (openai only). */
+  baseUrl: string | null;
+  apiKey: string | null;
+  model: string | null;
+  /** Budget of one answer, retries included. */
+  timeoutMs: number;
+  /** The longest answer asked of the model, in tokens: the part of a query's reservation it may use. */
+  maxCompletionTokens: number;
 }
 
 export type BillingConfig =
@@ -66,12 +81,12 @@ function str(env: Env, name: string, fallback: string): string {
   return value === undefined || value === '' ? fallback : value;
 }
 
-function port(env: Env, name: string, fallback: number): number {
+function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < 0 || value > 65535) {
-    throw new ConfigError(name, `must be a whole number from 0 to 65535, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return value;
 }
@@ -132,6 +147,27 @@ function billing(env: Env): BillingConfig {
   };
 }
 
+function aiConfig(env: Env): AiConfig {
+  const baseUrl = env.LLM_BASE_URL?.trim() ? url(env, 'LLM_BASE_URL', '', ['http:', 'https:']).replace(/\/+$/, '') : null;
+  const provider = str(env, 'AI_PROVIDER', baseUrl ? 'openai' : 'offline');
+  if (provider !== 'offline' && provider !== 'openai') {
+    throw new ConfigError('AI_PROVIDER', `must be offline or openai, got "${provider}"`);
+  }
+  const model = env.LLM_MODEL?.trim() || null;
+  if (provider === 'openai') {
+    if (!baseUrl) throw new ConfigError('LLM_BASE_URL', 'must be set when AI_PROVIDER is openai (e.g. https://api.openai.com/v1)');
+    if (!model) throw new ConfigError('LLM_MODEL', 'must be set when AI_PROVIDER is openai (e.g. gpt-4o-mini)');
+  }
+  return {
+    provider,
+    baseUrl,
+    apiKey: env.LLM_API_KEY?.trim() || null,
+    model,
+    timeoutMs: wholeNumber(env, 'LLM_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxCompletionTokens: wholeNumber(env, 'LLM_MAX_TOKENS', 1024, 16, 32_768),
+  };
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const databaseUrl = env.DATABASE_URL?.trim()
     ? url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:'])
@@ -152,7 +188,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     }
   }
 
-  const listenPort = port(env, 'PORT', 3000);
+  const listenPort = wholeNumber(env, 'PORT', 3000, 0, 65535);
   const authSecret = env.AUTH_SECRET?.trim() || null;
   if (authSecret !== null && authSecret.length < 32) {
     throw new ConfigError('AUTH_SECRET', 'must be at least 32 characters (e.g. `openssl rand -hex 32`)');
@@ -184,5 +220,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       apiBase,
     },
     billing: billing(env),
+    ai: aiConfig(env),
   };
 }

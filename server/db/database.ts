@@ -9,6 +9,11 @@ import type { Database, Engine } from './types';
 // BIGINT columns hold epoch milliseconds, well inside Number's exact range: read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/** Statements of one transaction straight on the driver: `?` placeholders; answers the rows (a write's RETURNING rows). */
+export interface SqlTransaction {
+  all<T>(sqlText: string, params: readonly unknown[]): Promise<T[]>;
+}
+
 export interface DatabaseHandle {
   db: Kysely<Database>;
   engine: Engine;
@@ -19,6 +24,16 @@ export interface DatabaseHandle {
    * a named prepared statement (PostgreSQL); `?` placeholders, first row or undefined.
    */
   preparedFirst<T>(name: string, sqlText: string, params: unknown[]): Promise<T | undefined>;
+  /**
+   * Runs `work` as one unit of writes that commits or rolls back whole; what it throws comes back
+   * to the caller, and nothing of it is kept. `work` must await nothing but `tx` statements.
+   * SQLite syncs every commit to disk (synchronous=FULL), so units submitted in the same turn of
+   * the event loop share one transaction and one sync (group commit), each in its own savepoint.
+   * PostgreSQL gives each unit its own transaction: the server already flushes concurrent commits
+   * together. There, units of one `key` (the rows they lock) run one after another, so they
+   * wait for each other here rather than on row locks while holding pooled connections.
+   */
+  groupCommit<T>(work: (tx: SqlTransaction) => Promise<T>, key?: string): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -53,6 +68,9 @@ function withStatementCache(file: SQLite.Database, limit = 500) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => file.close(),
+    get inTransaction() {
+      return file.inTransaction;
+    },
     prepare(sqlText: string) {
       let statement = cache.get(sqlText);
       if (!statement) {
@@ -63,6 +81,132 @@ function withStatementCache(file: SQLite.Database, limit = 500) {
       return statement;
     },
   };
+}
+
+/** `?` placeholders as PostgreSQL's `$1, $2, …`. */
+function numberedParams(sqlText: string): string {
+  let n = 0;
+  return sqlText.replace(/\?/g, () => `$${++n}`);
+}
+
+interface Unit {
+  work: (tx: SqlTransaction) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Syncs the WAL file to disk on libuv's thread pool, so the event loop goes on meanwhile. A sync
+ * covers every commit made before it starts: callers that arrive while one runs share the next.
+ */
+function walSyncer(walPath: string) {
+  let fd: number | null = null;
+  let running: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
+  const syncNow = () => {
+    fd ??= fs.openSync(walPath, 'r');
+    const handle = fd;
+    return new Promise<void>((resolve, reject) => fs.fdatasync(handle, (error) => (error ? reject(error) : resolve())));
+  };
+  const sync = (): Promise<void> => {
+    if (!running) {
+      running = syncNow().finally(() => {
+        running = null;
+      });
+      return running;
+    }
+    queued ??= running.then(
+      () => {
+        queued = null;
+        return sync();
+      },
+      () => {
+        queued = null;
+        return sync();
+      },
+    );
+    return queued;
+  };
+  return {
+    sync,
+    close() {
+      if (fd !== null) fs.closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+/**
+ * Group commit on the one SQLite connection. The batch takes the connection through Kysely, so it
+ * never lands inside a Kysely transaction that is waiting on something; its statements then run
+ * synchronously on the driver, so nothing else writes between them.
+ *
+ * What the units report is as durable as under synchronous=FULL: no outcome is reported before
+ * its commit is on disk. The batch commits with synchronous=NORMAL, which skips the sync SQLite would do inside
+ * COMMIT, on the event loop; `walSyncer` then syncs the WAL off the loop, where the requests of
+ * the next batch can be parsed meanwhile. Checkpoints still sync as under FULL, and every other
+ * transaction on the connection keeps FULL.
+ */
+function sqliteGroupCommit(db: Kysely<Database>, statements: ReturnType<typeof withStatementCache>, wal: ReturnType<typeof walSyncer>) {
+  const run = <T,>(sqlText: string, params: readonly unknown[] = []): T[] => {
+    const statement = statements.prepare(sqlText);
+    if (statement.reader) return statement.all(...params) as T[];
+    statement.run(...params);
+    return [];
+  };
+  const tx: SqlTransaction = { all: async (sqlText, params) => run(sqlText, params) };
+  let queue: Unit[] = [];
+
+  const flush = async (batch: Unit[]) => {
+    const outcomes: Array<() => void> = [];
+    try {
+      await db.connection().execute(async () => {
+        run('PRAGMA synchronous = NORMAL');
+        try {
+          run('BEGIN IMMEDIATE');
+          for (const unit of batch) {
+            run('SAVEPOINT unit');
+            try {
+              const value = await unit.work(tx);
+              run('RELEASE unit');
+              outcomes.push(() => unit.resolve(value));
+            } catch (error) {
+              run('ROLLBACK TO unit');
+              run('RELEASE unit');
+              outcomes.push(() => unit.reject(error));
+            }
+          }
+          run('COMMIT');
+        } catch (error) {
+          // The batch itself failed (disk full, I/O error): nothing of it is kept. Still holding
+          // the connection, so the rollback cannot reach anyone else's transaction.
+          if (statements.inTransaction) run('ROLLBACK');
+          throw error;
+        } finally {
+          run('PRAGMA synchronous = FULL');
+        }
+      });
+      await wal.sync();
+    } catch (error) {
+      // Rolled back, or committed but not known to be on disk: no unit is reported done.
+      for (const unit of batch) unit.reject(error);
+      return;
+    }
+    for (const outcome of outcomes) outcome();
+  };
+
+  return <T,>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (queue.length === 0) {
+        // After this turn's I/O callbacks have all queued their units.
+        setImmediate(() => {
+          const batch = queue;
+          queue = [];
+          void flush(batch);
+        });
+      }
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    });
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -77,14 +221,57 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const preparedFirst = async <T,>(name: string, sqlText: string, params: unknown[]) => {
       let text = texts.get(name);
       if (!text) {
-        let n = 0;
-        text = sqlText.replace(/\?/g, () => `$${++n}`);
+        text = numberedParams(sqlText);
         texts.set(name, text);
       }
       const result = await pool.query({ name, text, values: params });
       return result.rows[0] as T | undefined;
     };
-    handle = { db, engine: 'postgres', ping, preparedFirst, close: () => db.destroy() };
+    const named = new Map<string, { name: string; text: string }>();
+    const inTransaction = async <T,>(work: (tx: SqlTransaction) => Promise<T>) => {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      const tx: SqlTransaction = {
+        async all<R>(sqlText: string, params: readonly unknown[]) {
+          let statement = named.get(sqlText);
+          if (!statement) {
+            statement = { name: `unit_${named.size}`, text: numberedParams(sqlText) };
+            named.set(sqlText, statement);
+          }
+          const result = await client.query({ ...statement, values: params as unknown[] });
+          return result.rows as R[];
+        },
+      };
+      try {
+        await client.query('BEGIN');
+        const value = await work(tx);
+        await client.query('COMMIT');
+        return value;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+        throw error;
+      } finally {
+        // A connection that could not even roll back is dropped, not reused.
+        client.release(broken);
+      }
+    };
+    const queues = new Map<string, Promise<unknown>>();
+    const groupCommit = <T,>(work: (tx: SqlTransaction) => Promise<T>, key?: string): Promise<T> => {
+      if (key === undefined) return inTransaction(work);
+      const run = (queues.get(key) ?? Promise.resolve()).then(() => inTransaction(work));
+      const settled = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      queues.set(key, settled);
+      void settled.then(() => {
+        if (queues.get(key) === settled) queues.delete(key);
+      });
+      return run;
+    };
+    handle = { db, engine: 'postgres', ping, preparedFirst, groupCommit, close: () => db.destroy() };
   } else {
     const file = openSqlite(options.dataDir);
     const statements = withStatementCache(file);
@@ -100,7 +287,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
     const preparedFirst = async <T,>(_name: string, sqlText: string, params: unknown[]) =>
       statements.prepare(sqlText).get(...params) as T | undefined;
-    handle = { db, engine: 'sqlite', ping, preparedFirst, close: () => db.destroy() };
+    const wal = walSyncer(`${sqliteFile(options.dataDir)}-wal`);
+    const groupCommit = sqliteGroupCommit(db, statements, wal);
+    const close = async () => {
+      wal.close();
+      await db.destroy();
+    };
+    handle = { db, engine: 'sqlite', ping, preparedFirst, groupCommit, close };
   }
   try {
     await migrate(handle.db);

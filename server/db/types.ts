@@ -84,6 +84,54 @@ export interface BillingTestSessionsTable {
   used_at: number | null;
 }
 
+/** Accepted queries of one user in one UTC calendar month ('2026-11'). */
+export interface UsageMonthsTable {
+  user_id: string;
+  month: string;
+  /** Accepted queries, answered or in flight: the counter the monthly limit applies to. */
+  queries: number;
+  /** Answered queries and their summed processing time, for the month's mean. */
+  settled: number;
+  processing_ms: number;
+}
+
+/** Tokens and queries of one user in one UTC day ('2026-11-22'). */
+export interface UsageDaysTable {
+  user_id: string;
+  day: string;
+  queries: number;
+  /** Tokens of answered queries plus the reservations of queries in flight. */
+  tokens: number;
+  /** Tokens granted to the latest reservation (reported back by the statement that took it). */
+  last_grant: number;
+}
+
+export type LedgerStatus = 'reserved' | 'settled';
+
+/** One accepted query: counts and times only, never its prompt, data or answer. */
+export interface UsageLedgerTable {
+  user_id: string;
+  /** The client's Idempotency-Key, or a random id when it sent none. */
+  request_id: string;
+  task: string;
+  month: string;
+  day: string;
+  status: LedgerStatus;
+  reserved_tokens: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  processing_time_ms: number | null;
+  created_at: number;
+  settled_at: number | null;
+}
+
+/** Accepted queries of one user in one second (epoch seconds), kept for a minute. */
+export interface UsageSecondsTable {
+  user_id: string;
+  second: number;
+  queries: number;
+}
+
 export interface Database {
   users: UsersTable;
   settings: SettingsTable;
@@ -93,6 +141,10 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   billing_events: BillingEventsTable;
   billing_test_sessions: BillingTestSessionsTable;
+  usage_months: UsageMonthsTable;
+  usage_days: UsageDaysTable;
+  usage_ledger: UsageLedgerTable;
+  usage_seconds: UsageSecondsTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';

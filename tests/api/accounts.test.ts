@@ -116,8 +116,10 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
         return { res, ms: Number(process.hrtime.bigint() - start) / 1e6 };
       };
       await timed('warm-up@example.com');
-      const wrong = await timed(account.email);
-      const unknown = await timed(`nobody-${crypto.randomUUID()}@example.com`);
+      // The faster of two tries: a busy machine only ever adds time to one of them.
+      const fastest = async (email: () => string) => [await timed(email()), await timed(email())].sort((a, b) => a.ms - b.ms)[0]!;
+      const wrong = await fastest(() => account.email);
+      const unknown = await fastest(() => `nobody-${crypto.randomUUID()}@example.com`);
       expect(wrong.res.statusCode).toBe(401);
       expect(unknown.res.statusCode).toBe(401);
       expect(unknown.res.body).toBe(wrong.res.body);

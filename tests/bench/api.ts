@@ -5,7 +5,14 @@
  *   - a bare Fastify app answering `GET /hello` (the baseline),
  *   - `GET /api/v1/health` and `GET /api/v1/users/me` of the real app on SQLite,
  *   - `GET /api/v1/users/me` of the real app on PostgreSQL,
- *   - successful `POST /api/v1/auth/login/email` (argon2id, slow by design).
+ *   - successful `POST /api/v1/auth/login/email` (argon2id, slow by design),
+ *   - `POST /api/v1/query` (offline provider, 100 concurrent clients) on SQLite (synchronous=FULL)
+ *     and on PostgreSQL, spread over a pool of Team users.
+ *
+ * The query targets also check the counts after every run: each 2xx answer has exactly one
+ * ledger row, and no user is over a limit. Every round then races 300 queries (100 connections)
+ * of a Professional user with 100 of the month's queries left, on each engine: exactly 100 must be
+ * admitted. An over-admit makes the run exit non-zero.
  *
  * Absolute numbers depend on the machine and on whatever else it is doing, so every target is
  * reported as a ratio to the baseline measured in the same run. The targets are measured in
@@ -23,8 +30,11 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { PLANS } from '../../src/content/plans';
 import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
+import { periodsAt } from '../../server/domain/usage';
+import { setPlan } from '../helpers/fakeAi';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
 
 const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
@@ -32,6 +42,25 @@ const DURATION_S = positiveInt('BENCH_DURATION', 3);
 const WARMUP_S = 1;
 const GET_CONNECTIONS = 50;
 const LOGIN_CONNECTIONS = 8;
+const QUERY_CONNECTIONS = 100;
+/**
+ * Team users the query targets take turns with. A query here takes about 170 of a Team day's
+ * 200,000 tokens, so a user answers about 1,100 a day: enough users for 5,000 queries a second.
+ */
+const QUERY_USERS = Math.max(40, Math.ceil((WARMUP_S + ROUNDS * DURATION_S) * 5));
+const QUERY_BODY = JSON.stringify({
+  task: 'analyze',
+  prompt: 'Summarise each column',
+  data: [
+    ['Region', 'Revenue', 'Units'],
+    ['North', 1200.5, 31],
+    ['South', 980, 24],
+    ['East', 1410.25, null],
+    ['West', 760, 18],
+  ],
+});
+const RACE_QUERIES = 300;
+const RACE_LEFT = 100;
 
 const ACCOUNT = {
   email: 'bench@example.com',
@@ -47,8 +76,22 @@ interface Target {
   headers?: Record<string, string>;
   body?: string;
   connections: number;
+  /** Requests the connections take turns with (instead of method, headers and body). */
+  requests?: autocannon.Request[];
   /** Minimum ratio to the baseline; null for report-only targets and for the baseline itself. */
   minRatio: number | null;
+  /** The count check after each run; answers what is wrong, or null. */
+  verify?: (run: RunCounts) => Promise<string | null>;
+}
+
+/** What the clients of one run saw. */
+interface RunCounts {
+  /** 2xx answers received. */
+  ok: number;
+  /** Requests sent, including those still in flight when the run ended. */
+  sent: number;
+  /** Answers received that were not 2xx. */
+  notOk: number;
 }
 
 interface Sample {
@@ -57,6 +100,8 @@ interface Sample {
   p99Ms: number;
   /** Responses that were not 2xx, plus connection errors and timeouts. */
   failures: number;
+  /** What the target's count check found wrong, if anything. */
+  problem: string | null;
 }
 
 function positiveInt(name: string, fallback: number): number {
@@ -112,7 +157,7 @@ async function startBaseline(cleanup: Cleanup): Promise<string> {
 }
 
 /** The real app on SQLite (no `databaseUrl`) or PostgreSQL, with its own temp data dir. */
-async function startRealApp(cleanup: Cleanup, tmpRoot: string, name: string, databaseUrl?: string): Promise<string> {
+async function startRealApp(cleanup: Cleanup, tmpRoot: string, name: string, databaseUrl?: string): Promise<{ url: string; app: FastifyInstance }> {
   const dataDir = path.join(tmpRoot, name);
   const config = loadConfig({
     LOG_LEVEL: 'silent',
@@ -122,20 +167,108 @@ async function startRealApp(cleanup: Cleanup, tmpRoot: string, name: string, dat
   });
   const app = await buildApp({ config });
   cleanup.add(`${name} app`, () => app.close());
-  return listen(app);
+  return { url: await listen(app), app };
 }
 
-async function registerAccount(baseUrl: string): Promise<string> {
+async function registerAccount(baseUrl: string, account: typeof ACCOUNT = ACCOUNT): Promise<{ token: string; userId: string }> {
   const res = await fetch(`${baseUrl}/api/v1/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(ACCOUNT),
+    body: JSON.stringify(account),
   });
   const text = await res.text();
   if (res.status !== 201) throw new Error(`register at ${baseUrl} failed: ${res.status} ${text}`);
-  const body = JSON.parse(text) as { access_token?: unknown };
-  if (typeof body.access_token !== 'string') throw new Error(`register at ${baseUrl} answered no access_token`);
-  return body.access_token;
+  const body = JSON.parse(text) as { access_token?: unknown; user?: { id?: unknown } };
+  if (typeof body.access_token !== 'string' || typeof body.user?.id !== 'string') throw new Error(`register at ${baseUrl} answered no access_token`);
+  return { token: body.access_token, userId: body.user.id };
+}
+
+let accounts = 0;
+/** A new user on `plan`, registered through the API and put on the plan as billing would. */
+async function planUser(baseUrl: string, app: FastifyInstance, plan: 'professional' | 'team') {
+  accounts += 1;
+  const name = `${plan}_${accounts}`;
+  const user = await registerAccount(baseUrl, { ...ACCOUNT, email: `${name}@example.com`, username: name });
+  await setPlan(app.database.db, user.userId, plan, Date.now());
+  return user;
+}
+
+const TEAM_DAILY_TOKENS = PLANS.find((plan) => plan.id === 'team')!.limits.dailyTokens;
+
+/**
+ * The query target of one engine: 100 connections taking turns with a pool of Team users, and
+ * the count check after each run.
+ */
+async function queryTarget(name: string, baseUrl: string, app: FastifyInstance, minRatio: number | null): Promise<Target> {
+  const users = [];
+  // A few at a time: each registration hashes a password with argon2id.
+  for (let i = 0; i < QUERY_USERS; i += 4) users.push(...(await Promise.all([0, 1, 2, 3].map(() => planUser(baseUrl, app, 'team')))));
+  const ids = users.map((user) => user.userId);
+  const { db } = app.database;
+  const ledgerRows = async () =>
+    Number((await db.selectFrom('usage_ledger').select((eb) => eb.fn.countAll().as('n')).where('user_id', 'in', ids).executeTakeFirstOrThrow()).n);
+  const counters = async () =>
+    Number((await db.selectFrom('usage_months').select((eb) => eb.fn.sum('queries').as('n')).where('user_id', 'in', ids).executeTakeFirstOrThrow()).n ?? 0);
+  let counted = await ledgerRows();
+  const headers = (token: string) => ({ 'content-type': 'application/json', authorization: `Bearer ${token}` });
+  return {
+    name,
+    url: `${baseUrl}/api/v1/query`,
+    method: 'POST',
+    // The preflight's request; the runs take turns with `requests`.
+    headers: headers(users[0]!.token),
+    body: QUERY_BODY,
+    connections: QUERY_CONNECTIONS,
+    requests: users.map((user) => ({
+      method: 'POST',
+      path: '/api/v1/query',
+      headers: headers(user.token),
+      body: QUERY_BODY,
+    })),
+    minRatio,
+    async verify({ ok, sent, notOk }) {
+      // Queries the server was still answering when the clients stopped finish first.
+      let rows = await ledgerRows();
+      for (let before = -1; rows !== before; ) {
+        before = rows;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        rows = await ledgerRows();
+      }
+      const added = rows - counted;
+      counted = rows;
+      const over = await db.selectFrom('usage_days').select('user_id').where('user_id', 'in', ids).where('tokens', '>', TEAM_DAILY_TOKENS).execute();
+      const counter = await counters();
+      if (counter !== rows) return `counters say ${counter} queries, the ledger ${rows}`;
+      // Each answer has its row; the rest are requests cut off by the end of the run.
+      if (added < ok || added > sent - notOk) return `${ok} answers (${sent - notOk} at most) but ${added} ledger rows`;
+      if (over.length > 0) return `${over.length} users over the daily tokens`;
+      return null;
+    },
+  };
+}
+
+/**
+ * 300 queries at once (100 connections) from a Professional user with 100 of the month's queries
+ * left; answers how many were admitted.
+ */
+async function race(baseUrl: string, app: FastifyInstance): Promise<number> {
+  const user = await planUser(baseUrl, app, 'professional');
+  const limit = PLANS.find((plan) => plan.id === 'professional')!.limits.monthlyQueries;
+  const used = limit - RACE_LEFT;
+  await app.database.db
+    .insertInto('usage_months')
+    .values({ user_id: user.userId, month: periodsAt(Date.now()).month, queries: used, settled: used, processing_ms: 0 })
+    .execute();
+  const result = await autocannon({
+    url: `${baseUrl}/api/v1/query`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
+    body: JSON.stringify({ task: 'ask', prompt: 'How many queries are left?' }),
+    connections: QUERY_CONNECTIONS,
+    amount: RACE_QUERIES,
+    workers: 1,
+  });
+  return result['2xx'];
 }
 
 /** One request per target before measuring: a wrong token or route must stop the run, not skew it. */
@@ -143,6 +276,8 @@ async function preflight(target: Target): Promise<void> {
   const res = await fetch(target.url, { method: target.method, headers: target.headers, body: target.body });
   const text = await res.text();
   if (!res.ok) throw new Error(`preflight of "${target.name}" failed: ${res.status} ${text.slice(0, 200)}`);
+  const problem = await target.verify?.({ ok: 1, sent: 1, notOk: 0 });
+  if (problem) throw new Error(`count check of "${target.name}" after its preflight: ${problem}`);
 }
 
 async function measure(target: Target, durationS: number): Promise<Sample> {
@@ -151,17 +286,44 @@ async function measure(target: Target, durationS: number): Promise<Sample> {
     method: target.method,
     headers: target.headers,
     body: target.body,
+    ...(target.requests ? { requests: target.requests } : {}),
     connections: target.connections,
     duration: durationS,
     // The load generator gets its own thread (and core), away from the servers' event loop.
     workers: 1,
   });
   const failures = result.non2xx + result.errors + result.timeouts;
-  return { rps: result['2xx'] / result.duration, p99Ms: result.latency.p99, failures };
+  const problem = target.verify ? await target.verify({ ok: result['2xx'], sent: result.requests.sent, notOk: result.non2xx }) : null;
+  return { rps: result['2xx'] / result.duration, p99Ms: result.latency.p99, failures, problem };
 }
 
 function formatRow(cells: string[], widths: number[]): string {
   return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+}
+
+interface Races {
+  name: string;
+  admitted: number[];
+}
+
+/** The count checks: true when no run admitted a query it should not have. */
+function printCountChecks(targets: Target[], samples: Map<Target, Sample[]>, races: Races[]): boolean {
+  let clean = true;
+  console.log('');
+  console.log('count checks (counters = ledger rows; each 2xx has its ledger row; no user over a limit):');
+  for (const target of targets.filter((t) => t.verify)) {
+    const problems = samples.get(target)!.map((s) => s.problem);
+    clean &&= problems.every((p) => p === null);
+    console.log(`  ${target.name}: ${problems.map((p) => p ?? 'ok').join(', ')}`);
+  }
+  console.log(`race (${RACE_QUERIES} queries at once, ${RACE_LEFT} left in the month; over-admits per round):`);
+  for (const { name, admitted } of races) {
+    const over = admitted.map((n) => Math.max(0, n - RACE_LEFT));
+    clean &&= admitted.every((n) => n === RACE_LEFT);
+    console.log(`  ${name}: admitted ${admitted.join(', ')}; over-admits ${over.join(', ')}`);
+  }
+  console.log(clean ? 'count checks: PASS (0 over-admits)' : 'count checks: FAIL');
+  return clean;
 }
 
 function printReport(targets: Target[], samples: Map<Target, Sample[]>): void {
@@ -206,14 +368,17 @@ async function main(): Promise<void> {
   try {
     log('starting servers…');
     const baselineUrl = await startBaseline(cleanup);
-    const sqliteUrl = await startRealApp(cleanup, tmpRoot, 'sqlite');
+    const sqlite = await startRealApp(cleanup, tmpRoot, 'sqlite');
+    const sqliteUrl = sqlite.url;
     const pgDatabase: TestDatabase = await createTestDatabase();
     // Added before the PG app, so it runs after the app (and its pool) has closed.
     cleanup.add('PostgreSQL database', () => pgDatabase.drop());
-    const pgUrl = await startRealApp(cleanup, tmpRoot, 'postgres', pgDatabase.url);
+    const postgres = await startRealApp(cleanup, tmpRoot, 'postgres', pgDatabase.url);
+    const pgUrl = postgres.url;
 
-    const sqliteToken = await registerAccount(sqliteUrl);
-    const pgToken = await registerAccount(pgUrl);
+    const sqliteToken = (await registerAccount(sqliteUrl)).token;
+    const pgToken = (await registerAccount(pgUrl)).token;
+    log('registering the query users…');
 
     const targets: Target[] = [
       { name: 'baseline GET /hello', url: `${baselineUrl}/hello`, method: 'GET', connections: GET_CONNECTIONS, minRatio: null },
@@ -243,6 +408,12 @@ async function main(): Promise<void> {
         connections: LOGIN_CONNECTIONS,
         minRatio: null,
       },
+      await queryTarget('query (SQLite)', sqliteUrl, sqlite.app, 0.3),
+      await queryTarget('query (PostgreSQL)', pgUrl, postgres.app, null),
+    ];
+    const races: Races[] = [
+      { name: 'SQLite', admitted: [] },
+      { name: 'PostgreSQL', admitted: [] },
     ];
 
     for (const target of targets) await preflight(target);
@@ -257,17 +428,18 @@ async function main(): Promise<void> {
         samples.get(target)!.push(sample);
         log(`round ${round + 1}/${ROUNDS}  ${target.name.padEnd(26)} ${sample.rps.toFixed(0).padStart(7)} req/s  p99 ${sample.p99Ms} ms`);
       }
+      races[0]!.admitted.push(await race(sqliteUrl, sqlite.app));
+      races[1]!.admitted.push(await race(pgUrl, postgres.app));
     }
     printReport(targets, samples);
+    if (!printCountChecks(targets, samples, races)) process.exitCode = 1;
   } finally {
     await cleanup.runAll();
   }
 }
 
 main().then(
-  () => {
-    process.exitCode = 0;
-  },
+  () => undefined,
   (error: unknown) => {
     console.error('benchmark crashed:', error);
     process.exit(1);

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as users from './2026-11-22T0100-users';
 import * as sessions from './2026-11-22T0200-sessions';
 import * as subscriptions from './2026-11-23T0100-subscriptions';
+import * as usage from './2026-11-23T0200-usage';
 import * as billing from './2026-11-23T0300-billing';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
@@ -9,5 +10,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T0100-users': users,
   '2026-11-22T0200-sessions': sessions,
   '2026-11-23T0100-subscriptions': subscriptions,
+  '2026-11-23T0200-usage': usage,
   '2026-11-23T0300-billing': billing,
 };

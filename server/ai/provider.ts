@@ -1,0 +1,108 @@
+/**
+ * The one interface every AI provider implements, and what they share: the tasks, the messages a
+ * model is sent, and the token approximation used wherever a provider does not count for itself.
+ */
+export const TASKS = ['analyze', 'formula', 'explain', 'guide', 'ask'] as const;
+export type Task = (typeof TASKS)[number];
+
+/** A spreadsheet cell as the add-on sends it. */
+export type Cell = string | number | boolean | null;
+
+export interface AiRequest {
+  task: Task;
+  prompt: string;
+  /** The selected range, row by row. */
+  data?: Cell[][];
+}
+
+export interface TokenCounts {
+  prompt: number;
+  completion: number;
+  total: number;
+}
+
+export interface AiAnswer {
+  answer: string;
+  tokens: TokenCounts;
+}
+
+export interface AiProvider {
+  /**
+   * Answers in memory, with no I/O: its answer is then computed inside the unit that reserves and
+   * settles the query, one commit instead of two.
+   */
+  readonly inMemory?: boolean;
+  /** Tokens of the request's prompt, counted before the call to size its reservation. */
+  promptTokens(request: AiRequest): number;
+  /** The most tokens an answer to the request may take. */
+  maxCompletionTokens(request: AiRequest): number;
+  /** Answers in at most `completionTokens` tokens; fails with a ProviderError. */
+  answer(request: AiRequest, completionTokens: number): Promise<AiAnswer>;
+}
+
+export type ProviderFailure = 'timeout' | 'rate_limited' | 'failed' | 'malformed';
+
+/** A provider that did not answer. The message is ours: never the provider's body, which may quote the prompt. */
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: ProviderFailure,
+    message: string,
+    readonly detail: { status?: number; retryAfterS?: number; retryable?: boolean } = {},
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+/**
+ * About four bytes of UTF-8 per token: OpenAI's rule of thumb for English text, and closer than
+ * a count of characters for other scripts, whose characters take more bytes and more tokens.
+ */
+export function approxTokens(text: string): number {
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 4);
+}
+
+/** The chat format adds a few tokens around every message. */
+const TOKENS_PER_MESSAGE = 4;
+
+export interface ChatMessage {
+  role: 'system' | 'user';
+  content: string;
+}
+
+const INSTRUCTIONS: Record<Task, string> = {
+  analyze: 'Analyse the spreadsheet data and report the insights the user asks for, with the figures that support them.',
+  formula: 'Write the spreadsheet formula the user asks for, then explain briefly how it works.',
+  explain: 'Explain, step by step and in plain language, the spreadsheet formula or feature the user asks about.',
+  guide: 'Give a short numbered step-by-step guide for what the user wants to do in the spreadsheet.',
+  ask: 'Answer the question about the spreadsheet plainly and briefly.',
+};
+
+/** What a model is sent for a request: the task's instruction, then the prompt and the data, one JSON array per row. */
+export function chatMessages(request: AiRequest): ChatMessage[] {
+  const data = request.data?.length
+    ? `\n\nSpreadsheet data, one JSON array per row:\n${request.data.map((row) => JSON.stringify(row)).join('\n')}`
+    : '';
+  return [
+    { role: 'system', content: `You are a spreadsheet assistant. ${INSTRUCTIONS[request.task]}` },
+    { role: 'user', content: request.prompt + data },
+  ];
+}
+
+/** The approximate prompt tokens of a request, the same whichever provider answers it. */
+export function messageTokens(request: AiRequest): number {
+  return chatMessages(request).reduce((sum, message) => sum + approxTokens(message.content) + TOKENS_PER_MESSAGE, 0);
+}
+
+const CUT_MARK = ' … [cut: the answer reached its token limit]';
+
+/** `text` cut to fit `tokens` by the approximation, saying so when it had to cut. */
+export function fitToTokens(text: string, tokens: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  const budget = tokens * 4;
+  if (bytes.length <= budget) return text;
+  const mark = Buffer.byteLength(CUT_MARK, 'utf8') < budget ? CUT_MARK : '';
+  // A cut inside a multi-byte character decodes to U+FFFD, which is dropped.
+  const kept = bytes.subarray(0, budget - Buffer.byteLength(mark, 'utf8')).toString('utf8').replace(/\uFFFD+$/, '');
+  return (mark ? kept.trimEnd() : kept) + mark;
+}

@@ -1,0 +1,157 @@
+import crypto from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../server/app';
+import { messageTokens } from '../../server/ai/provider';
+import { periodsAt } from '../../server/domain/usage';
+import { ConfigError, loadConfig } from '../../server/config';
+import { startFakeOpenAi, type FakeBehaviour, type FakeOpenAi } from '../helpers/fakeAi';
+import { bearer, ENGINES, register, useTestApp } from '../helpers/testApp';
+
+describe('AI provider configuration', () => {
+  it('is offline unless an endpoint is configured', () => {
+    expect(loadConfig({}).ai).toMatchObject({ provider: 'offline', timeoutMs: 30_000, maxCompletionTokens: 1024 });
+    expect(loadConfig({ LLM_BASE_URL: 'https://llm.example/v1/', LLM_MODEL: 'm', LLM_API_KEY: 'k' }).ai).toEqual({
+      provider: 'openai',
+      baseUrl: 'https://llm.example/v1',
+      apiKey: 'k',
+      model: 'm',
+      timeoutMs: 30_000,
+      maxCompletionTokens: 1024,
+    });
+  });
+
+  it.each([
+    [{ AI_PROVIDER: 'claude' }, 'AI_PROVIDER'],
+    [{ AI_PROVIDER: 'openai', LLM_MODEL: 'm' }, 'LLM_BASE_URL'],
+    [{ LLM_BASE_URL: 'https://llm.example/v1' }, 'LLM_MODEL'],
+    [{ LLM_BASE_URL: 'ftp://llm.example', LLM_MODEL: 'm' }, 'LLM_BASE_URL'],
+    [{ LLM_TIMEOUT_MS: 'soon' }, 'LLM_TIMEOUT_MS'],
+    [{ LLM_TIMEOUT_MS: '0' }, 'LLM_TIMEOUT_MS'],
+    [{ LLM_MAX_TOKENS: '5' }, 'LLM_MAX_TOKENS'],
+  ])('rejects %p naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));
+  });
+});
+
+describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
+  const ctx = useTestApp(engine);
+  let fake: FakeOpenAi;
+  let app: FastifyInstance;
+  let logs = '';
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAi();
+    const logStream = new PassThrough();
+    logStream.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+    const { ai } = loadConfig({ LLM_BASE_URL: fake.baseUrl, LLM_API_KEY: 'sk-test', LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: '1500', LLM_MAX_TOKENS: '300' });
+    app = await buildApp({ config: { ...ctx.config, logLevel: 'trace', ai }, database: ctx.app.database, clock: ctx.clock, logStream });
+  });
+  afterAll(async () => {
+    await app.close();
+    await fake.close();
+  });
+
+  const query = (token: string, body: object, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'POST', url: '/api/v1/query', payload: body, headers: { ...bearer(token), ...headers } });
+  const usage = async (token: string) => (await app.inject({ method: 'GET', url: '/api/v1/query/usage', headers: bearer(token) })).json();
+
+  it('sends the task, prompt and data to the model and counts the tokens it reports', async () => {
+    const { access_token } = await register(ctx.app);
+    fake.script({ kind: 'answer', content: '=SUMIF(A:A,"North",B:B)', usage: { prompt_tokens: 57, completion_tokens: 12 } });
+    const body = { task: 'formula', prompt: 'Total revenue of North', data: [['Region', 'Revenue'], ['North', 120]] };
+    const res = await query(access_token, body);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ answer: '=SUMIF(A:A,"North",B:B)', tokens: { prompt: 57, completion: 12, total: 69 } });
+    expect(res.json().usage).toMatchObject({ monthly_queries: 1, daily_tokens: 69 });
+
+    const sent = fake.requests.at(-1)!;
+    expect(sent.headers.authorization).toBe('Bearer sk-test');
+    expect(sent.body.model).toBe('fake-model');
+    expect(sent.body.max_tokens).toBe(300);
+    expect(sent.body.messages[0]).toEqual({ role: 'system', content: expect.stringContaining('formula') });
+    expect(sent.body.messages[1]!.content).toBe('Total revenue of North\n\nSpreadsheet data, one JSON array per row:\n["Region","Revenue"]\n["North",120]');
+  });
+
+  it('asks for no more tokens than are left today, and approximates counts the provider does not report', async () => {
+    const { access_token } = await register(ctx.app);
+    fake.script({ kind: 'answer', content: 'x'.repeat(40), usage: { prompt_tokens: 30, completion_tokens: 700 } });
+    expect((await query(access_token, { task: 'ask', prompt: 'first' })).json().usage.daily_tokens).toBe(730);
+
+    fake.script({ kind: 'answer', content: 'Sixteen bytes!!!', usage: null });
+    const body = { task: 'ask', prompt: 'second' };
+    const res = await query(access_token, body);
+    expect(fake.requests.at(-1)!.body.max_tokens).toBe(1000 - 730 - messageTokens(body as never));
+    expect(res.json().tokens).toEqual({ prompt: messageTokens(body as never), completion: 4, total: messageTokens(body as never) + 4 });
+  });
+
+  it('retries a 429 and a 500, then answers', async () => {
+    const { access_token } = await register(ctx.app);
+    const before = fake.requests.length;
+    fake.script({ kind: 'status', status: 429, retryAfter: '0' }, { kind: 'status', status: 500 }, { kind: 'answer', content: 'third time' });
+    const res = await query(access_token, { task: 'ask', prompt: 'persist' });
+    expect(res.json().answer).toBe('third time');
+    expect(fake.requests.length - before).toBe(3);
+  });
+
+  const failures: Array<[string, FakeBehaviour[], number, string, number]> = [
+    ['429 on every try', Array(3).fill({ kind: 'status', status: 429, retryAfter: '0' }), 503, 'provider_busy', 3],
+    ['500 on every try', Array(3).fill({ kind: 'status', status: 500 }), 502, 'provider_error', 3],
+    ['a timeout', [{ kind: 'hang' }], 504, 'provider_timeout', 1],
+    ['a malformed body', [{ kind: 'malformed' }], 502, 'provider_error', 1],
+    ['a 401 (a wrong key is not retried)', [{ kind: 'status', status: 401 }], 502, 'provider_error', 1],
+  ];
+  it.each(failures)('refunds the query after %s', async (_what, behaviours, status, code, attempts) => {
+    const { access_token } = await register(ctx.app);
+    const before = fake.requests.length;
+    fake.script(...behaviours);
+    const res = await query(access_token, { task: 'ask', prompt: 'will this fail?' });
+    expect([res.statusCode, res.json().error.code]).toEqual([status, code]);
+    if (status === 503) expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(fake.requests.length - before).toBe(attempts);
+    expect(await usage(access_token)).toEqual({ monthly_queries: 0, daily_tokens: 0, queries_per_minute: 0, processing_time: 0, total_queries: 0 });
+  });
+
+  it('answers a failed Idempotency-Key anew when it is retried', async () => {
+    const { access_token } = await register(ctx.app);
+    const key = { 'idempotency-key': crypto.randomUUID() };
+    fake.script({ kind: 'malformed' });
+    expect((await query(access_token, { task: 'ask', prompt: 'again' }, key)).statusCode).toBe(502);
+    const retry = await query(access_token, { task: 'ask', prompt: 'again' }, key);
+    expect(retry.json()).toMatchObject({ answer: 'You said: again', replayed: false, usage: { monthly_queries: 1 } });
+  });
+
+  it('gives back a query its server left unanswered when its Idempotency-Key is retried', async () => {
+    const { access_token, user } = await register(ctx.app);
+    const key = crypto.randomUUID();
+    // What a server that stopped mid-call leaves: a reservation that was never settled.
+    const { db } = ctx.app.database;
+    const { month, day } = periodsAt(ctx.clock.now());
+    await db.insertInto('usage_months').values({ user_id: user.id, month, queries: 1, settled: 0, processing_ms: 0 }).execute();
+    await db.insertInto('usage_days').values({ user_id: user.id, day, queries: 1, tokens: 500, last_grant: 500 }).execute();
+    await db
+      .insertInto('usage_ledger')
+      .values({ user_id: user.id, request_id: key, task: 'ask', month, day, status: 'reserved', reserved_tokens: 500, prompt_tokens: null, completion_tokens: null, processing_time_ms: null, created_at: ctx.clock.now(), settled_at: null })
+      .execute();
+
+    const soon = await query(access_token, { task: 'ask', prompt: 'still there?' }, { 'idempotency-key': key });
+    expect([soon.statusCode, soon.json().error.code]).toEqual([409, 'request_in_progress']);
+
+    ctx.clock.advance(1500 + 60_000 + 1);
+    const later = await query(access_token, { task: 'ask', prompt: 'still there?' }, { 'idempotency-key': key });
+    expect(later.json()).toMatchObject({ answer: 'You said: still there?', replayed: false, usage: { monthly_queries: 1, daily_tokens: 49 } });
+  });
+
+  it('never logs what the provider echoes of the prompt', async () => {
+    const canary = `CANARY-${crypto.randomUUID()}`;
+    const { access_token } = await register(ctx.app);
+    fake.script(...Array(3).fill({ kind: 'status', status: 500 }));
+    expect((await query(access_token, { task: 'ask', prompt: canary })).statusCode).toBe(502);
+    fake.script({ kind: 'malformed' });
+    expect((await query(access_token, { task: 'ask', prompt: canary })).statusCode).toBe(502);
+    expect((await query(access_token, { task: 'ask', prompt: canary })).json().answer).toBe(`You said: ${canary}`);
+    expect(logs).toContain('query.provider_failed');
+    expect(logs).not.toContain(canary);
+  });
+});

@@ -1,0 +1,32 @@
+import { ENGINES, useTestApp } from '../helpers/testApp';
+
+describe.each(ENGINES)('group commit on %s', (engine) => {
+  const ctx = useTestApp(engine);
+
+  it('commits the units submitted together, except one that throws, which takes nothing', async () => {
+    const { database } = ctx.app;
+    const put = (key: string, fail = false) =>
+      database.groupCommit(async (tx) => {
+        await tx.all('insert into settings (key, value) values (?, ?)', [key, 'v']);
+        if (fail) throw new Error(`unit ${key} failed`);
+        return (await tx.all<{ value: string }>('select value from settings where key = ?', [key]))[0]!.value;
+      });
+    const outcomes = await Promise.allSettled([put('gc-a'), put('gc-b', true), put('gc-c')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('unit gc-b failed');
+    const keys = await database.db.selectFrom('settings').select('key').where('key', 'like', 'gc-%').orderBy('key').execute();
+    expect(keys.map((k) => k.key)).toEqual(['gc-a', 'gc-c']);
+  });
+
+  it('runs units of one key one after another, in the order they came', async () => {
+    const order: string[] = [];
+    const unit = (name: string) =>
+      ctx.app.database.groupCommit(async (tx) => {
+        order.push(`${name} starts`);
+        await tx.all('select 1 as one', []);
+        order.push(`${name} ends`);
+      }, 'same-key');
+    await Promise.all([unit('first'), unit('second')]);
+    expect(order).toEqual(['first starts', 'first ends', 'second starts', 'second ends']);
+  });
+});
