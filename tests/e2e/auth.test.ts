@@ -161,6 +161,8 @@ describe('authentication in Chromium', () => {
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/login`);
     await page.getByRole('link', { name: messages.login.forgot }).click();
+    // The login page has an Email field too: fill the one of the page that sends the link.
+    await page.getByRole('button', { name: messages.forgotPassword.submit }).waitFor();
     await page.getByLabel(messages.forgotPassword.email).fill(a.email);
     await page.getByRole('button', { name: messages.forgotPassword.submit }).click();
     await page.getByText(messages.forgotPassword.sentTitle).waitFor();
