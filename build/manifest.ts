@@ -13,6 +13,8 @@ export interface BuildManifest {
   entry: string[];
   /** Each page chunk's JS (with the shared chunks it needs), by webpackChunkName. */
   chunks: Record<string, string[]>;
+  /** The npm packages a first visit to each page downloads (entry and page chunk). */
+  packages: Record<string, string[]>;
 }
 
 export const DIST_DIR = path.resolve(__dirname, '../dist');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
-import type { Compilation, Compiler } from 'webpack';
+import type { Chunk, Compilation, Compiler, Module } from 'webpack';
 import { MANIFEST_FILE, type BuildManifest } from './manifest';
 
 const NAME = 'WebBuildPlugin';
@@ -21,15 +21,31 @@ interface Options {
 
 const jsFiles = (files: Iterable<string>) => [...files].filter((file) => file.endsWith('.js'));
 
+/** The npm packages whose code is in `chunks` (a concatenated module counts each of its parts). */
+function packagesIn(compilation: Compilation, chunks: Iterable<Chunk>): string[] {
+  const found = new Set<string>();
+  const visit = (module: Module) => {
+    const inner = (module as Module & { modules?: Module[] }).modules;
+    if (inner) inner.forEach(visit);
+    const match = /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(module.nameForCondition() ?? '');
+    if (match?.[1]) found.add(match[1].replace('\\', '/'));
+  };
+  for (const chunk of chunks) for (const module of compilation.chunkGraph.getChunkModulesIterable(chunk)) visit(module);
+  return [...found].sort();
+}
+
 function manifestOf(compilation: Compilation, bootEntry: string): BuildManifest {
-  const entryFiles = (name: string) => jsFiles(compilation.entrypoints.get(name)?.getFiles() ?? []);
-  const [boot] = entryFiles(bootEntry);
-  if (!boot) throw new Error(`The build has no ${bootEntry} entry.`);
-  const chunks: Record<string, string[]> = {};
+  const entry = compilation.entrypoints.get('main');
+  const [boot] = jsFiles(compilation.entrypoints.get(bootEntry)?.getFiles() ?? []);
+  if (!boot || !entry) throw new Error(`The build lacks the main or ${bootEntry} entry.`);
+  const chunks: BuildManifest['chunks'] = {};
+  const packages: BuildManifest['packages'] = {};
   for (const [name, group] of compilation.namedChunkGroups) {
-    if (name.startsWith('page-')) chunks[name] = jsFiles(group.getFiles());
+    if (!name.startsWith('page-')) continue;
+    chunks[name] = jsFiles(group.getFiles());
+    packages[name] = packagesIn(compilation, [...entry.chunks, ...group.chunks]);
   }
-  return { boot, entry: entryFiles('main'), chunks };
+  return { boot, entry: jsFiles(entry.getFiles()), chunks, packages };
 }
 
 function precompress(dir: string): void {
