@@ -54,7 +54,8 @@ describe.each(PRERENDERED_PAGES)('the prerendered page $path', ({ path: pathname
 
   it('holds the page markup, its title, Emotion critical CSS with the nonce slot, and its chunk', () => {
     expect(html).toMatch(/<div id="root">.*<main[^>]*>.*<h1/s);
-    expect(html).toMatch(/<title>[^<%]+/);
+    // The page's own title, not the shell's bare brand.
+    expect(/<title>([^<]+)<\/title>/.exec(html)?.[1]).toMatch(/\w{3}.*%%config\.brandName%%|^[^%]+$/);
     expect(html).toMatch(/<style data-emotion="sm-global [\w-]+" nonce="%%nonce%%">/);
     expect(html).toMatch(/<style data-emotion="sm [\w -]+" nonce="%%nonce%%">/);
     for (const file of readManifest().chunks[chunk] ?? []) expect(html).toContain(`src="/${file}"`);
