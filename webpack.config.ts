@@ -1,17 +1,29 @@
 import path from 'node:path';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
-import type { Configuration } from 'webpack';
+import { DefinePlugin, type Configuration } from 'webpack';
 import type { Configuration as DevServerConfiguration } from 'webpack-dev-server';
+import { WebBuildPlugin } from './build/webBuildPlugin';
 
 type Env = Record<string, string | boolean | undefined>;
 type Argv = { mode?: Configuration['mode'] };
 
-/** The SPA build: production output goes to dist/web, which the API server serves. */
+/** The color-mode script: its own runtime, no shared chunks, so it runs alone, before the page. */
+const BOOT_ENTRY = 'colorMode';
+
+/**
+ * The SPA build: production output goes to dist/web, which the API server serves, with the public
+ * pages prerendered into dist/web/pages (see build/webBuildPlugin.ts).
+ */
 export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerConfiguration } => {
   const production = argv.mode !== 'development';
+  const buildYear = String(new Date().getFullYear());
   return {
     mode: production ? 'production' : 'development',
-    entry: { main: './src/main.tsx' },
+    entry: {
+      [BOOT_ENTRY]: './src/colorModeBoot.ts',
+      // The app's runtime in a chunk of its own (long-cached apart from the code that changes).
+      main: { import: './src/main.tsx', runtime: 'runtime' },
+    },
     output: {
       path: path.resolve(__dirname, 'dist/web'),
       publicPath: '/',
@@ -21,6 +33,9 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
       clean: true,
     },
     resolve: { extensions: ['.tsx', '.ts', '.js'] },
+    // html-webpack-plugin reads public/index.html itself; webpack's own HTML modules would strip
+    // the template's <!--app-…--> slots.
+    experiments: { html: false },
     module: {
       rules: [
         {
@@ -29,6 +44,7 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
           use: { loader: 'babel-loader', options: { cacheDirectory: true } },
         },
         { test: /\.(svg|png|ico|webp)$/, type: 'asset/resource' },
+        { test: /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]theme[\\/]index\.js$/, loader: path.resolve(__dirname, 'build/pure-theme-loader.js') },
       ],
     },
     plugins: [
@@ -36,12 +52,24 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
         template: './public/index.html',
         favicon: './public/favicon.svg',
         scriptLoading: 'defer',
-        minify: production,
+        excludeChunks: [BOOT_ENTRY],
+        // The defaults, keeping the <!--app-…--> slots that the prerender and the server fill.
+        minify: production && {
+          collapseWhitespace: true,
+          keepClosingSlash: true,
+          removeComments: true,
+          ignoreCustomComments: [/^app-/],
+          removeRedundantAttributes: true,
+          removeScriptTypeAttributes: true,
+          removeStyleLinkTypeAttributes: true,
+          useShortDoctype: true,
+        },
       }),
+      new WebBuildPlugin({ bootEntry: BOOT_ENTRY, production, buildYear }),
+      new DefinePlugin({ 'process.env.BUILD_YEAR': JSON.stringify(buildYear) }),
     ],
     optimization: {
-      splitChunks: { chunks: 'all' },
-      runtimeChunk: 'single',
+      splitChunks: { chunks: (chunk) => chunk.name !== BOOT_ENTRY },
     },
     devtool: production ? false : 'eval-cheap-module-source-map',
     performance: { hints: false },

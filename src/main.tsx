@@ -1,20 +1,11 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { createBrowserRouter, RouterProvider } from 'react-router-dom';
-import { AppProviders } from './app/AppProviders';
-import { routes } from './app/routes';
+import { mountApp } from './app/mountApp';
+import { watchSystemColorMode } from './lib/colorMode';
 import { startInspector } from './lib/inspector';
 import { readCspNonce, readRuntimeConfig } from './lib/runtimeConfig';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('The page has no #root element.');
 
-void startInspector().then(() =>
-  createRoot(container).render(
-    <StrictMode>
-      <AppProviders config={readRuntimeConfig()} nonce={readCspNonce()}>
-        <RouterProvider router={createBrowserRouter(routes)} />
-      </AppProviders>
-    </StrictMode>,
-  ),
-);
+void startInspector()
+  .then(() => mountApp(container, readRuntimeConfig(), readCspNonce()))
+  .then(watchSystemColorMode);

@@ -3,7 +3,7 @@ import { findPlan, formatPrice, PLANS, type Plan } from '../../src/content/plans
 import type { Config } from '../config';
 import type { BillingTestSessionsTable } from '../db/types';
 import { findSubscription, subscriptionView } from '../domain/subscriptions';
-import { escapeHtml } from '../plugins/web';
+import { escapeHtml } from '../../src/lib/pageSlots';
 import { returnUrls } from './provider';
 import type { SessionKind, SessionLookup, TestProvider } from './testMode';
 

@@ -2,14 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { fillConfigSlots, NONCE_SLOT, SLOTS } from '../../src/lib/pageSlots';
 import { CONFIG_ELEMENT_ID, type RuntimeConfig } from '../../src/lib/runtimeConfig';
 import { errorBody } from '../errors';
 
-/** webpack names long-lived files `name.<contenthash>.ext`: safe to cache for a year. */
-const HASHED = /\.[0-9a-f]{16,}\.(?:js|css|woff2?|svg|png|webp)$/;
-const CONFIG_SLOT = '<!--app-config-->';
-/** Never served, even if such a file lands in the web folder: dotfiles (`.env`, `.git/`) and source maps. */
-const PRIVATE = /(^|\/)\.|\.map$/;
+/** webpack names long-lived files `name.<contenthash>.ext` (and the build their .br/.gz copies): safe to cache for a year. */
+const HASHED = /\.[0-9a-f]{16,}\.(?:js|css|woff2?|svg|png|webp)(?:\.br|\.gz)?$/;
+/**
+ * Never served as files: dotfiles (`.env`, `.git/`) and source maps, even if such a file lands in
+ * the web folder, and the HTML templates, which only go out filled (see `pageTemplate`).
+ */
+const PRIVATE = /(^|\/)\.|\.map$|\.html$/;
 
 /** Runtime settings as JSON that can sit inside a script element (no `</script>` breakout). */
 function configScript(config: RuntimeConfig): string {
@@ -17,14 +20,30 @@ function configScript(config: RuntimeConfig): string {
   return `<script id="${CONFIG_ELEMENT_ID}" type="application/json">${json}</script>`;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * A page of the build with this server's runtime config filled in (once, at start-up) and a
+ * function that puts a response's nonce in. The prerendered pages hold slots where the brand,
+ * mailboxes and links go, so what the build rendered is never a stale value (src/lib/pageSlots.ts).
+ */
+function pageTemplate(html: string, config: RuntimeConfig): (nonce: string) => string {
+  // Split first, so that no config value can become a nonce slot, nor the other way round.
+  const parts = html
+    .replace('<head>', `<head><meta name="csp-nonce" content="${NONCE_SLOT}">`)
+    .split(NONCE_SLOT)
+    .map((part) => {
+      let filled = fillConfigSlots(part, config).replace(SLOTS.config, () => configScript(config));
+      // The shell's slots for a prerendered page's markup, styles and scripts stay empty.
+      for (const slot of Object.values(SLOTS)) filled = filled.replaceAll(slot, '');
+      return filled;
+    });
+  return (nonce) => parts.join(nonce);
 }
 
 /**
- * Serves the production SPA: hashed assets with long caching, and index.html (with the runtime
- * config and this response's style nonce) for every other non-API path, so client routes and the
- * client-rendered 404 page work on a reload or a deep link.
+ * Serves the production SPA: hashed assets with long caching (brotli or gzip copies when the
+ * browser takes them), each prerendered public page at its path, and the shell index.html for
+ * every other non-API path, so client routes and the client-rendered 404 page work on a reload or
+ * a deep link. Every page carries the runtime config and this response's style nonce.
  */
 export async function registerWeb(app: FastifyInstance, webDir: string, config: RuntimeConfig): Promise<void> {
   const indexFile = path.join(webDir, 'index.html');
@@ -33,35 +52,35 @@ export async function registerWeb(app: FastifyInstance, webDir: string, config: 
     app.setNotFoundHandler((request, reply) => notFound(request.method, request.url, reply));
     return;
   }
-  const template = fs
-    .readFileSync(indexFile, 'utf8')
-    .replaceAll('__BRAND_NAME__', escapeHtml(config.brandName))
-    .replace(CONFIG_SLOT, configScript(config));
+  const shell = pageTemplate(fs.readFileSync(indexFile, 'utf8'), config);
 
   await app.register(fastifyStatic, {
     root: webDir,
     index: false,
     wildcard: false,
     dotfiles: 'ignore',
+    preCompressed: true,
     allowedPath: (pathname) => !PRIVATE.test(pathname),
     setHeaders(reply, filePath) {
       reply.header('Cache-Control', HASHED.test(filePath) ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
 
-  const sendIndex = (reply: FastifyReply) => {
-    const nonce = reply.cspNonce.style;
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('Cache-Control', 'no-cache')
-      .send(template.replace('<head>', `<head><meta name="csp-nonce" content="${nonce}">`));
-  };
+  const sendPage = (reply: FastifyReply, page: (nonce: string) => string) =>
+    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(page(reply.cspNonce.style));
 
-  app.get('/', (_request, reply) => sendIndex(reply));
+  const pagesDir = path.join(webDir, 'pages');
+  const prerendered = fs.existsSync(pagesDir) ? fs.readdirSync(pagesDir).filter((file) => file.endsWith('.html')) : [];
+  for (const file of prerendered) {
+    const name = file.slice(0, -'.html'.length);
+    const page = pageTemplate(fs.readFileSync(path.join(pagesDir, file), 'utf8'), config);
+    app.get(name === 'index' ? '/' : `/${name}`, (_request, reply) => sendPage(reply, page));
+  }
+  if (!prerendered.includes('index.html')) app.get('/', (_request, reply) => sendPage(reply, shell));
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
     const isPage = (request.method === 'GET' || request.method === 'HEAD') && !path.extname(pathname) && !PRIVATE.test(pathname);
-    if (isPage && !pathname.startsWith('/api/')) return sendIndex(reply);
+    if (isPage && !pathname.startsWith('/api/')) return sendPage(reply, shell);
     return notFound(request.method, request.url, reply);
   });
 }

@@ -3,9 +3,13 @@ import { Link as RouterLink } from 'react-router-dom';
 import { ExternalLink } from '../components/ExternalLink';
 import { LogoIcon } from '../components/icons';
 import { messages } from '../content/messages';
+import { useClientSnapshot } from '../lib/useClientSnapshot';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 
 const t = messages.footer;
+
+/** The year of the build (webpack and the prerender both set it): what a prerendered page shows. */
+const BUILD_YEAR = Number(process.env.BUILD_YEAR) || new Date().getFullYear();
 
 function Column({ title, children }: { title: string; children: React.ReactNode }) {
   return (
@@ -20,6 +24,8 @@ function Column({ title, children }: { title: string; children: React.ReactNode 
 
 export function Footer() {
   const { brandName, supportEmail, marketplaceUrl } = useRuntimeConfig();
+  // This year by the browser's clock, once hydrated: a page built last year shows the right year.
+  const year = useClientSnapshot(() => new Date().getFullYear(), BUILD_YEAR);
   const linkProps = { color: 'fg.muted', fontSize: 'sm', width: 'fit-content' } as const;
   return (
     <Box as="footer" borderTopWidth="1px" bg="bg.subtle" mt="16">
@@ -69,7 +75,7 @@ export function Footer() {
           </Stack>
         </SimpleGrid>
         <Text mt="10" pt="6" borderTopWidth="1px" fontSize="sm" color="fg.muted">
-          {t.copyright(new Date().getFullYear(), brandName)}
+          {t.copyright(year, brandName)}
         </Text>
       </Container>
     </Box>

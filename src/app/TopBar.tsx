@@ -1,7 +1,9 @@
 import { Box, Button, Container, Flex, HStack, Link, Text } from '@chakra-ui/react';
 import { Link as RouterLink, NavLink } from 'react-router-dom';
-import { LogoIcon } from '../components/icons';
+import { LogoIcon, MoonIcon, SunIcon } from '../components/icons';
 import { messages } from '../content/messages';
+import { chooseColorMode } from '../lib/colorMode';
+import { useColorMode } from '../lib/useColorMode';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useAuthRef, useAuthSelector } from './auth';
 
@@ -41,11 +43,34 @@ function SignedInBar() {
         <Text fontSize="sm" color="fg.muted" truncate maxW={{ base: '32', sm: '60', lg: '72' }} title={t.welcome(fullName)}>
           {t.welcome(fullName)}
         </Text>
+        <ColorModeToggle />
         <Button variant="outline" size="sm" onClick={() => auth.send({ type: 'logout' })} loading={busy} loadingText={t.logout}>
           {t.logout}
         </Button>
       </HStack>
     </>
+  );
+}
+
+/**
+ * Dark mode on or off (the system's mode until the visitor chooses). The icon follows the page's
+ * class through CSS, so the prerendered HTML is right before any script runs; aria-pressed needs
+ * the mode, known once the page is hydrated.
+ */
+function ColorModeToggle() {
+  const mode = useColorMode();
+  return (
+    <Button
+      variant="ghost"
+      size="sm"
+      px="0"
+      aria-label={t.darkMode}
+      aria-pressed={mode === null ? undefined : mode === 'dark'}
+      onClick={() => chooseColorMode(mode === 'dark' ? 'light' : 'dark')}
+    >
+      <MoonIcon boxSize="5" display={{ base: 'block', _dark: 'none' }} />
+      <SunIcon boxSize="5" display={{ base: 'none', _dark: 'block' }} />
+    </Button>
   );
 }
 
@@ -78,8 +103,11 @@ export function TopBar() {
           {signedIn ? (
             <SignedInBar />
           ) : (
-            <HStack as="nav" aria-label={t.mainNav} gap="2">
-              <SignedOutNav />
+            <HStack gap="2">
+              <ColorModeToggle />
+              <HStack as="nav" aria-label={t.mainNav} gap="2">
+                <SignedOutNav />
+              </HStack>
             </HStack>
           )}
         </Flex>

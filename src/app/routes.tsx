@@ -1,4 +1,4 @@
-import type { RouteObject } from 'react-router-dom';
+import { matchRoutes, type RouteObject } from 'react-router-dom';
 import type { AuthMachine } from '../../machines/auth/auth.machine';
 import { PageSpinner } from '../components/PageSpinner';
 import { Toaster } from '../components/Toaster';
@@ -31,25 +31,53 @@ export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
     // Shown only on the very first load, while the first page's chunk arrives.
     hydrateFallbackElement: <PageSpinner />,
     children: [
-      { index: true, lazy: page(() => import('../pages/LandingPage')) },
-      { path: 'privacy', lazy: page(() => import('../pages/PrivacyPage')) },
-      { path: 'terms', lazy: page(() => import('../pages/TermsPage')) },
-      { path: 'support', lazy: page(() => import('../pages/SupportPage')) },
-      { path: 'login', lazy: page(() => import('../pages/LoginPage')) },
-      { path: 'register', lazy: page(() => import('../pages/RegisterPage')) },
-      { path: 'forgot-password', lazy: page(() => import('../pages/ForgotPasswordPage')) },
-      { path: 'reset-password', lazy: page(() => import('../pages/ResetPasswordPage')) },
+      { index: true, lazy: page(() => import(/* webpackChunkName: "page-landing" */ '../pages/LandingPage')) },
+      { path: 'privacy', lazy: page(() => import(/* webpackChunkName: "page-privacy" */ '../pages/PrivacyPage')) },
+      { path: 'terms', lazy: page(() => import(/* webpackChunkName: "page-terms" */ '../pages/TermsPage')) },
+      { path: 'support', lazy: page(() => import(/* webpackChunkName: "page-support" */ '../pages/SupportPage')) },
+      { path: 'login', lazy: page(() => import(/* webpackChunkName: "page-login" */ '../pages/LoginPage')) },
+      { path: 'register', lazy: page(() => import(/* webpackChunkName: "page-register" */ '../pages/RegisterPage')) },
+      { path: 'forgot-password', lazy: page(() => import(/* webpackChunkName: "page-forgot-password" */ '../pages/ForgotPasswordPage')) },
+      { path: 'reset-password', lazy: page(() => import(/* webpackChunkName: "page-reset-password" */ '../pages/ResetPasswordPage')) },
       {
         element: <RequireAuth />,
         children: [
-          { path: 'dashboard', lazy: page(() => import('../pages/DashboardPage')) },
-          { path: 'subscription', lazy: page(() => import('../pages/SubscriptionPage')) },
-          { path: 'profile', lazy: page(() => import('../pages/ProfilePage')) },
+          { path: 'dashboard', lazy: page(() => import(/* webpackChunkName: "page-dashboard" */ '../pages/DashboardPage')) },
+          { path: 'subscription', lazy: page(() => import(/* webpackChunkName: "page-subscription" */ '../pages/SubscriptionPage')) },
+          { path: 'profile', lazy: page(() => import(/* webpackChunkName: "page-profile" */ '../pages/ProfilePage')) },
         ],
       },
-      { path: '*', lazy: page(() => import('../pages/NotFoundPage')) },
+      { path: '*', lazy: page(() => import(/* webpackChunkName: "page-not-found" */ '../pages/NotFoundPage')) },
     ],
   },
 ];
 
 export const routes = createRoutes();
+
+/**
+ * The public pages the build renders to static HTML (`build/prerender.ts`), each with the chunk
+ * of its page (the webpackChunkName above), which the HTML loads next to the entry scripts.
+ */
+export const PRERENDERED_PAGES = [
+  { path: '/', chunk: 'page-landing' },
+  { path: '/privacy', chunk: 'page-privacy' },
+  { path: '/terms', chunk: 'page-terms' },
+  { path: '/support', chunk: 'page-support' },
+  { path: '/login', chunk: 'page-login' },
+  { path: '/register', chunk: 'page-register' },
+] as const;
+
+/**
+ * Loads the lazy routes that match `pathname` and puts their components in place, so the first
+ * render has the page itself: hydrating a prerendered page needs that (a fallback would not
+ * match the server's HTML), and a client-rendered page skips the spinner.
+ */
+export async function resolveLazyRoutes(routeTree: RouteObject[], pathname: string): Promise<void> {
+  const lazy = (matchRoutes(routeTree, pathname) ?? []).map(({ route }) => route).filter((route) => typeof route.lazy === 'function');
+  await Promise.all(
+    lazy.map(async (route) => {
+      const loaded = await (route.lazy as () => Promise<Partial<RouteObject>>)();
+      Object.assign(route, loaded, { lazy: undefined });
+    }),
+  );
+}

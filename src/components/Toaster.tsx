@@ -1,5 +1,6 @@
 import { Toaster as ChakraToaster, Portal, Stack, Toast, createToaster } from '@chakra-ui/react';
 import type { NotifyParams } from '../../machines/auth/auth.machine';
+import { useClientSnapshot } from '../lib/useClientSnapshot';
 
 /** The app's one toaster; machines' `notify` actions create toasts through it. */
 export const toaster = createToaster({ placement: 'top-end', pauseOnPageIdle: true, max: 4 });
@@ -10,6 +11,10 @@ export function showToast({ type, title, description }: NotifyParams): void {
 }
 
 export function Toaster() {
+  // The toast region is placed with inline styles, which the CSP refuses in HTML (React sets them
+  // through the CSSOM, which it allows): the prerender leaves it out, the browser adds it.
+  const inBrowser = useClientSnapshot(() => true, false);
+  if (!inBrowser) return null;
   return (
     <Portal>
       <ChakraToaster toaster={toaster} insetInline={{ mdDown: '4' }}>

@@ -14,6 +14,7 @@ export const messages = {
     logout: 'Logout',
     login: 'Login',
     signUp: 'Sign Up',
+    darkMode: 'Dark mode',
   },
   footer: {
     tagline: 'AI help for formulas, analysis and answers, right inside your spreadsheet.',

@@ -1,10 +1,16 @@
-import { useEffect } from 'react';
+import { createContext, useContext, useEffect } from 'react';
 import { useRuntimeConfig } from './useRuntimeConfig';
+
+/** The prerender provides one to learn the page's title, which effects would only set in a browser. */
+export const PageTitleSink = createContext<((title: string) => void) | null>(null);
 
 /** Sets the document title to "{page} · {brand}" (or the brand alone) while the page is shown. */
 export function usePageTitle(page?: string): void {
   const { brandName } = useRuntimeConfig();
+  const title = page ? `${page} · ${brandName}` : brandName;
+  // Told during render, which only the prerender's one-off render listens to.
+  useContext(PageTitleSink)?.(title);
   useEffect(() => {
-    document.title = page ? `${page} · ${brandName}` : brandName;
-  }, [page, brandName]);
+    document.title = title;
+  }, [title]);
 }

@@ -55,7 +55,7 @@ describe('serving the SPA', () => {
     fs.mkdirSync(path.join(webDir, 'assets'), { recursive: true });
     fs.writeFileSync(
       path.join(webDir, 'index.html'),
-      '<!doctype html><html><head><title>__BRAND_NAME__</title><!--app-config--></head><body><div id="root"></div></body></html>',
+      '<!doctype html><html><head><title>%%config.brandName%%</title><!--app-config--></head><body><div id="root"></div></body></html>',
     );
     fs.writeFileSync(path.join(webDir, 'assets', 'main.0123456789abcdef.js'), 'console.log(1)');
     webApp = await buildApp({

@@ -10,7 +10,7 @@ function webFolder(root: string): string {
   const webDir = path.join(root, 'web');
   fs.mkdirSync(path.join(webDir, 'assets'), { recursive: true });
   fs.mkdirSync(path.join(webDir, '.git'), { recursive: true });
-  fs.writeFileSync(path.join(webDir, 'index.html'), '<!doctype html><html><head><title>__BRAND_NAME__</title><!--app-config--></head><body><div id="root"></div></body></html>');
+  fs.writeFileSync(path.join(webDir, 'index.html'), '<!doctype html><html><head><title>%%config.brandName%%</title><!--app-config--></head><body><div id="root"></div></body></html>');
   fs.writeFileSync(path.join(webDir, 'assets', 'main.0123456789abcdef.js'), 'console.log(1)');
   fs.writeFileSync(path.join(webDir, 'assets', 'main.0123456789abcdef.js.map'), '{"sources":["secret.ts"]}');
   fs.writeFileSync(path.join(webDir, '.env'), 'AUTH_SECRET=leaked');

@@ -1,5 +1,6 @@
 import { AxiosError, AxiosHeaders, type InternalAxiosRequestConfig } from 'axios';
-import { http, type User } from '../../src/lib/api';
+import type { User } from '../../src/lib/api';
+import { http } from '../../src/lib/http';
 import { tokenStorage } from '../../src/lib/tokenStorage';
 
 /** A request the app sent, as the fake API saw it. */

@@ -1,0 +1,34 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * What the production build loads where, from webpack's chunk graph: written by the build next to
+ * dist/web (not inside it, so it is never served) and read by the prerender, the bundle-size test
+ * and `npm run bench:web`. Paths are relative to dist/web.
+ */
+export interface BuildManifest {
+  /** The blocking color-mode script every page loads first. */
+  boot: string;
+  /** The entry point's JS, in load order: every page loads these. */
+  entry: string[];
+  /** Each page chunk's JS (with the shared chunks it needs), by webpackChunkName. */
+  chunks: Record<string, string[]>;
+  /** The npm packages a first visit to each page downloads (entry and page chunk). */
+  packages: Record<string, string[]>;
+}
+
+export const DIST_DIR = path.resolve(__dirname, '../dist');
+export const WEB_DIR = path.join(DIST_DIR, 'web');
+export const MANIFEST_FILE = path.join(DIST_DIR, 'web-manifest.json');
+
+export function readManifest(): BuildManifest {
+  if (!fs.existsSync(MANIFEST_FILE)) throw new Error(`No ${MANIFEST_FILE}: run \`npm run build\` first.`);
+  return JSON.parse(fs.readFileSync(MANIFEST_FILE, 'utf8')) as BuildManifest;
+}
+
+/** The JS a first visit to a page downloads: the color-mode script, the entry, the page's chunk. */
+export function firstLoadScripts(manifest: BuildManifest, chunk: string): string[] {
+  const page = manifest.chunks[chunk];
+  if (!page) throw new Error(`The build has no chunk named ${chunk}.`);
+  return [...new Set([manifest.boot, ...manifest.entry, ...page])];
+}

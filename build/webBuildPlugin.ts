@@ -1,0 +1,91 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import HtmlWebpackPlugin from 'html-webpack-plugin';
+import type { Chunk, Compilation, Compiler, Module } from 'webpack';
+import { MANIFEST_FILE, type BuildManifest } from './manifest';
+
+const NAME = 'WebBuildPlugin';
+/** Files worth compressing ahead of time; @fastify/static sends the .br or .gz beside them. */
+const COMPRESSIBLE = /\.(?:js|css|svg|json|txt)$/;
+
+interface Options {
+  /** The entry whose script runs, blocking, before the first paint (the color mode). */
+  bootEntry: string;
+  /** Production builds only: prerender the public pages and precompress the files. */
+  production: boolean;
+  /** The build's year, for the prerender (the client bundle has it from DefinePlugin). */
+  buildYear: string;
+}
+
+const jsFiles = (files: Iterable<string>) => [...files].filter((file) => file.endsWith('.js'));
+
+/** The npm packages whose code is in `chunks` (a concatenated module counts each of its parts). */
+function packagesIn(compilation: Compilation, chunks: Iterable<Chunk>): string[] {
+  const found = new Set<string>();
+  const visit = (module: Module) => {
+    const inner = (module as Module & { modules?: Module[] }).modules;
+    if (inner) inner.forEach(visit);
+    const match = /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(module.nameForCondition() ?? '');
+    if (match?.[1]) found.add(match[1].replace('\\', '/'));
+  };
+  for (const chunk of chunks) for (const module of compilation.chunkGraph.getChunkModulesIterable(chunk)) visit(module);
+  return [...found].sort();
+}
+
+function manifestOf(compilation: Compilation, bootEntry: string): BuildManifest {
+  const entry = compilation.entrypoints.get('main');
+  const [boot] = jsFiles(compilation.entrypoints.get(bootEntry)?.getFiles() ?? []);
+  if (!boot || !entry) throw new Error(`The build lacks the main or ${bootEntry} entry.`);
+  const chunks: BuildManifest['chunks'] = {};
+  const packages: BuildManifest['packages'] = {};
+  for (const [name, group] of compilation.namedChunkGroups) {
+    if (!name.startsWith('page-')) continue;
+    chunks[name] = jsFiles(group.getFiles());
+    packages[name] = packagesIn(compilation, [...entry.chunks, ...group.chunks]);
+  }
+  return { boot, entry: jsFiles(entry.getFiles()), chunks, packages };
+}
+
+function precompress(dir: string): void {
+  for (const file of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const full = path.join(dir, file);
+    if (!COMPRESSIBLE.test(file) || !fs.statSync(full).isFile()) continue;
+    const content = fs.readFileSync(full);
+    fs.writeFileSync(`${full}.br`, zlib.brotliCompressSync(content, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    fs.writeFileSync(`${full}.gz`, zlib.gzipSync(content, { level: 9 }));
+  }
+}
+
+/**
+ * The build steps around webpack's own: the color-mode script as the first, blocking script of
+ * the page; then, in production, the manifest of what each page loads, the prerendered public
+ * pages (build/prerender.ts, in its own Node process so React renders in production mode) and
+ * brotli and gzip copies of the files.
+ */
+export class WebBuildPlugin {
+  constructor(private readonly options: Options) {}
+
+  apply(compiler: Compiler): void {
+    const { bootEntry, production, buildYear } = this.options;
+    compiler.hooks.compilation.tap(NAME, (compilation) => {
+      HtmlWebpackPlugin.getHooks(compilation).alterAssetTagGroups.tap(NAME, (groups) => {
+        const [boot] = jsFiles(compilation.entrypoints.get(bootEntry)?.getFiles() ?? []);
+        if (boot) groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { src: `${groups.publicPath}${boot}` }));
+        return groups;
+      });
+    });
+    if (!production) return;
+    compiler.hooks.afterEmit.tap(NAME, (compilation) => {
+      if (compilation.errors.length > 0) return;
+      const outputDir = compilation.outputOptions.path as string;
+      fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifestOf(compilation, bootEntry), null, 2)}\n`);
+      execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'prerender.ts')], {
+        stdio: 'inherit',
+        env: { ...process.env, NODE_ENV: 'production', BUILD_YEAR: buildYear },
+      });
+      precompress(outputDir);
+    });
+  }
+}

@@ -1,0 +1,48 @@
+import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
+import { messages } from '../content/messages';
+import { ApiRequestError } from './api';
+import { readRuntimeConfig } from './runtimeConfig';
+import { tokenStorage } from './tokenStorage';
+
+/** The one axios instance: JSON to the configured API base, never cookies. */
+export const http = axios.create({
+  baseURL: `${readRuntimeConfig().apiBase}/api/v1`,
+  headers: { 'Content-Type': 'application/json' },
+  withCredentials: false,
+  timeout: 20_000,
+});
+
+// The interceptor only attaches the stored access token; refresh-and-retry lives in the auth chart.
+http.interceptors.request.use((config) => {
+  const { accessToken } = tokenStorage.read();
+  if (accessToken && !config.headers.has('Authorization')) config.headers.set('Authorization', `Bearer ${accessToken}`);
+  return config;
+});
+
+function toRequestError(error: unknown): ApiRequestError {
+  if (error instanceof ApiRequestError) return error;
+  if (error instanceof AxiosError && error.response) {
+    const { status, statusText, data, headers } = error.response;
+    const body = (data ?? {}) as { error?: { code?: string; message?: string } };
+    const retryAfter = Number(headers['retry-after']);
+    return new ApiRequestError(
+      messages.api.error(statusText || String(status)),
+      status,
+      body.error?.code ?? null,
+      body.error?.message ?? null,
+      Number.isFinite(retryAfter) ? retryAfter : null,
+    );
+  }
+  if (axios.isCancel(error)) throw error;
+  return new ApiRequestError(messages.api.network, 0);
+}
+
+/** Sends one request through the axios instance; any failure becomes an ApiRequestError. */
+export async function send<T>(config: AxiosRequestConfig): Promise<T> {
+  try {
+    const response = await http.request<T>(config);
+    return response.data;
+  } catch (error) {
+    throw toRequestError(error);
+  }
+}

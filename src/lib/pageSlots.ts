@@ -1,0 +1,30 @@
+import type { RuntimeConfig } from './runtimeConfig';
+
+/**
+ * The slots of public/index.html and of the prerendered pages. The build fills the page's
+ * markup, critical CSS and scripts (build/prerender.ts); the server fills the runtime config once
+ * at start-up, since one build must run under any brand and mailboxes, and the CSP nonce on every
+ * response (server/plugins/web.ts). The config and nonce slots are plain text that React's
+ * escaping leaves as it is, so they work inside rendered text and attributes alike.
+ */
+export const SLOTS = {
+  config: '<!--app-config-->',
+  styles: '<!--app-styles-->',
+  scripts: '<!--app-scripts-->',
+  html: '<!--app-html-->',
+} as const;
+
+export const NONCE_SLOT = '%%nonce%%';
+export const configSlot = (key: keyof RuntimeConfig) => `%%config.${key}%%`;
+
+/** pages/index.html for /, pages/privacy.html for /privacy (relative to the web folder). */
+export const prerenderedFile = (pathname: string) => `pages/${pathname === '/' ? 'index' : pathname.slice(1)}.html`;
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Puts each runtime config value, escaped for HTML, in place of its slot (in one pass, so a value is never read as a slot). */
+export function fillConfigSlots(html: string, config: RuntimeConfig): string {
+  return html.replace(/%%config\.(\w+)%%/g, (slot, key: string) => (Object.hasOwn(config, key) ? escapeHtml(config[key as keyof RuntimeConfig]) : slot));
+}

@@ -1,0 +1,105 @@
+/**
+ * Lighthouse on the production build (a report, not a test): `npm run bench:web`.
+ *
+ * Starts the real server on the build in dist/web (run `npm run build` first), then runs
+ * Lighthouse's default mobile audit (Moto G class emulation, simulated slow 4G and 4x CPU
+ * slowdown) with the system Chromium on /, /login and /privacy, BENCH_RUNS times each (default 3),
+ * and prints the median of each figure: the four category scores, LCP, TBT, CLS, and the page's JS
+ * as downloaded (brotli) and as the bundle budget counts it (gzip, tests/build/budgets.test.ts).
+ * Targets of issue #9: 100/100/100/100 on the landing page with LCP <= 1.0 s, TBT <= 50 ms and
+ * CLS <= 0.02; performance >= 95 on /login. The machine's load average is printed with the
+ * figures, since Lighthouse's CPU-bound timings move with it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import * as chromeLauncher from 'chrome-launcher';
+import { firstLoadScripts, readManifest, WEB_DIR } from '../../build/manifest';
+import { CHROMIUM } from '../helpers/browser';
+import { startServer } from '../helpers/server';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3) || 3;
+const PAGES = [
+  { path: '/', chunk: 'page-landing' },
+  { path: '/login', chunk: 'page-login' },
+  { path: '/privacy', chunk: 'page-privacy' },
+];
+const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
+
+interface Figures {
+  scores: number[];
+  lcpMs: number;
+  tbtMs: number;
+  cls: number;
+  scriptKib: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+interface NetworkItem {
+  resourceType?: string;
+  transferSize?: number;
+}
+
+async function audit(url: string, port: number): Promise<Figures> {
+  const { default: lighthouse } = await import('lighthouse');
+  const result = await lighthouse(url, { port, output: 'json', logLevel: 'error', onlyCategories: [...CATEGORIES] });
+  if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
+  const { lhr } = result;
+  if (lhr.runtimeError) throw new Error(`${url}: ${lhr.runtimeError.message}`);
+  const numeric = (id: string) => lhr.audits[id]?.numericValue ?? NaN;
+  const requests = ((lhr.audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)?.items ?? []).filter(
+    (item) => item.resourceType === 'Script',
+  );
+  return {
+    scores: CATEGORIES.map((id) => Math.round((lhr.categories[id]?.score ?? 0) * 100)),
+    lcpMs: numeric('largest-contentful-paint'),
+    tbtMs: numeric('total-blocking-time'),
+    cls: numeric('cumulative-layout-shift'),
+    scriptKib: requests.reduce((sum, item) => sum + (item.transferSize ?? 0), 0) / 1024,
+  };
+}
+
+function gzipKib(chunk: string): number {
+  return firstLoadScripts(readManifest(), chunk).reduce((sum, file) => sum + zlib.gzipSync(fs.readFileSync(path.join(WEB_DIR, file)), { level: 9 }).length, 0) / 1024;
+}
+
+async function main(): Promise<void> {
+  const loadBefore = os.loadavg()[0] ?? 0;
+  const server = await startServer({ LOG_LEVEL: 'warn' });
+  const chrome = await chromeLauncher.launch({
+    chromePath: CHROMIUM,
+    chromeFlags: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const rows: string[] = [];
+    for (const page of PAGES) {
+      const runs: Figures[] = [];
+      for (let i = 0; i < RUNS; i += 1) runs.push(await audit(server.baseUrl + page.path, chrome.port));
+      const scores = CATEGORIES.map((_, i) => median(runs.map((run) => run.scores[i] ?? NaN)));
+      rows.push(
+        [
+          page.path.padEnd(9),
+          scores.map((score) => String(score).padStart(3)).join(' / '),
+          `${(median(runs.map((run) => run.lcpMs)) / 1000).toFixed(2)} s`.padStart(7),
+          `${Math.round(median(runs.map((run) => run.tbtMs)))} ms`.padStart(7),
+          median(runs.map((run) => run.cls)).toFixed(3).padStart(6),
+          `${median(runs.map((run) => run.scriptKib)).toFixed(1)} KiB`.padStart(10),
+          `${gzipKib(page.chunk).toFixed(1)} KiB`.padStart(10),
+        ].join('  '),
+      );
+    }
+    console.log(`\nLighthouse ${RUNS} runs per page, median; mobile emulation, simulated throttling; load average ${loadBefore.toFixed(2)} → ${(os.loadavg()[0] ?? 0).toFixed(2)} on ${os.cpus().length} CPUs`);
+    console.log('page       perf / a11y / best / seo      LCP      TBT     CLS   JS (br, sent)  JS (gzip)');
+    for (const row of rows) console.log(row);
+  } finally {
+    chrome.kill();
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,55 @@
+import { PRERENDERED_PAGES } from '../../src/app/routes';
+import { useServerAndBrowser, watchPage } from '../helpers/browser';
+
+jest.setTimeout(90_000);
+
+/** How the real server delivers the build: prerendered pages, runtime config, compression, caching. */
+const BRAND = 'Acme <Sheets>';
+const live = useServerAndBrowser({ BRAND_NAME: BRAND, SUPPORT_EMAIL: 'help@acme.example' });
+
+const get = (path: string, encoding = 'br, gzip') => fetch(live.server.baseUrl + path, { headers: { 'accept-encoding': encoding } });
+
+describe('delivery of the web app', () => {
+  it.each(PRERENDERED_PAGES.map((page) => page.path))('sends %s prerendered, configured, compressed and uncached', async (path) => {
+    const res = await get(path);
+    const html = await res.text();
+    expect(res.headers.get('content-encoding')).toBe('br');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(html).toMatch(/<div id="root"><div/);
+    expect(html).toContain('Acme &#60;Sheets&#62;');
+    expect(html).not.toContain('%%');
+    const nonce = /<meta name="csp-nonce" content="([0-9a-f]+)">/.exec(html)?.[1];
+    expect(res.headers.get('content-security-policy')).toContain(`'nonce-${nonce}'`);
+    const styleNonces = [...html.matchAll(/<style [^>]*nonce="([^"]+)"/g)].map((match) => match[1]);
+    expect(styleNonces.length).toBeGreaterThan(1);
+    expect(new Set(styleNonces)).toEqual(new Set([nonce]));
+  });
+
+  it('sends scripts as brotli or gzip copies, cached for a year, and never the HTML templates', async () => {
+    const html = await (await get('/')).text();
+    const script = /<script defer="defer" src="([^"]+)"/.exec(html)?.[1] ?? '';
+    for (const [encoding, expected] of [['br', 'br'], ['gzip', 'gzip']] as const) {
+      const res = await get(script, encoding);
+      expect(res.headers.get('content-encoding')).toBe(expected);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(res.headers.get('content-type')).toMatch(/javascript/);
+    }
+    for (const template of ['/index.html', '/pages/index.html', '/pages/login.html']) expect((await get(template)).status).toBe(404);
+  });
+
+  it('hydrates under the configured brand with no mismatch, no CSP violation and no request to another origin', async () => {
+    const page = await live.browser.newPage();
+    const watch = await watchPage(page);
+    const origins = new Set<string>();
+    page.on('request', (request) => origins.add(new URL(request.url()).origin));
+    await page.goto(`${live.server.baseUrl}/`, { waitUntil: 'networkidle' });
+    await page.getByRole('link', { name: `${BRAND} home` }).waitFor();
+    await page.getByRole('link', { name: 'Sign Up' }).click();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    expect(await page.title()).toContain(BRAND);
+    expect([...origins]).toEqual([live.server.baseUrl]);
+    expect(watch.cspViolations).toEqual([]);
+    expect(watch.consoleErrors).toEqual([]);
+    await page.close();
+  });
+});
