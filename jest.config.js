@@ -1,5 +1,6 @@
-// Five projects: jsdom for the SPA and charts, Node for the API (through inject, and as real processes
-// for reliability), the production build's files, and Node + Chromium for browser tests.
+// Six projects: jsdom for the SPA and charts, Node for the API (through inject, and as real processes
+// for reliability), the production build's files, and Node + Chromium for browser tests (hand-written
+// end-to-end ones, and the charts' generated paths).
 const common = {
   transform: { '^.+\\.[jt]sx?$': 'babel-jest' },
   // A few dependencies ship only ES modules, which jest's CommonJS runtime cannot load on Node 20.
@@ -40,6 +41,14 @@ module.exports = {
       displayName: 'e2e',
       testEnvironment: 'node',
       testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/tests/e2e/globalSetup.ts',
+      slowTestThreshold: 30,
+    },
+    {
+      ...common,
+      displayName: 'paths',
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/tests/paths/**/*.test.ts'],
       globalSetup: '<rootDir>/tests/e2e/globalSetup.ts',
       slowTestThreshold: 30,
     },

@@ -11,6 +11,13 @@ function asArray<T>(value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
+/** How an invoked actor ended, as the model's event: `xstate.done.actor.<id>` with its output, or `xstate.error.actor.<id>` with its error. */
+export interface ActorOutcome {
+  type: string;
+  output?: unknown;
+  error?: unknown;
+}
+
 /** The event that stands for a delay in a model: `after.<delay name>`. */
 export const afterEvent = (delay: string) => `after.${delay}`;
 
@@ -35,4 +42,48 @@ function strip(config: Config): Config {
  */
 export function toTestModelMachine(machine: AnyStateMachine): AnyStateMachine {
   return createMachine(strip(machine.config as Config) as never, machine.implementations as never);
+}
+
+interface ChartNode {
+  id: string;
+  always?: unknown[];
+  on: Record<string, unknown>;
+  states: Record<string, ChartNode>;
+}
+
+function nodesOf(machine: AnyStateMachine): ChartNode[] {
+  const walk = (node: ChartNode): ChartNode[] => [node, ...Object.values(node.states).flatMap(walk)];
+  return walk(machine.root as unknown as ChartNode);
+}
+
+/** What a set of generated paths walks through: a step's state and the event into it. */
+interface WalkedPath {
+  steps: Array<{ state: { _nodes: Array<{ id: string }> }; event: { type: string } }>;
+}
+
+export interface ChartCoverage {
+  paths: number;
+  states: { visited: number; total: number };
+  /** Event types the chart (as a test model) has transitions for. */
+  events: { visited: number; total: number };
+  /** States a user can rest in (not transient: no `always`) that no path visits. */
+  restingStatesMissed: string[];
+}
+
+/** How much of the chart the paths cover, by state node and by event type. */
+export function chartCoverage(machine: AnyStateMachine, paths: WalkedPath[]): ChartCoverage {
+  const nodes = nodesOf(machine);
+  const eventTypes = new Set(nodesOf(toTestModelMachine(machine)).flatMap((node) => Object.keys(node.on)));
+  const visitedStates = new Set(paths.flatMap((path) => path.steps.flatMap((step) => step.state._nodes.map((node) => node.id))));
+  const visitedEvents = new Set(paths.flatMap((path) => path.steps.map((step) => step.event.type)).filter((type) => eventTypes.has(type)));
+  return {
+    paths: paths.length,
+    states: { visited: nodes.filter((node) => visitedStates.has(node.id)).length, total: nodes.length },
+    events: { visited: visitedEvents.size, total: eventTypes.size },
+    restingStatesMissed: nodes.filter((node) => !node.always?.length && !visitedStates.has(node.id)).map((node) => node.id),
+  };
+}
+
+export function coverageLine(chart: string, { paths, states, events }: ChartCoverage): string {
+  return `${chart} chart: ${paths} generated paths, states visited ${states.visited}/${states.total}, transitions (event types) visited ${events.visited}/${events.total}`;
 }

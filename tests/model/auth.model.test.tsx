@@ -1,72 +1,23 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { fromCallback, fromPromise, type EventObject } from 'xstate';
-import { createTestModel } from 'xstate/graph';
 import { authMachine, type AuthEvent } from '../../machines/auth/auth.machine';
 import { messages } from '../../src/content/messages';
-import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
+import type { AuthResponse, User } from '../../src/lib/api';
 import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
-import { afterEvent, toTestModelMachine } from '../helpers/chartModel';
+import { afterEvent, coverageLine } from '../helpers/chartModel';
 import { renderApp } from '../helpers/renderApp';
+import { inJsdom } from '../helpers/sightsInJsdom';
 import { toaster } from '../../src/components/Toaster';
+import { authCoverage, authOutcomes, authPaths, authViews, credentials, invokeIdOf, pair, registration, STALE_ACCESS_TOKEN } from './auth.paths';
 
 /**
  * Model-based tests of the auth chart: `xstate/graph` walks the chart and yields the shortest
- * path to every transition; each path is replayed against the real pages in jsdom, with the
- * chart's HTTP actors replaced by a fake API that the path resolves step by step, and what the
- * user sees is checked in every state the path visits.
+ * path to every transition (auth.paths.ts); each path is replayed against the real pages in jsdom,
+ * with the chart's HTTP actors replaced by a fake API that the path resolves step by step, and
+ * what the user sees is checked in every state the path visits. tests/paths replays the same
+ * paths in Chromium against the real server.
  */
-
-const user: User = {
-  id: 'u-1',
-  email: 'ada@example.com',
-  full_name: 'Ada Lovelace',
-  username: 'ada',
-  created_at: '2026-11-01T09:00:00.000Z',
-  subscription_plan: 'free',
-};
-const pair: TokenPair = { access_token: 'access-current', refresh_token: 'refresh-current' };
-const unauthorized = new ApiRequestError('API Error: Unauthorized', 401, 'invalid_token');
-const serverError = new ApiRequestError('API Error: Internal Server Error', 500);
-const conflict = new ApiRequestError('API Error: Conflict', 409, 'email_taken');
-const network = new ApiRequestError(messages.api.network, 0);
-const credentials = { email: 'ada@example.com', password: 'Analytical-Engine-1843' };
-const registration = { ...credentials, full_name: 'Ada Lovelace', username: 'ada' };
-
-/** The done and error events of the chart's actors, one per branch the chart tells apart. */
-type ActorEvent = { type: string; output?: unknown; error?: unknown };
-const actorEvents: ActorEvent[] = [
-  { type: 'xstate.done.actor.fetchUser', output: user },
-  { type: 'xstate.error.actor.fetchUser', error: unauthorized },
-  { type: 'xstate.error.actor.fetchUser', error: serverError },
-  { type: 'xstate.done.actor.startupRefresh', output: pair },
-  { type: 'xstate.error.actor.startupRefresh', error: unauthorized },
-  { type: 'xstate.done.actor.retryUser', output: user },
-  { type: 'xstate.error.actor.retryUser', error: serverError },
-  { type: 'xstate.done.actor.login', output: { ...pair, user } },
-  { type: 'xstate.done.actor.login', output: pair },
-  { type: 'xstate.done.actor.login', output: { ...pair, user: { ...user, id: '' } } },
-  { type: 'xstate.error.actor.login', error: unauthorized },
-  { type: 'xstate.done.actor.loginUser', output: user },
-  { type: 'xstate.done.actor.loginUser', output: { ...user, email: '' } },
-  { type: 'xstate.error.actor.loginUser', error: serverError },
-  { type: 'xstate.done.actor.register', output: { ...pair, user } },
-  { type: 'xstate.done.actor.register', output: { ...pair, user: { ...user, id: '' } } },
-  { type: 'xstate.error.actor.register', error: conflict },
-  { type: 'xstate.done.actor.logout', output: undefined },
-  { type: 'xstate.error.actor.logout', error: network },
-  { type: 'xstate.done.actor.refresh', output: pair },
-  { type: 'xstate.error.actor.refresh', error: unauthorized },
-];
-const userEvents: AuthEvent[] = [
-  { type: 'login.submit', ...credentials },
-  { type: 'register.submit', ...registration },
-  { type: 'logout' },
-  { type: 'session.expired', accessToken: pair.access_token },
-  { type: 'session.expired', accessToken: 'access-stale' },
-  { type: 'session.signedOutElsewhere' },
-  { type: 'session.signedInElsewhere' },
-];
 
 /** Which fake actor answers each invocation of the chart. */
 const SOURCE_OF: Record<string, string> = {
@@ -104,95 +55,19 @@ class FakeApi {
   }
 }
 
-const noop = () => undefined;
-
-function modelOf(storedToken: boolean) {
-  const chart = authMachine.provide({
-    guards: {
-      hasStoredToken: () => storedToken,
-      isCurrentToken: (_, accessToken) => accessToken === pair.access_token,
-    },
-    actions: { storeTokens: noop, removeTokens: noop, notify: noop, navigate: noop },
-  });
-  return createTestModel(
-    toTestModelMachine(chart),
-    {
-      events: [...actorEvents, ...userEvents],
-      // States differ by value and by the transition into them; the context (user, last failure)
-      // would only multiply the same screens.
-      serializeState: (state, event, previous) =>
-        `${JSON.stringify(state.value)}|${event ? JSON.stringify(event) : ''}|${previous ? JSON.stringify(previous.value) : ''}`,
-    },
-  );
-}
-
-const visible = (text: string | RegExp) => screen.queryAllByText(text).length > 0;
 const topBar = () => within(screen.getByRole('banner'));
 
-/** What the user sees in each state of the chart. */
-const stateChecks = {
-  loading: async () => {
-    // Nothing signed-in shows while the session is checked (the guarded page shows a spinner).
-    await screen.findByRole('banner');
-    expect(topBar().queryByRole('button', { name: messages.layout.logout })).toBeNull();
-    expect(topBar().queryByText(messages.layout.welcome(user.full_name))).toBeNull();
-  },
-  'signedOut.idle': async () => {
-    await waitFor(() => expect(topBar().getByRole('link', { name: messages.layout.login })).toBeInTheDocument());
-    expect(topBar().getByRole('link', { name: messages.layout.signUp })).toBeInTheDocument();
-  },
-  'signedOut.signingIn': async () => {
-    await waitFor(() => expect(screen.getByRole('button', { name: messages.login.busy })).toBeInTheDocument());
-  },
-  'signedOut.fetchingLoginUser': async () => {
-    await waitFor(() => expect(screen.getByRole('button', { name: messages.login.busy })).toBeInTheDocument());
-  },
-  'signedOut.registering': async () => {
-    await waitFor(() => expect(screen.getByRole('button', { name: messages.register.busy })).toBeInTheDocument());
-  },
-  'signedIn.welcoming': async () => {
-    await waitFor(() => expect(visible(messages.auth.welcomeBack)).toBe(true));
-    expect(topBar().getByText(messages.layout.welcome(user.full_name))).toBeInTheDocument();
-  },
-  'signedIn.active': async () => {
-    await waitFor(() => expect(topBar().getByText(messages.layout.welcome(user.full_name))).toBeInTheDocument());
-    expect(topBar().getByRole('button', { name: messages.layout.logout })).toBeInTheDocument();
-  },
-  'signedIn.refreshing': async () => {
-    expect(topBar().getByText(messages.layout.welcome(user.full_name))).toBeInTheDocument();
-  },
-  'signedIn.loggingOut': async () => {
-    await waitFor(() => expect(topBar().getByRole('button', { name: messages.layout.logout })).toHaveAttribute('data-loading'));
-  },
-};
-
-const paths = [
-  ...modelOf(false).getShortestPaths().map((path) => ({ path, storedToken: false })),
-  ...modelOf(true).getShortestPaths().map((path) => ({ path, storedToken: true })),
-];
+const stateChecks = inJsdom(authViews);
 
 describe('auth chart, generated paths', () => {
-  afterAll(() => {
-    const states = new Set<string>();
-    const transitions = new Set<string>();
-    for (const { path } of paths) {
-      for (const step of path.steps) {
-        step.state._nodes.forEach((node: { id: string }) => states.add(node.id));
-        transitions.add(step.event.type);
-      }
-    }
-    console.log(`auth chart: ${paths.length} generated paths, ${states.size} state nodes and ${transitions.size} event types visited`);
-  });
+  afterAll(() => console.log(coverageLine('auth', authCoverage)));
 
   it('covers every state of the chart', () => {
     // Transient states (only `always` transitions) are passed through, never rested in.
-    const nodes = [...(authMachine as unknown as { idMap: Map<string, { always?: unknown[] }> }).idMap.entries()];
-    const ids = nodes.filter(([, node]) => !node.always?.length).map(([id]) => id);
-    const visited = new Set(paths.flatMap(({ path }) => path.steps.flatMap((step) => step.state._nodes.map((n: { id: string }) => n.id))));
-    expect(ids.filter((id) => !visited.has(id))).toEqual([]);
+    expect(authCoverage.restingStatesMissed).toEqual([]);
   });
 
-  it.each(paths.map(({ path, storedToken }) => [`${storedToken ? '[stored token] ' : ''}${path.description}`, path, storedToken] as const))(
+  it.each(authPaths.map(({ title, path, storedToken }) => [title, path, storedToken] as const))(
     '%s',
     async (_title, path, storedToken) => {
       localStorage.clear();
@@ -221,10 +96,8 @@ describe('auth chart, generated paths', () => {
         if (router.state.location.pathname !== to) await act(() => router.navigate(to));
       };
 
-      const settle = (type: string) => (step: { event: EventObject }) => {
-        const id = type.replace(/^xstate\.(done|error)\.actor\./, '');
-        return api.settle(SOURCE_OF[id]!, step.event as { output?: unknown; error?: unknown });
-      };
+      const settle = (type: string) => (step: { event: EventObject }) =>
+        api.settle(SOURCE_OF[invokeIdOf(type)]!, step.event as { output?: unknown; error?: unknown });
       const events: Record<string, (step: { event: EventObject }) => Promise<void>> = {
         'login.submit': async () => {
           await goTo('/login');
@@ -246,7 +119,7 @@ describe('auth chart, generated paths', () => {
         },
         'session.expired': async ({ event }) => {
           const { accessToken } = event as Extract<AuthEvent, { type: 'session.expired' }>;
-          const used = accessToken === pair.access_token ? tokenStorage.read().accessToken : 'access-stale';
+          const used = accessToken === pair.access_token ? tokenStorage.read().accessToken : STALE_ACCESS_TOKEN;
           await act(async () => authSend?.({ type: 'session.expired', accessToken: used }));
         },
         'session.signedOutElsewhere': async () => {
@@ -259,7 +132,7 @@ describe('auth chart, generated paths', () => {
           await act(() => new Promise((resolve) => setTimeout(resolve, 40)));
         },
       };
-      for (const event of actorEvents) events[event.type] ??= settle(event.type);
+      for (const event of Object.values(authOutcomes)) events[event.type] ??= settle(event.type);
 
       await path.test({ states: stateChecks, events });
       unmount();

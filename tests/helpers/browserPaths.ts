@@ -1,0 +1,188 @@
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
+
+/**
+ * What the Chromium replays of the charts' paths (tests/paths) share: the API calls of a chart held
+ * until the path says how they end, the ways to end them (the real server's answer, or one it
+ * cannot be made to give at will), accounts made through the API, and a fresh browser context per
+ * path with whatever the path needs already in local storage.
+ */
+
+/** A width at which every part of the top bar shows (the greeting hides on narrow screens). */
+const VIEWPORT = { width: 1280, height: 900 };
+
+/**
+ * A fresh context (its own storage, nothing shared with other paths) and its first page, which
+ * finds `localStorage` holding the given entries when it first opens. They are written by a script
+ * the page runs before its own (once per tab), which is much quicker than a `storageState`.
+ */
+export async function openContext(browser: Browser, localStorage: Record<string, string> = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  const page = await context.newPage();
+  await page.addInitScript((entries) => {
+    if (!location.protocol.startsWith('http') || sessionStorage.getItem('sheetmind.test.seeded')) return;
+    sessionStorage.setItem('sheetmind.test.seeded', '1');
+    for (const [key, value] of Object.entries(entries)) window.localStorage.setItem(key, value);
+  }, localStorage);
+  return { context, page };
+}
+
+export const storedTokens = (tokens: TokenPair): Record<string, string> => ({
+  [ACCESS_TOKEN_KEY]: tokens.access_token,
+  [REFRESH_TOKEN_KEY]: tokens.refresh_token,
+});
+
+/** A call of a chart's actor, as the page sends it. */
+export interface CallPattern {
+  method: string;
+  /** The path after `/api/v1`. */
+  path: string;
+}
+
+/**
+ * Holds every call matching one of `patterns` until the test takes it and answers it, so each state
+ * that waits on the server lasts until the path moves on, as long as the test needs to look at it.
+ */
+export class HeldCalls<Name extends string> {
+  private held = new Map<Name, Route[]>();
+  private arrivals = new Set<() => void>();
+
+  private constructor(private readonly patterns: Record<Name, CallPattern>) {}
+
+  static async on<Name extends string>(page: Page, patterns: Record<Name, CallPattern>): Promise<HeldCalls<Name>> {
+    const calls = new HeldCalls(patterns);
+    await page.route(
+      (url) => url.pathname.startsWith('/api/v1/'),
+      async (route) => {
+        const name = calls.nameOf(route);
+        if (name === null) return route.fallback();
+        calls.held.set(name, [...(calls.held.get(name) ?? []), route]);
+        for (const arrived of calls.arrivals) arrived();
+      },
+    );
+    // A call the page gave up (its actor stopped when the chart left the state) is not waiting any more.
+    page.on('requestfailed', (request) => {
+      for (const [name, routes] of calls.held) calls.held.set(name, routes.filter((route) => route.request() !== request));
+    });
+    return calls;
+  }
+
+  private nameOf(route: Route): Name | null {
+    const request = route.request();
+    const path = new URL(request.url()).pathname.replace(/^\/api\/v1/, '');
+    const entry = Object.entries<CallPattern>(this.patterns).find(([, p]) => p.method === request.method() && p.path === path);
+    return entry ? (entry[0] as Name) : null;
+  }
+
+  /** Waits until the page has made the call `name` (and it is held). */
+  async arrived(name: Name, timeout = 10_000): Promise<void> {
+    if (this.held.get(name)?.length) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.arrivals.delete(check);
+        reject(new Error(`The page did not call ${this.patterns[name].method} ${this.patterns[name].path} within ${timeout} ms`));
+      }, timeout);
+      const check = () => {
+        if (!this.held.get(name)?.length) return;
+        clearTimeout(timer);
+        this.arrivals.delete(check);
+        resolve();
+      };
+      this.arrivals.add(check);
+    });
+  }
+
+  /** The newest call `name` the page is waiting on, left waiting. */
+  async peek(name: Name, timeout?: number): Promise<Route> {
+    await this.arrived(name, timeout);
+    return this.held.get(name)!.at(-1)!;
+  }
+
+  /** The call `name` the page is waiting on, to be answered by the caller. */
+  async take(name: Name, timeout?: number): Promise<Route> {
+    await this.arrived(name, timeout);
+    const routes = this.held.get(name)!;
+    this.held.set(name, []);
+    // Older ones belong to states the chart has left; nobody reads their answers.
+    for (const stale of routes.slice(0, -1)) await stale.abort().catch(() => undefined);
+    return routes.at(-1)!;
+  }
+}
+
+/** The real server's answer, passed on unchanged; its JSON body (if any) for the test to read. */
+export async function answerFromServer(route: Route): Promise<unknown> {
+  const response = await route.fetch();
+  await route.fulfill({ response });
+  return response.status() === 204 ? null : response.json().catch(() => null);
+}
+
+/** The real server's answer with its JSON body changed: a shape the server never sends on its own. */
+export async function answerChanged<T>(route: Route, change: (body: T) => unknown): Promise<T> {
+  const response = await route.fetch();
+  const body = (await response.json()) as T;
+  await route.fulfill({ response, json: change(body) });
+  return body;
+}
+
+/** An error answer in the API's shape, for failures the real server cannot be made to give at will. */
+export function answerError(route: Route, status: number, code: string, message: string): Promise<void> {
+  return route.fulfill({ status, contentType: 'application/json', body: JSON.stringify({ error: { code, message } }) });
+}
+
+/** No answer at all: the connection fails, as when the network is down. */
+export function cutOff(route: Route): Promise<void> {
+  return route.abort('internetdisconnected');
+}
+
+/** The API called from the test (not the page): accounts, sessions and payments set up directly. */
+export function apiClient(baseUrl: string) {
+  async function call<T>(method: string, path: string, body?: unknown, accessToken?: string): Promise<{ status: number; body: T }> {
+    const res = await fetch(`${baseUrl}/api/v1${path}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (res.status === 204 ? null : await res.json()) as T };
+  }
+  async function ok<T>(method: string, path: string, body?: unknown, accessToken?: string): Promise<T> {
+    const res = await call<T>(method, path, body, accessToken);
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+  return {
+    call,
+    register: (account: { email: string; password: string; full_name: string; username: string }) =>
+      ok<TokenPair & { user: { id: string } }>('POST', '/auth/register', account),
+    login: (email: string, password: string) => ok<TokenPair>('POST', '/auth/login/email', { email, password }),
+    refresh: (refreshToken: string) => ok<TokenPair>('POST', '/auth/refresh', { refresh_token: refreshToken }),
+    /** Ends the session the token belongs to: its access and refresh tokens are refused from now on. */
+    logout: (accessToken: string) => ok<null>('POST', '/auth/logout', {}, accessToken),
+    /** Buys a paid plan through the test-mode checkout page, as its form would (test card 4242…). */
+    async subscribe(accessToken: string, plan: string): Promise<void> {
+      const { checkout_url } = await ok<{ checkout_url: string }>('POST', '/subscription/checkout', { plan }, accessToken);
+      const url = new URL(checkout_url);
+      const form = { token: url.searchParams.get('token') ?? '', card_number: '4242424242424242', expiry: '12/40', cvc: '123', action: 'pay' };
+      const res = await fetch(`${url.origin}${url.pathname}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+      });
+      if (res.status !== 303) throw new Error(`the test-mode checkout answered ${res.status}`);
+    },
+  };
+}
+export type ApiClient = ReturnType<typeof apiClient>;
+
+let seq = 0;
+/** Details of an account no other test uses. */
+export function uniqueAccount(full_name: string, password: string) {
+  seq += 1;
+  const id = `${process.pid}${Date.now()}${seq}`;
+  return { full_name, password, username: `ada${id}`, email: `ada${id}@example.com` };
+}
+
+/** Waits one frame of the page: enough for a click's handlers (and a pop-up) to have run. */
+export async function nextFrame(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+}

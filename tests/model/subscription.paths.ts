@@ -1,0 +1,135 @@
+import type { SnapshotFrom } from 'xstate';
+import { createTestModel } from 'xstate/graph';
+import { currentPlanOf, subscriptionMachine, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
+import { messages } from '../../src/content/messages';
+import { PLANS } from '../../src/content/plans';
+import { ApiRequestError, type SubscriptionInfo } from '../../src/lib/api';
+import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../../src/lib/planDisplay';
+import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
+import type { Sight } from '../helpers/sights';
+
+/**
+ * The subscription chart as a test model, shared by the jsdom replay
+ * (tests/model/subscription.model.test.tsx) and the Chromium replay against the real server
+ * (tests/paths/subscription.paths.test.ts): the subscriptions the API may answer, the generated
+ * paths and what the page shows in each state.
+ */
+
+const t = messages.subscription;
+const periodEnd = '2026-12-23T10:00:00.000Z';
+/** What the API answers for an account without a paid subscription. */
+export const free: SubscriptionInfo = {
+  plan: 'free',
+  status: 'active',
+  current_period_end: null,
+  cancel_at_period_end: false,
+  scheduled_plan: null,
+  usage_limits: { monthly_queries: 100, daily_tokens: 1000 },
+};
+/** A paid plan ending at the period's end: the downgrade to Free is scheduled. */
+const professionalEnding: SubscriptionInfo = {
+  plan: 'professional',
+  status: 'active',
+  current_period_end: periodEnd,
+  cancel_at_period_end: true,
+  scheduled_plan: 'free',
+  usage_limits: { monthly_queries: 1000, daily_tokens: 50000 },
+};
+/** Unlimited queries and an unpaid status; no daily limit sent, so the default shows. */
+const teamPastDue: SubscriptionInfo = {
+  plan: 'team',
+  status: 'past_due',
+  current_period_end: periodEnd,
+  cancel_at_period_end: false,
+  scheduled_plan: null,
+  usage_limits: { monthly_queries: -1 },
+};
+export const checkoutUrl = 'https://pay.example/checkout/cs_test_1';
+
+export const subscriptionOutcomes: ActorOutcome[] = [
+  ...[free, professionalEnding, teamPastDue].flatMap((output) => [
+    { type: 'xstate.done.actor.loadSubscription', output },
+    { type: 'xstate.done.actor.reloadSubscription', output },
+  ]),
+  { type: 'xstate.error.actor.loadSubscription', error: new ApiRequestError(messages.api.network, 0) },
+  { type: 'xstate.error.actor.reloadSubscription', error: new ApiRequestError('API Error: Internal Server Error', 500) },
+  { type: 'xstate.done.actor.checkout', output: checkoutUrl },
+  { type: 'xstate.error.actor.checkout', error: new ApiRequestError('API Error: Conflict', 409, 'already_on_plan') },
+];
+const userEvents: SubscriptionEvent[] = [...PLANS.map((plan) => ({ type: 'plan.choose' as const, plan: plan.id })), { type: 'subscription.reload' }];
+
+export type SubscriptionSnapshot = SnapshotFrom<typeof subscriptionMachine>;
+const noop = () => undefined;
+
+/** The plan of the signed-in account before the subscription is known. */
+const ACCOUNT_PLAN = 'free';
+
+const model = createTestModel(
+  toTestModelMachine(
+    subscriptionMachine.provide({
+      actions: { openCheckoutTab: noop, showCheckout: noop, closeCheckoutTab: noop, logLoadFailure: noop, notify: noop },
+    }),
+  ),
+  {
+    input: { auth: null, accountPlan: ACCOUNT_PLAN },
+    events: [...subscriptionOutcomes, ...userEvents],
+    // A state is what the page shows (the chart's state, the subscription, the plan being bought)
+    // and the transition into it (its kind and the state it left), so every transition is walked;
+    // the answers' other details would only repeat screens.
+    serializeState: (state: SubscriptionSnapshot, event: ActorOutcome | undefined, previous?: SubscriptionSnapshot) =>
+      JSON.stringify([state.value, state.context.subscription?.plan ?? null, state.context.choosing, event?.type ?? null, previous?.value ?? null]),
+  } as never,
+);
+
+export const subscriptionPaths = model.getShortestPaths().map((path) => ({ title: path.description, path }));
+
+export const subscriptionCoverage = chartCoverage(subscriptionMachine, subscriptionPaths.map(({ path }) => path));
+
+/** The label of a plan card's button (product spec §2). */
+function planButton(state: SubscriptionSnapshot, planId: string, planLabel: string): string {
+  if (planId === state.context.choosing) return t.checkoutBusy;
+  if (planId === currentPlanOf(state.context)) return t.currentPlan;
+  return planId === 'free' ? t.downgrade : t.upgradeTo(planLabel);
+}
+
+/** What the page shows once the subscription is loaded (or failed to load). */
+function loaded(state: SubscriptionSnapshot): Sight[] {
+  const { subscription } = state.context;
+  const card = { role: 'region', name: t.currentTitle } as const;
+  const sights: Sight[] = [{ role: 'heading', level: 1, name: t.heading }];
+  if (!subscription) {
+    sights.push({ role: 'region', name: t.currentTitle, absent: true });
+  } else {
+    const limits = limitsOf(subscription);
+    const change = scheduledChange(subscription);
+    const shown = (when: boolean) => (when ? {} : { absent: true as const });
+    sights.push(
+      { role: 'region', name: t.currentTitle, busy: state.hasTag('reloading') },
+      { text: planName(subscription.plan), in: card },
+      { text: isActive(subscription.status) ? messages.plan.active : messages.plan.inactive, in: card },
+      { text: t.nextBilling, in: card, ...shown(Boolean(subscription.current_period_end)) },
+      ...(subscription.current_period_end ? [{ text: formatDate(subscription.current_period_end), in: card }] : []),
+      { text: formatLimit(limits.monthlyQueries, messages.plan.unlimited), in: card },
+      { text: formatLimit(limits.dailyTokens, messages.plan.unlimited), in: card },
+      change ? { text: messages.plan.scheduledChange(change.plan, change.date), in: card } : { text: /changes to/, in: card, absent: true },
+    );
+  }
+  const current = currentPlanOf(state.context);
+  for (const plan of PLANS) {
+    const article = { role: 'article', name: plan.name } as const;
+    sights.push(
+      // The current plan says so twice: the badge beside its name and its (disabled) button.
+      { text: t.currentPlan, in: article, count: plan.id === current ? 2 : 0 },
+      { role: 'button', name: planButton(state, plan.id, plan.name), in: article, disabled: plan.id === current || state.hasTag('busy') },
+    );
+  }
+  return sights;
+}
+
+/** What the page shows in each state of the chart. */
+export const subscriptionViews = {
+  loading: (): Sight[] => [{ role: 'status' }, { label: messages.loading }, { role: 'heading', level: 1, absent: true }],
+  'loaded.idle': loaded,
+  'loaded.reloading': loaded,
+  'loaded.checkingOut': loaded,
+} satisfies Record<string, (state: SubscriptionSnapshot) => Sight[]>;

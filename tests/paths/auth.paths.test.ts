@@ -1,0 +1,276 @@
+import type { Page, Route } from 'playwright-core';
+import type { EventObject } from 'xstate';
+import { messages } from '../../src/content/messages';
+import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
+import { useServerAndBrowser } from '../helpers/browser';
+import {
+  answerChanged,
+  answerError,
+  answerFromServer,
+  apiClient,
+  cutOff,
+  HeldCalls,
+  openContext,
+  storedTokens,
+  uniqueAccount,
+  type CallPattern,
+} from '../helpers/browserPaths';
+import { afterEvent, coverageLine } from '../helpers/chartModel';
+import { labelled } from '../helpers/sights';
+import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
+import { authCoverage, authOutcomes, authPaths, authUserEvents, authViews, credentials, registration, type AuthOutcome } from '../model/auth.paths';
+
+/**
+ * The auth chart's generated paths (tests/model/auth.paths.ts) replayed in Chromium against the
+ * real server, one test per path. Each call the chart makes is held until the path says how it
+ * ends: the real server answers wherever it can be made to (a real wrong password, a taken email,
+ * a revoked session), and a changed or made-up answer stands in only where it cannot (a 500, a
+ * broken connection, a login answer without its user). What the user sees is checked in every
+ * state the path visits, with the same views as the jsdom replay.
+ */
+
+jest.setTimeout(60_000);
+
+const live = useServerAndBrowser();
+const layout = messages.layout;
+
+/** The chart's calls, named by what they ask. */
+const CALLS = {
+  me: { method: 'GET', path: '/users/me' },
+  login: { method: 'POST', path: '/auth/login/email' },
+  register: { method: 'POST', path: '/auth/register' },
+  refresh: { method: 'POST', path: '/auth/refresh' },
+  logout: { method: 'POST', path: '/auth/logout' },
+} satisfies Record<string, CallPattern>;
+type Call = keyof typeof CALLS;
+
+type Account = ReturnType<typeof uniqueAccount> & TokenPair;
+
+/** One path's replay. */
+interface Run {
+  held: HeldCalls<Call>;
+  /** Every session handed to the page, refresh token → access token, so a test can end one. */
+  sessions: Map<string, string>;
+  /** The path's own account, made through the API on first use. */
+  account(): Promise<Account>;
+  /** Whom the page signed in (or was signed in as). */
+  signedInAs?: { email: string; password: string };
+  /** A second tab of the same browser (same storage), opened on first use. */
+  otherTab(): Promise<Page>;
+}
+
+/** An access token of a session that has ended: the real server answers 401 to it. */
+let revokedAccess = '';
+
+beforeAll(async () => {
+  const api = apiClient(live.server.baseUrl);
+  const { access_token } = await api.register(uniqueAccount(registration.full_name, credentials.password));
+  await api.logout(access_token);
+  revokedAccess = access_token;
+});
+
+function remember(run: Run, body: unknown): void {
+  const tokens = body as Partial<TokenPair> | null;
+  if (tokens?.refresh_token && tokens.access_token) run.sessions.set(tokens.refresh_token, tokens.access_token);
+}
+
+type Answer = (route: Route, run: Run) => Promise<void>;
+const fromServer: Answer = async (route, run) => remember(run, await answerFromServer(route));
+const changed =
+  <T>(change: (body: T) => unknown): Answer =>
+  async (route, run) =>
+    remember(run, await answerChanged(route, change));
+const serverError: Answer = (route) => answerError(route, 500, 'internal_error', 'Something went wrong on our side.');
+/** Ends the session first, so the real server refuses its refresh token. */
+const afterSessionEnded: Answer = async (route, run) => {
+  const { refresh_token } = route.request().postDataJSON() as { refresh_token: string };
+  await apiClient(live.server.baseUrl).logout(run.sessions.get(refresh_token)!);
+  await fromServer(route, run);
+};
+
+type UserBody = { id: string; email: string };
+
+/** How each outcome of the chart's actors comes about in the browser. */
+const ANSWERS: Record<AuthOutcome, [Call, Answer]> = {
+  userLoaded: ['me', fromServer],
+  // The page was opened with the access token of an ended session.
+  userTokenRefused: ['me', fromServer],
+  userServerError: ['me', serverError],
+  startupRefreshed: ['refresh', fromServer],
+  startupRefreshRefused: ['refresh', afterSessionEnded],
+  retriedUserLoaded: ['me', fromServer],
+  retriedUserServerError: ['me', serverError],
+  loggedIn: ['login', fromServer],
+  loggedInWithoutUser: ['login', changed(({ access_token, refresh_token }: TokenPair) => ({ access_token, refresh_token }))],
+  loggedInWithoutUserId: ['login', changed((body: { user: UserBody }) => ({ ...body, user: { ...body.user, id: '' } }))],
+  // The form was sent with a wrong password.
+  loginRefused: ['login', fromServer],
+  loginUserLoaded: ['me', fromServer],
+  loginUserWithoutEmail: ['me', changed((body: UserBody) => ({ ...body, email: '' }))],
+  loginUserServerError: ['me', serverError],
+  registered: ['register', fromServer],
+  registeredWithoutUserId: ['register', changed((body: { user: UserBody }) => ({ ...body, user: { ...body.user, id: '' } }))],
+  // The form was sent with the email of an existing account.
+  registrationConflict: ['register', fromServer],
+  loggedOut: ['logout', fromServer],
+  logoutNetworkError: ['logout', cutOff],
+  refreshed: ['refresh', fromServer],
+  refreshRefused: ['refresh', afterSessionEnded],
+};
+
+const OUTCOME_NAMES = Object.keys(authOutcomes) as AuthOutcome[];
+function outcomeOf(event: EventObject): AuthOutcome {
+  const name = OUTCOME_NAMES.find((key) => authOutcomes[key] === event);
+  if (!name) throw new Error(`not one of the model's outcomes: ${JSON.stringify(event)}`);
+  return name;
+}
+
+/**
+ * The model fixes whether a token is stored when the chart checks (`hasStoredToken`). In the family
+ * without one, a sign-in in another tab must find no token: this listener, added before the app's,
+ * takes away what the other tab wrote before the app reads it.
+ */
+function forgetSignInsElsewhere(keys: string[]): void {
+  window.addEventListener('storage', (event) => {
+    if (event.key === keys[0] && event.oldValue === null && event.newValue !== null) keys.forEach((key) => localStorage.removeItem(key));
+  });
+}
+
+/** Tokens stored as the app stores them on signing in: the access token, then the refresh token. */
+function writeTokens({ tokens, keys }: { tokens: TokenPair; keys: string[] }): void {
+  // Pages hear "signed in elsewhere" only when an access token appears where there was none.
+  if (localStorage.getItem(keys[0]!) !== null) localStorage.removeItem(keys[0]!);
+  localStorage.setItem(keys[0]!, tokens.access_token);
+  localStorage.setItem(keys[1]!, tokens.refresh_token);
+}
+
+describe('auth chart, generated paths, in Chromium against the real server', () => {
+  afterAll(() => console.log(coverageLine('auth', authCoverage)));
+
+  it('covers every state of the chart', () => {
+    expect(authCoverage.restingStatesMissed).toEqual([]);
+  });
+
+  it.each(authPaths.map(({ title, path, storedToken }) => [title, path, storedToken] as const))('%s', async (_title, path, storedToken) => {
+    const { baseUrl } = live.server;
+    const api = apiClient(baseUrl);
+    const sessions = new Map<string, string>();
+    let account: Promise<Account> | undefined;
+    const accountOnce = () =>
+      (account ??= (async () => {
+        const details = uniqueAccount(registration.full_name, credentials.password);
+        const tokens = await api.register(details);
+        sessions.set(tokens.refresh_token, tokens.access_token);
+        return { ...details, access_token: tokens.access_token, refresh_token: tokens.refresh_token };
+      })());
+
+    // A stored session to start from: refused at once when the path's first step says so.
+    let seed: Record<string, string> = {};
+    if (storedToken) {
+      const { access_token, refresh_token } = await accountOnce();
+      const refused = path.steps[1]?.event === authOutcomes.userTokenRefused;
+      seed = storedTokens({ access_token: refused ? revokedAccess : access_token, refresh_token });
+    }
+    const { context, page } = await openContext(live.browser, seed);
+    let other: Page | undefined;
+    const run: Run = {
+      held: await HeldCalls.on(page, CALLS),
+      sessions,
+      account: accountOnce,
+      otherTab: async () => {
+        if (!other) {
+          other = await context.newPage();
+          await other.goto(`${baseUrl}/api/v1/health`);
+        }
+        return other;
+      },
+    };
+    if (storedToken) run.signedInAs = await accountOnce();
+    else await page.addInitScript(forgetSignInsElsewhere, [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY]);
+
+    const nextEvent = (step: { event: EventObject }) => path.steps[path.steps.findIndex((s) => s === step) + 1]?.event;
+    /** Goes to a signed-out page the way a user does: through the top bar's link. */
+    const showPage = async (pathname: string, link: string) => {
+      if (new URL(page.url()).pathname !== pathname) await page.getByRole('banner').getByRole('link', { name: link, exact: true }).click();
+    };
+    const field = (label: string) => page.getByLabel(labelled(label));
+
+    const events: Record<string, (step: { event: EventObject }) => Promise<void>> = {
+      'login.submit': async (step) => {
+        const { email, password } = await run.account();
+        run.signedInAs = { email, password };
+        await showPage('/login', layout.login);
+        await field(messages.login.email).fill(email);
+        await field(messages.login.password).fill(nextEvent(step) === authOutcomes.loginRefused ? `Not-${password}` : password);
+        await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
+      },
+      'register.submit': async (step) => {
+        const details = uniqueAccount(registration.full_name, credentials.password);
+        if (nextEvent(step) === authOutcomes.registrationConflict) details.email = (await run.account()).email;
+        run.signedInAs = details;
+        await showPage('/register', layout.signUp);
+        const t = messages.register;
+        await field(t.fullName).fill(details.full_name);
+        await field(t.username).fill(details.username);
+        await field(t.email).fill(details.email);
+        await field(t.password).fill(details.password);
+        await field(t.confirmPassword).fill(details.password);
+        await page.getByRole('button', { name: t.submit, exact: true }).click();
+      },
+      logout: async () => {
+        await page.getByRole('banner').getByRole('button', { name: layout.logout, exact: true }).click();
+      },
+      // A request of the next page is refused with 401 (the server's own, for a token of an ended
+      // session). For the stale case the tokens have been replaced meanwhile: by signing in again,
+      // since a refresh within the same second can hand out the very same access token.
+      'session.expired': async ({ event }) => {
+        const stale = event === authUserEvents.expiredStale;
+        expect(new URL(page.url()).pathname).not.toBe('/subscription');
+        let refused = false;
+        await page.route('**/api/v1/subscription/me', async (route) => {
+          if (refused || new URL(page.url()).pathname !== '/subscription') return route.fallback();
+          refused = true;
+          if (stale) {
+            const tokens = await api.login(run.signedInAs!.email, run.signedInAs!.password);
+            remember(run, tokens);
+            await page.evaluate(writeTokens, { tokens, keys: [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY] });
+          }
+          await route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${revokedAccess}` } });
+        });
+        await page.getByRole('navigation', { name: layout.mainNav }).getByRole('link', { name: layout.subscription, exact: true }).click();
+        // Stale: the request is simply sent again with the new token. Current: the page asks for new tokens.
+        if (stale) await seesInBrowser(page, [{ role: 'heading', level: 1, name: messages.subscription.heading }]);
+        else await run.held.arrived('refresh');
+      },
+      'session.signedOutElsewhere': async () => {
+        const tab = await run.otherTab();
+        await tab.evaluate((keys) => keys.forEach((key) => localStorage.removeItem(key)), [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY]);
+      },
+      'session.signedInElsewhere': async () => {
+        const { email, password } = await run.account();
+        const tokens = await api.login(email, password);
+        remember(run, tokens);
+        const tab = await run.otherTab();
+        await tab.evaluate(writeTokens, { tokens, keys: [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY] });
+        // With a token stored, the page asks the server who is signed in now.
+        if (storedToken) await run.held.arrived('me');
+      },
+      [afterEvent('loginRedirectDelay')]: async () => {
+        await page.waitForURL(`${baseUrl}/dashboard`);
+      },
+    };
+    for (const { type } of Object.values(authOutcomes)) {
+      events[type] ??= async ({ event }) => {
+        const [call, answer] = ANSWERS[outcomeOf(event)];
+        await answer(await run.held.take(call), run);
+      };
+    }
+
+    try {
+      await page.goto(`${baseUrl}/dashboard`);
+      await path.test({ states: inBrowser(page, authViews), events });
+    } finally {
+      await context.close();
+    }
+  });
+});

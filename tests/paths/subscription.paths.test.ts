@@ -1,0 +1,145 @@
+import type { Page } from 'playwright-core';
+import type { EventObject } from 'xstate';
+import type { SubscriptionEvent } from '../../machines/subscription/subscription.machine';
+import { messages } from '../../src/content/messages';
+import { PLANS, type PlanId } from '../../src/content/plans';
+import type { SubscriptionInfo } from '../../src/lib/api';
+import type { TokenPair } from '../../src/lib/tokenStorage';
+import { useServerAndBrowser } from '../helpers/browser';
+import {
+  answerChanged,
+  answerError,
+  answerFromServer,
+  apiClient,
+  cutOff,
+  HeldCalls,
+  nextFrame,
+  openContext,
+  storedTokens,
+  uniqueAccount,
+  type CallPattern,
+} from '../helpers/browserPaths';
+import { coverageLine } from '../helpers/chartModel';
+import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
+import { free, subscriptionCoverage, subscriptionPaths, subscriptionViews, type SubscriptionSnapshot } from '../model/subscription.paths';
+
+/**
+ * The subscription chart's generated paths (tests/model/subscription.paths.ts) replayed in Chromium
+ * on the real subscription page against the real server, one test per path. Each path signs in an
+ * account that really is on the plan the path first loads (paid through the test-mode checkout),
+ * so choosing another plan gets a real checkout or billing-management address from the server,
+ * opened in a real new tab. The subscription answers are the server's own, with the details an
+ * account cannot be put in at will (a scheduled downgrade, an unpaid status, a plan changed
+ * elsewhere) taken from the model; a lost connection, a 500 and a 409 are made up.
+ */
+
+jest.setTimeout(60_000);
+
+const live = useServerAndBrowser();
+const t = messages.subscription;
+
+const CALLS = {
+  subscription: { method: 'GET', path: '/subscription/me' },
+  checkout: { method: 'POST', path: '/subscription/checkout' },
+} satisfies Record<string, CallPattern>;
+
+/** One signed-in account per plan, on that plan for real. */
+const accounts = {} as Record<PlanId, TokenPair>;
+
+beforeAll(async () => {
+  const api = apiClient(live.server.baseUrl);
+  for (const { id } of PLANS) {
+    const tokens = await api.register(uniqueAccount('Ada Lovelace', 'Analytical-Engine-1843'));
+    if (id !== 'free') await api.subscribe(tokens.access_token, id);
+    accounts[id] = tokens;
+  }
+});
+
+/** The account a path signs in: the one on the plan its first load answers (Free when it fails). */
+function accountFor(first: EventObject | undefined): TokenPair {
+  const loaded = (first as { output?: SubscriptionInfo } | undefined)?.output;
+  return accounts[(loaded?.plan ?? 'free') as PlanId];
+}
+
+describe('subscription chart, generated paths, in Chromium against the real server', () => {
+  afterAll(() => console.log(coverageLine('subscription', subscriptionCoverage)));
+
+  it('covers every state of the chart', () => {
+    expect(subscriptionCoverage.restingStatesMissed).toEqual([]);
+  });
+
+  it.each(subscriptionPaths.map(({ title, path }) => [title, path] as const))('%s', async (_title, path) => {
+    const { baseUrl } = live.server;
+    const { context, page } = await openContext(live.browser, storedTokens(accountFor(path.steps[1]?.event)));
+    const held = await HeldCalls.on(page, CALLS);
+    const tabs: Page[] = [];
+    page.on('popup', (tab) => tabs.push(tab));
+
+    const answerSubscription = async ({ event }: { event: EventObject }) => {
+      const { output } = event as EventObject & { output: SubscriptionInfo };
+      const real = await answerChanged<SubscriptionInfo>(await held.take('subscription'), (body) => ({ ...body, ...output }));
+      // The model's Free subscription is exactly what the server answers for a new account.
+      if (output === free) expect(real).toEqual(free);
+    };
+
+    try {
+      await page.goto(`${baseUrl}/subscription`);
+      await path.test({
+        states: {
+          ...inBrowser(page, subscriptionViews),
+          'loaded.checkingOut': async (state) => {
+            const snapshot = state as SubscriptionSnapshot;
+            await seesInBrowser(page, subscriptionViews['loaded.checkingOut'](snapshot));
+            // The tab opened on the click itself, before any answer, with nothing in it yet, and
+            // cannot reach back into this page.
+            const tab = tabs.at(-1)!;
+            expect(tab.url()).toBe('about:blank');
+            expect(await tab.evaluate(() => window.opener)).toBeNull();
+            expect((await held.peek('checkout')).request().postDataJSON()).toEqual({ plan: snapshot.context.choosing });
+          },
+        },
+        events: {
+          'xstate.done.actor.loadSubscription': answerSubscription,
+          'xstate.done.actor.reloadSubscription': answerSubscription,
+          'xstate.error.actor.loadSubscription': async () => cutOff(await held.take('subscription')),
+          'xstate.error.actor.reloadSubscription': async () =>
+            answerError(await held.take('subscription'), 500, 'internal_error', 'Something went wrong on our side.'),
+          'xstate.done.actor.checkout': async () => {
+            const { checkout_url } = (await answerFromServer(await held.take('checkout'))) as { checkout_url: string };
+            const tab = tabs.at(-1)!;
+            await tab.waitForURL(checkout_url);
+            expect(tab.isClosed()).toBe(false);
+          },
+          'xstate.error.actor.checkout': async () => {
+            await answerError(await held.take('checkout'), 409, 'already_on_plan', 'You are already on this plan.');
+            const tab = tabs.at(-1)!;
+            if (!tab.isClosed()) await tab.waitForEvent('close');
+            await seesInBrowser(page, [{ text: t.checkoutFailed }, { text: t.checkoutFailedText }]);
+          },
+          'plan.choose': async ({ event, state }) => {
+            const { plan } = event as Extract<SubscriptionEvent, { type: 'plan.choose' }>;
+            const button = page.getByRole('article', { name: PLANS.find((p) => p.id === plan)!.name, exact: true }).getByRole('button');
+            if ((state as SubscriptionSnapshot).hasTag('busy')) {
+              const opened = page.waitForEvent('popup');
+              await button.click();
+              await opened;
+            } else {
+              // The current plan's button is disabled: a click on it opens nothing.
+              const before = tabs.length;
+              expect(await button.isDisabled()).toBe(true);
+              await button.click({ force: true });
+              await nextFrame(page);
+              expect(tabs.length).toBe(before);
+            }
+          },
+          // Coming back to the tab; Playwright keeps every page focused, so the event is sent here.
+          'subscription.reload': async () => {
+            await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+          },
+        },
+      });
+    } finally {
+      await context.close();
+    }
+  });
+});
