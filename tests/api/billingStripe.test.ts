@@ -4,6 +4,7 @@ import Stripe from 'stripe';
 import { ConfigError, loadConfig } from '../../server/config';
 import { effectivePlan } from '../../server/domain/subscriptions';
 import { FakeStripe } from '../helpers/fakeStripe';
+import { freeSubscription } from '../helpers/fixtures';
 import { ENGINES, bearer, post, register, useTestApp } from '../helpers/testApp';
 
 const SECRET = 'whsec_test_0123456789abcdef';
@@ -182,14 +183,7 @@ describe.each(ENGINES)('billing with Stripe on %s', (engine) => {
       const late = await deliver(stripeEvent('customer.subscription.updated', stripeSubscription({ ...base, price: PRICES.team }), t0 + 10));
       expect(late.statusCode).toBe(200);
       expect(late.json().outcome).toBe('stale');
-      expect(await me(user.access_token)).toEqual({
-        plan: 'free',
-        status: 'active',
-        current_period_end: null,
-        cancel_at_period_end: false,
-        scheduled_plan: null,
-        usage_limits: { monthly_queries: 100, daily_tokens: 1000 },
-      });
+      expect(await me(user.access_token)).toEqual(freeSubscription);
     });
 
     it('never revives a cancelled subscription, even with an event of the same second', async () => {

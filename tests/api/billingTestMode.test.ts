@@ -1,16 +1,8 @@
 import { findPlan } from '../../src/content/plans';
 import { addMonth, CHECKOUT_TTL_MS, type TestProvider } from '../../server/billing/testMode';
 import { effectivePlan } from '../../server/domain/subscriptions';
+import { freeSubscription } from '../helpers/fixtures';
 import { ENGINES, bearer, post, register, useTestApp } from '../helpers/testApp';
-
-const FREE_VIEW = {
-  plan: 'free',
-  status: 'active',
-  current_period_end: null,
-  cancel_at_period_end: false,
-  scheduled_plan: null,
-  usage_limits: { monthly_queries: 100, daily_tokens: 1000 },
-};
 
 describe.each(ENGINES)('billing in test mode on %s', (engine) => {
   const ctx = useTestApp(engine);
@@ -146,7 +138,7 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       expect(declined.body).toContain('Subscribe to Team');
       // Nothing of the card is echoed back.
       expect(/<input id="card_number"[^>]*>/.exec(declined.body)?.[0]).not.toContain('value=');
-      expect(await subscription(user.access_token)).toEqual(FREE_VIEW);
+      expect(await subscription(user.access_token)).toEqual(freeSubscription);
 
       expect((await pay(path, '4242424242424242')).statusCode).toBe(303);
       expect((await subscription(user.access_token)).plan).toBe('team');
@@ -164,7 +156,7 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       const res = await submit('/billing/test/checkout', { token: tokenOf(path), expiry: '12/34', cvc: '123', action: 'pay', ...fields });
       expect(res.statusCode).toBe(400);
       expect(res.body).toContain(message);
-      expect(await subscription(user.access_token)).toEqual(FREE_VIEW);
+      expect(await subscription(user.access_token)).toEqual(freeSubscription);
     });
 
     it('cancels: back to /subscription?checkout=cancel, plan unchanged, the link is spent', async () => {
@@ -173,16 +165,16 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       const cancelled = await submit('/billing/test/checkout', { token: tokenOf(path), action: 'cancel' });
       expect(cancelled.statusCode).toBe(303);
       expect(cancelled.headers.location).toBe(`${ctx.config.publicUrl}/subscription?checkout=cancel`);
-      expect(await subscription(user.access_token)).toEqual(FREE_VIEW);
+      expect(await subscription(user.access_token)).toEqual(freeSubscription);
       expect((await pay(path, '4242424242424242')).statusCode).toBe(410);
-      expect(await subscription(user.access_token)).toEqual(FREE_VIEW);
+      expect(await subscription(user.access_token)).toEqual(freeSubscription);
     });
 
     it('changes nothing when the browser comes back to the success address without paying', async () => {
       const user = await register(ctx.app);
       await startCheckout(user.access_token, 'team');
       await ctx.app.inject({ method: 'GET', url: '/subscription?checkout=success' });
-      expect(await subscription(user.access_token)).toEqual(FREE_VIEW);
+      expect(await subscription(user.access_token)).toEqual(freeSubscription);
       expect(await userPlan(user.access_token)).toBe('free');
     });
 
@@ -201,7 +193,7 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       expect(expired.statusCode).toBe(410);
       expect(expired.body).toContain('This link has expired');
       await signIn(other);
-      expect(await subscription(other.access_token)).toEqual(FREE_VIEW);
+      expect(await subscription(other.access_token)).toEqual(freeSubscription);
 
       const unknown = await ctx.app.inject({ method: 'GET', url: '/billing/test/checkout?token=made-up' });
       expect(unknown.statusCode).toBe(404);
@@ -212,7 +204,7 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       const bystander = await register(ctx.app);
       expect((await pay(await startCheckout(owner.access_token, 'team'), '4242424242424242')).statusCode).toBe(303);
       expect((await subscription(owner.access_token)).plan).toBe('team');
-      expect(await subscription(bystander.access_token)).toEqual(FREE_VIEW);
+      expect(await subscription(bystander.access_token)).toEqual(freeSubscription);
     });
 
     it('pays once when the form is submitted twice at the same time', async () => {
@@ -275,7 +267,7 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
 
       ctx.clock.time = Date.parse(periodEnd);
       expect((await effectivePlan(ctx.app.database.db, user.user.id, ctx.clock.now())).limits).toEqual({ monthlyQueries: 100, dailyTokens: 1000 });
-      expect(await subscription(user.access_token)).toEqual(FREE_VIEW);
+      expect(await subscription(user.access_token)).toEqual(freeSubscription);
       expect(await userPlan(user.access_token)).toBe('free');
       const row = await ctx.app.database.db.selectFrom('subscriptions').selectAll().where('user_id', '=', user.user.id).executeTakeFirstOrThrow();
       expect(row.status).toBe('canceled');
@@ -322,7 +314,7 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       const late = await change(path, 'keep');
       expect(late.statusCode).toBe(409);
       await signIn(user);
-      expect(await subscription(user.access_token)).toEqual(FREE_VIEW);
+      expect(await subscription(user.access_token)).toEqual(freeSubscription);
     });
 
     it('renews a period nobody cancelled, on read, for as many periods as have passed', async () => {

@@ -2,6 +2,7 @@ import { AxiosError, AxiosHeaders, type InternalAxiosRequestConfig } from 'axios
 import type { User } from '../../src/lib/api';
 import { http } from '../../src/lib/http';
 import { tokenStorage } from '../../src/lib/tokenStorage';
+import { ada } from './fixtures';
 
 /** A request the app sent, as the fake API saw it. */
 export interface SeenRequest {
@@ -55,14 +56,7 @@ export function installFakeApi(routes: Record<string, Handler>) {
   };
 }
 
-export const ada: User = {
-  id: 'u-1',
-  email: 'ada@example.com',
-  full_name: 'Ada Lovelace',
-  username: 'ada',
-  created_at: '2026-11-01T09:00:00.000Z',
-  subscription_plan: 'free',
-};
+export { ada };
 
 /** A stored session and the API that accepts it: the app starts signed in as `user`. */
 export function signedInApi(routes: Record<string, Handler>, user: User = ada) {

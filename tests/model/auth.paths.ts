@@ -5,6 +5,7 @@ import { messages } from '../../src/content/messages';
 import { ApiRequestError, type User } from '../../src/lib/api';
 import type { TokenPair } from '../../src/lib/tokenStorage';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
+import { ada } from '../helpers/fixtures';
 import type { Sight } from '../helpers/sights';
 
 /**
@@ -14,14 +15,7 @@ import type { Sight } from '../helpers/sights';
  * each state from here, so they cannot drift apart.
  */
 
-const user: User = {
-  id: 'u-1',
-  email: 'ada@example.com',
-  full_name: 'Ada Lovelace',
-  username: 'ada',
-  created_at: '2026-11-01T09:00:00.000Z',
-  subscription_plan: 'free',
-};
+const user: User = ada;
 export const pair: TokenPair = { access_token: 'access-current', refresh_token: 'refresh-current' };
 export const credentials = { email: 'ada@example.com', password: 'Analytical-Engine-1843' };
 export const registration = { ...credentials, full_name: 'Ada Lovelace', username: 'ada' };

@@ -6,6 +6,7 @@ import { PLANS } from '../../src/content/plans';
 import { ApiRequestError, type SubscriptionInfo } from '../../src/lib/api';
 import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../../src/lib/planDisplay';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
+import { freeSubscription } from '../helpers/fixtures';
 import type { Sight } from '../helpers/sights';
 
 /**
@@ -18,14 +19,7 @@ import type { Sight } from '../helpers/sights';
 const t = messages.subscription;
 const periodEnd = '2026-12-23T10:00:00.000Z';
 /** What the API answers for an account without a paid subscription. */
-export const free: SubscriptionInfo = {
-  plan: 'free',
-  status: 'active',
-  current_period_end: null,
-  cancel_at_period_end: false,
-  scheduled_plan: null,
-  usage_limits: { monthly_queries: 100, daily_tokens: 1000 },
-};
+export const free: SubscriptionInfo = freeSubscription;
 /** A paid plan ending at the period's end: the downgrade to Free is scheduled. */
 const professionalEnding: SubscriptionInfo = {
   plan: 'professional',

@@ -5,6 +5,7 @@ import { PLANS } from '../../src/content/plans';
 import { toaster } from '../../src/components/Toaster';
 import type { SubscriptionInfo } from '../../src/lib/api';
 import { signedInApi, type Handler } from '../helpers/fakeApi';
+import { freeSubscription } from '../helpers/fixtures';
 import { renderApp } from '../helpers/renderApp';
 
 // The first visit compiles and loads the page's lazy chunk, which on a busy machine takes longer
@@ -13,14 +14,6 @@ configure({ asyncUtilTimeout: 5000 });
 
 const t = messages.subscription;
 
-const freePlan: SubscriptionInfo = {
-  plan: 'free',
-  status: 'active',
-  current_period_end: null,
-  cancel_at_period_end: false,
-  scheduled_plan: null,
-  usage_limits: { monthly_queries: 100, daily_tokens: 1000 },
-};
 const professional: SubscriptionInfo = {
   plan: 'professional',
   status: 'active',
@@ -119,7 +112,7 @@ describe('subscription page', () => {
   it('opens the tab on the click and sends it to the checkout address when it arrives', async () => {
     let answer!: () => void;
     open({
-      'GET /subscription/me': { status: 200, body: freePlan },
+      'GET /subscription/me': { status: 200, body: freeSubscription },
       'POST /subscription/checkout': () =>
         new Promise((resolve) => (answer = () => resolve({ status: 200, body: { checkout_url: 'https://pay.example/cs_1' } }))),
     });
@@ -145,7 +138,7 @@ describe('subscription page', () => {
     ['no connection', 'network' as Handler],
     ['an address that is not a web address', { status: 200, body: { checkout_url: 'javascript:alert(1)' } } as Handler],
   ])('closes the tab and shows the destructive toast on %s', async (_case, checkout) => {
-    open({ 'GET /subscription/me': { status: 200, body: freePlan }, 'POST /subscription/checkout': checkout });
+    open({ 'GET /subscription/me': { status: 200, body: freeSubscription }, 'POST /subscription/checkout': checkout });
     const tab = { location: { href: '' }, close: jest.fn(), opener: null };
     const windowOpen = jest.spyOn(window, 'open').mockImplementation(() => tab as unknown as Window);
     await userEvent.setup().click(await screen.findByRole('button', { name: t.upgradeTo('Team') }));
@@ -157,7 +150,7 @@ describe('subscription page', () => {
   });
 
   it('reloads the subscription when the window regains focus', async () => {
-    let body: SubscriptionInfo = freePlan;
+    let body: SubscriptionInfo = freeSubscription;
     open({ 'GET /subscription/me': () => ({ status: 200, body }) });
     await screen.findByRole('heading', { level: 1, name: t.heading });
     body = professional;
@@ -168,7 +161,7 @@ describe('subscription page', () => {
   });
 
   it('reloads the subscription on the return from a paid checkout', async () => {
-    let body: SubscriptionInfo = freePlan;
+    let body: SubscriptionInfo = freeSubscription;
     const { router } = open({ 'GET /subscription/me': () => ({ status: 200, body }) });
     await screen.findByRole('heading', { level: 1, name: t.heading });
     body = professional;
@@ -193,7 +186,7 @@ describe('subscription page', () => {
   });
 
   it('answers the FAQ of the spec', async () => {
-    open({ 'GET /subscription/me': { status: 200, body: freePlan } });
+    open({ 'GET /subscription/me': { status: 200, body: freeSubscription } });
     await screen.findByRole('heading', { level: 1, name: t.heading });
     const faq = within(screen.getByRole('region', { name: t.faqTitle }));
     for (const item of t.faq) {
@@ -208,7 +201,7 @@ describe('subscription page', () => {
   });
 
   it('is reached from the top bar and needs a signed-in user', async () => {
-    open({ 'GET /subscription/me': { status: 200, body: freePlan } }, '/profile');
+    open({ 'GET /subscription/me': { status: 200, body: freeSubscription } }, '/profile');
     const topBar = within(await screen.findByRole('banner'));
     await userEvent.setup().click(await topBar.findByRole('link', { name: messages.layout.subscription }));
     expect(await screen.findByRole('heading', { level: 1, name: t.heading })).toBeInTheDocument();

@@ -1,0 +1,21 @@
+import type { SubscriptionInfo, User } from '../../src/lib/api';
+
+/** The signed-in user of the jsdom tests and chart models. */
+export const ada: User = {
+  id: 'u-1',
+  email: 'ada@example.com',
+  full_name: 'Ada Lovelace',
+  username: 'ada',
+  created_at: '2026-11-01T09:00:00.000Z',
+  subscription_plan: 'free',
+};
+
+/** What `GET /subscription/me` answers for an account without a paid subscription (decisions.md). */
+export const freeSubscription: SubscriptionInfo = {
+  plan: 'free',
+  status: 'active',
+  current_period_end: null,
+  cancel_at_period_end: false,
+  scheduled_plan: null,
+  usage_limits: { monthly_queries: 100, daily_tokens: 1000 },
+};
