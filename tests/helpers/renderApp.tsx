@@ -1,9 +1,14 @@
-import { render, type RenderResult } from '@testing-library/react';
+import { act, render, waitFor, type RenderResult } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { fromPromise } from 'xstate';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { AppProviders } from '../../src/app/AppProviders';
+import { AuthProvider } from '../../src/app/auth';
+import { Toaster } from '../../src/components/Toaster';
 import type { AuthMachine } from '../../machines/auth/auth.machine';
 import { createRoutes } from '../../src/app/routes';
 import { defaultRuntimeConfig, type RuntimeConfig } from '../../src/lib/runtimeConfig';
+import type { ActorOutcome } from './chartModel';
 
 /** Renders the real route tree at `path`, with the real providers. */
 export function renderApp(
@@ -18,4 +23,54 @@ export function renderApp(
     </AppProviders>,
   );
   return { ...result, router };
+}
+
+/**
+ * Renders one page at `path` under the auth provider (running `authMachine`) and the toasts, with
+ * the real providers: for tests that hand the page a chart of their own.
+ */
+export function renderPage(path: string, authMachine: AuthMachine, page: ReactNode): RenderResult {
+  const router = createMemoryRouter(
+    [
+      {
+        path,
+        element: (
+          <AuthProvider machine={authMachine}>
+            {page}
+            <Toaster />
+          </AuthProvider>
+        ),
+      },
+    ],
+    { initialEntries: [path] },
+  );
+  return render(
+    <AppProviders config={defaultRuntimeConfig}>
+      <RouterProvider router={router} />
+    </AppProviders>,
+  );
+}
+
+/**
+ * The calls of a chart's fake actors, each held until the path being replayed says how it ends
+ * (jsdom runners).
+ */
+export class HeldActorCalls {
+  private readonly pending = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+
+  /** A promise actor whose call `name` waits for `settle`; `onStart` sees its input. */
+  actor<T, I>(name: string, onStart?: (input: I) => void) {
+    return fromPromise<T, I>(({ input }) => {
+      onStart?.(input);
+      return new Promise<T>((resolve, reject) => this.pending.set(name, { resolve: resolve as (value: unknown) => void, reject }));
+    });
+  }
+
+  /** Ends the held call `name` as the path's actor event says (its output, or its error). */
+  async settle(name: string, event: ActorOutcome): Promise<void> {
+    await waitFor(() => expect(this.pending.has(name)).toBe(true));
+    const call = this.pending.get(name)!;
+    this.pending.delete(name);
+    await act(async () => ('error' in event && event.error ? call.reject(event.error) : call.resolve(event.output)));
+  }
 }

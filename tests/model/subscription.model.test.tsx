@@ -1,20 +1,18 @@
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { fromPromise } from 'xstate';
 import { authMachine } from '../../machines/auth/auth.machine';
 import type { CheckoutInput } from '../../machines/subscription/subscription.actors';
 import { subscriptionMachine, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
-import { AppProviders } from '../../src/app/AppProviders';
-import { AuthProvider, useAuthSelector } from '../../src/app/auth';
+import { useAuthSelector } from '../../src/app/auth';
 import { SubscriptionLogic } from '../../src/app/subscription';
-import { Toaster, toaster } from '../../src/components/Toaster';
+import { toaster } from '../../src/components/Toaster';
 import { messages } from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
-import { defaultRuntimeConfig } from '../../src/lib/runtimeConfig';
 import SubscriptionPage from '../../src/pages/SubscriptionPage';
 import { ada } from '../helpers/fakeApi';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
+import { HeldActorCalls, renderPage } from '../helpers/renderApp';
 import { inJsdom, seesInJsdom } from '../helpers/sightsInJsdom';
 import { checkoutUrl, subscriptionCoverage, subscriptionPaths, subscriptionViews, type SubscriptionSnapshot } from './subscription.paths';
 
@@ -41,17 +39,12 @@ describe('subscription chart, generated paths', () => {
     async (_title, path) => {
       localStorage.clear();
       toaster.remove();
-      const pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
-      const waitFor$ = <T, I>(name: string, onStart?: (input: I) => void) =>
-        fromPromise<T, I>(({ input }) => {
-          onStart?.(input);
-          return new Promise<T>((resolve, reject) => pending.set(name, { resolve: resolve as (v: unknown) => void, reject }));
-        });
+      const calls = new HeldActorCalls();
       const checkouts: CheckoutInput['plan'][] = [];
       const machine = subscriptionMachine.provide({
         actors: {
-          loadSubscription: waitFor$('loadSubscription'),
-          checkout: waitFor$<string, CheckoutInput>('checkout', (input) => checkouts.push(input.plan)),
+          loadSubscription: calls.actor('loadSubscription'),
+          checkout: calls.actor<string, CheckoutInput>('checkout', (input) => checkouts.push(input.plan)),
         },
         actions: { logLoadFailure: noop },
       });
@@ -61,34 +54,15 @@ describe('subscription chart, generated paths', () => {
       function Gate() {
         return useAuthSelector((s) => s.hasTag('signedIn')) ? <SubscriptionPage /> : null;
       }
-      const router = createMemoryRouter(
-        [
-          {
-            path: '/subscription',
-            element: (
-              <AuthProvider machine={auth}>
-                <SubscriptionLogic.Provider value={machine}>
-                  <Gate />
-                </SubscriptionLogic.Provider>
-                <Toaster />
-              </AuthProvider>
-            ),
-          },
-        ],
-        { initialEntries: ['/subscription'] },
-      );
-      const { unmount } = render(
-        <AppProviders config={defaultRuntimeConfig}>
-          <RouterProvider router={router} />
-        </AppProviders>,
+      const { unmount } = renderPage(
+        '/subscription',
+        auth,
+        <SubscriptionLogic.Provider value={machine}>
+          <Gate />
+        </SubscriptionLogic.Provider>,
       );
       const browser = userEvent.setup();
-      const settle = (name: string) => async ({ event }: { event: ActorOutcome }) => {
-        await waitFor(() => expect(pending.has(name)).toBe(true));
-        const call = pending.get(name)!;
-        pending.delete(name);
-        await act(async () => ('error' in event && event.error ? call.reject(event.error) : call.resolve(event.output)));
-      };
+      const settle = (name: string) => ({ event }: { event: ActorOutcome }) => calls.settle(name, event);
 
       try {
         await path.test({

@@ -1,20 +1,18 @@
-import { act, render, screen, waitFor } from '@testing-library/react';
+import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { fromPromise } from 'xstate';
 import { authMachine } from '../../machines/auth/auth.machine';
 import type { SubmitInput } from '../../machines/supportForm/supportForm.actors';
 import { supportFormMachine, type SupportFormEvent } from '../../machines/supportForm/supportForm.machine';
 import type { SupportValues } from '../../machines/supportForm/supportForm.schema';
-import { AppProviders } from '../../src/app/AppProviders';
-import { AuthProvider, useAuthSelector } from '../../src/app/auth';
-import { Toaster, toaster } from '../../src/components/Toaster';
+import { useAuthSelector } from '../../src/app/auth';
+import { toaster } from '../../src/components/Toaster';
 import { messages } from '../../src/content/messages';
 import type { User } from '../../src/lib/api';
-import { defaultRuntimeConfig } from '../../src/lib/runtimeConfig';
 import SupportPage, { SupportFormLogic } from '../../src/pages/SupportPage';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
+import { HeldActorCalls, renderPage } from '../helpers/renderApp';
 import { inJsdom, seesInJsdom } from '../helpers/sightsInJsdom';
 import { focusAfterSubmit, SUPPORT_LABELS, supportCoverage, supportPaths, supportUser, supportViews, type SupportSnapshot } from './supportForm.paths';
 
@@ -39,17 +37,12 @@ describe('support-form chart, generated paths', () => {
     async (_title, path, signedIn) => {
       localStorage.clear();
       toaster.remove();
-      const pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
-      const fake = <T, I>(name: string) =>
-        fromPromise<T, I>(() => new Promise<T>((resolve, reject) => pending.set(name, { resolve: resolve as (v: unknown) => void, reject })));
+      const calls = new HeldActorCalls();
       const opened: SubmitInput[] = [];
       const machine = supportFormMachine.provide({
         actors: {
-          loadDraft: fake<Partial<SupportValues>, unknown>('loadDraft'),
-          submit: fromPromise<void, SubmitInput>(({ input }) => {
-            opened.push(input);
-            return new Promise<void>((resolve, reject) => pending.set('submit', { resolve: () => resolve(), reject }));
-          }),
+          loadDraft: calls.actor<Partial<SupportValues>, unknown>('loadDraft'),
+          submit: calls.actor<void, SubmitInput>('submit', (input) => opened.push(input)),
         },
       });
       const auth = authMachine.provide({
@@ -60,34 +53,15 @@ describe('support-form chart, generated paths', () => {
         const loading = useAuthSelector((s) => s.hasTag('loading'));
         return loading ? null : <SupportPage />;
       }
-      const router = createMemoryRouter(
-        [
-          {
-            path: '/support',
-            element: (
-              <AuthProvider machine={auth}>
-                <SupportFormLogic.Provider value={machine}>
-                  <Gate />
-                </SupportFormLogic.Provider>
-                <Toaster />
-              </AuthProvider>
-            ),
-          },
-        ],
-        { initialEntries: ['/support'] },
-      );
-      render(
-        <AppProviders config={defaultRuntimeConfig}>
-          <RouterProvider router={router} />
-        </AppProviders>,
+      renderPage(
+        '/support',
+        auth,
+        <SupportFormLogic.Provider value={machine}>
+          <Gate />
+        </SupportFormLogic.Provider>,
       );
       const browser = userEvent.setup();
-      const settle = (name: string) => async ({ event }: { event: ActorOutcome }) => {
-        await waitFor(() => expect(pending.has(name)).toBe(true));
-        const call = pending.get(name)!;
-        pending.delete(name);
-        await act(async () => ('error' in event && event.error ? call.reject(event.error) : call.resolve(event.output)));
-      };
+      const settle = (name: string) => ({ event }: { event: ActorOutcome }) => calls.settle(name, event);
 
       await path.test({
         states: {
