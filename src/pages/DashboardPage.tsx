@@ -38,6 +38,7 @@ import {
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { actorOptions } from '../lib/inspector';
+import { PageHeader } from '../components/PageHeader';
 
 const t = messages.dashboard;
 
@@ -178,14 +179,7 @@ export default function DashboardPage() {
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
       <Stack gap="6">
         <Flex justify="space-between" align={{ base: 'flex-start', sm: 'center' }} gap="4" direction={{ base: 'column', sm: 'row' }}>
-          <Stack gap="1">
-            <Heading as="h1" size="3xl" letterSpacing="tight">
-              {t.title}
-            </Heading>
-            <Text color="fg.muted" fontSize="lg">
-              {t.greeting(fullName)}
-            </Text>
-          </Stack>
+          <PageHeader title={t.title} lead={t.greeting(fullName)} />
           <Button variant="outline" onClick={() => actor.send({ type: 'dashboard.refresh' })} loading={view.refreshing} loadingText={t.refreshing}>
             {t.refresh}
           </Button>

@@ -15,6 +15,7 @@ import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useSubscriptionActor } from '../app/subscription';
 import { actorOptions } from '../lib/inspector';
+import { PageHeader } from '../components/PageHeader';
 
 const t = messages.profile;
 
@@ -95,9 +96,7 @@ export default function ProfilePage() {
   };
   return (
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
-      <Heading as="h1" size="3xl" letterSpacing="tight" mb="8">
-        {t.title}
-      </Heading>
+      <PageHeader title={t.title} mb="8" />
       <Grid templateColumns={{ base: 'minmax(0, 1fr)', lg: 'minmax(0, 2fr) minmax(0, 1fr)' }} gap="6" alignItems="start">
         <Stack gap="6">
           <Card.Root as="section" aria-labelledby="account-details" variant="outline">

@@ -11,6 +11,7 @@ import { PLANS, type Plan } from '../content/plans';
 import type { SubscriptionInfo } from '../lib/api';
 import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
+import { PageHeader } from '../components/PageHeader';
 
 const t = messages.subscription;
 
@@ -81,14 +82,7 @@ export default function SubscriptionPage() {
   if (loading) return <PageSpinner />;
   return (
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
-      <Stack gap="2" mb="8">
-        <Heading as="h1" size="3xl" letterSpacing="tight">
-          {t.heading}
-        </Heading>
-        <Text color="fg.muted" fontSize="lg">
-          {t.lead}
-        </Text>
-      </Stack>
+      <PageHeader title={t.heading} lead={t.lead} mb="8" />
       {subscription && <CurrentSubscription subscription={subscription} reloading={reloading} />}
       <Box as="section" aria-labelledby="plans-title">
         <VisuallyHidden asChild>

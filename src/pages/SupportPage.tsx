@@ -28,6 +28,7 @@ import { messages } from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { actorOptions } from '../lib/inspector';
+import { PageHeader } from '../components/PageHeader';
 
 const t = messages.support;
 
@@ -131,14 +132,7 @@ export default function SupportPage() {
 
   return (
     <Container maxW="6xl" py={{ base: '10', md: '16' }}>
-      <Stack gap="3" mb="10">
-        <Heading as="h1" size={{ base: '3xl', md: '4xl' }} letterSpacing="tight">
-          {t.heading}
-        </Heading>
-        <Text color="fg.muted" fontSize="lg">
-          {t.lead}
-        </Text>
-      </Stack>
+      <PageHeader title={t.heading} lead={t.lead} mb="10" />
       <Grid templateColumns={{ base: '1fr', lg: '2fr 1fr' }} gap="8" alignItems="start">
         <Card.Root variant="outline">
           <Card.Body gap="5">
