@@ -48,7 +48,9 @@ export function createTokenService(secret: string, clock: Clock): TokenService {
   return {
     signAccess({ userId, sessionId }) {
       const iat = Math.floor(clock.now() / 1000);
-      return sign({ sub: userId, sid: sessionId, typ: 'access', iat, exp: iat + ACCESS_TOKEN_TTL_S });
+      // `jti` makes every token distinct: two issued in one second (a refresh right after a sign-in)
+      // would otherwise be byte-identical, and clients tell a stale token from the current one by its text.
+      return sign({ sub: userId, sid: sessionId, typ: 'access', iat, exp: iat + ACCESS_TOKEN_TTL_S, jti: crypto.randomBytes(9).toString('base64url') });
     },
     verifyAccess(token) {
       try {

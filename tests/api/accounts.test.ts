@@ -154,6 +154,8 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
       expect(first.statusCode).toBe(200);
       const pair = first.json();
       expect(pair.refresh_token).not.toBe(session.refresh_token);
+      // Issued in the same instant as the first, the new access token is still a different one.
+      expect(pair.access_token).not.toBe(session.access_token);
       expect((await me(pair.access_token)).statusCode).toBe(200);
       const second = await refresh(pair.refresh_token);
       expect(second.statusCode).toBe(200);
