@@ -98,7 +98,12 @@ export function partStatus(snapshot: DashboardSnapshot, part: DashboardPart): 'l
 }
 
 /** The usage meters need the usage and the limits: they wait for both, and fail with the usage. */
-export function metersStatus(snapshot: DashboardSnapshot): 'loading' | 'failed' | 'ready' {
+export function metersStatus(snapshot: DashboardSnapshot): 'loading' | 'failed' | 'ready' | 'noLimits' {
   const usage = partStatus(snapshot, 'usage');
-  return usage === 'ready' && partStatus(snapshot, 'subscription') === 'loading' ? 'loading' : usage;
+  if (usage !== 'ready') return usage;
+  const subscription = partStatus(snapshot, 'subscription');
+  // A subscription that could not be loaded says nothing about the limits: rather than measure a
+  // paying user against Free's, the meters show the counts alone until it loads.
+  if (subscription === 'failed') return 'noLimits';
+  return subscription === 'loading' ? 'loading' : 'ready';
 }

@@ -281,6 +281,7 @@ export const messages = {
     percentUsed: (percent: string) => `${percent}% used`,
     noLimit: 'No monthly limit on your plan',
     usageUnavailable: 'Usage could not be loaded.',
+    limitsUnavailable: "Your plan's limits could not be loaded.",
     overviewTitle: 'Usage Overview',
     queriesPerMinute: 'Queries per minute',
     processingTime: 'Average processing time',

@@ -225,10 +225,18 @@ export default function DashboardPage() {
               [t.dailyTokens, tokens, t.ofTokens],
             ] as const
           ).map(([title, value, ofText]) => (
-            <DashCard key={title} title={title} status={view.meters}>
+            <DashCard key={title} title={title} status={view.meters === 'noLimits' ? 'ready' : view.meters}>
               {view.meters === 'loading' && <Loading />}
               {view.meters === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
               {view.meters === 'ready' && <MeterView title={title} value={value} ofText={ofText} />}
+              {view.meters === 'noLimits' && (
+                <Stack gap="2">
+                  <Text fontSize="3xl" fontWeight="bold" letterSpacing="tight">
+                    {formatNumber(value.used)}
+                  </Text>
+                  <Unavailable text={t.limitsUnavailable} onRetry={retry('subscription')} />
+                </Stack>
+              )}
             </DashCard>
           ))}
         </SimpleGrid>

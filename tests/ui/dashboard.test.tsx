@@ -227,7 +227,7 @@ describe('dashboard', () => {
     expect(api.sent('GET /subscription/me')).toHaveLength(1);
   });
 
-  it('treats a failed subscription as missing limits, and retries it alone', async () => {
+  it('shows the counts without limits while the subscription cannot be loaded, and retries it alone', async () => {
     let subscriptionFails = true;
     open({
       'GET /query/usage': usageOf({ monthly_queries: 90 }),
@@ -235,7 +235,11 @@ describe('dashboard', () => {
     });
     await settled();
     expect(region(t.planTitle).getByText(t.planUnavailable)).toBeInTheDocument();
-    expect(region(t.monthlyQueries).getByText(t.ofQueries('100'))).toBeInTheDocument();
+    // 90 queries is no warning-worthy 90 % of Free's 100 for a user whose plan is not known.
+    expect(region(t.monthlyQueries).getByText('90')).toBeInTheDocument();
+    expect(region(t.monthlyQueries).getByText(t.limitsUnavailable)).toBeInTheDocument();
+    expect(region(t.monthlyQueries).queryByText(t.ofQueries('100'))).toBeNull();
+    expect(screen.queryByText(/of your monthly queries/)).toBeNull();
     subscriptionFails = false;
     await userEvent.setup().click(region(t.planTitle).getByRole('button', { name: t.retry }));
     expect(await region(t.planTitle).findByText('PROFESSIONAL')).toBeInTheDocument();
