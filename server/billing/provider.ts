@@ -2,7 +2,7 @@ import type { PlanId } from '../../src/content/plans';
 import type { SubscriptionsTable, UsersTable } from '../db/types';
 
 export interface PlanChangeRequest {
-  user: UsersTable;
+  user: Pick<UsersTable, 'id' | 'email'>;
   /** The plan the user asked for. */
   plan: PlanId;
   /** The user's stored subscription, already brought up to date (`settle`). */

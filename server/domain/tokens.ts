@@ -42,8 +42,22 @@ export function createTokenService(secret: string, clock: Clock): TokenService {
   const sign = createSigner({ key, algorithm: 'HS256' });
   // Only HS256 is accepted: `alg: none` and any other algorithm fail verification. Expiry is
   // checked below against the injectable clock.
-  // Verified tokens are cached (bounded), as every request of a session presents the same one.
-  const verify = createVerifier({ key, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true, cache: 5000 });
+  const verify = createVerifier({ key, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true });
+  // Every request of a session presents the same token, so the claims of verified tokens are kept
+  // (the newest 5,000), found by the token's text: a string lookup, where hashing the token for a
+  // key (fast-jwt's own cache) costs as much as the rest of the check. Only signed tokens get in.
+  const verified = new Map<string, AccessClaims & { expiresAtMs: number }>();
+  const claimsOf = (token: string) => {
+    const known = verified.get(token);
+    if (known) return known;
+    const claims = verify(token) as { sub?: unknown; sid?: unknown; typ?: unknown; exp?: unknown };
+    if (claims.typ !== 'access' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return null;
+    if (typeof claims.exp !== 'number') return null;
+    const entry = { userId: claims.sub, sessionId: claims.sid, expiresAtMs: claims.exp * 1000 };
+    if (verified.size >= 5000) verified.delete(verified.keys().next().value!);
+    verified.set(token, entry);
+    return entry;
+  };
 
   return {
     signAccess({ userId, sessionId }) {
@@ -54,10 +68,9 @@ export function createTokenService(secret: string, clock: Clock): TokenService {
     },
     verifyAccess(token) {
       try {
-        const claims = verify(token) as { sub?: unknown; sid?: unknown; typ?: unknown; exp?: unknown };
-        if (claims.typ !== 'access' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return null;
-        if (typeof claims.exp !== 'number' || claims.exp * 1000 <= clock.now()) return null;
-        return { userId: claims.sub, sessionId: claims.sid };
+        const claims = claimsOf(token);
+        if (!claims || claims.expiresAtMs <= clock.now()) return null;
+        return { userId: claims.userId, sessionId: claims.sessionId };
       } catch {
         return null;
       }

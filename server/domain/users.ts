@@ -44,7 +44,7 @@ export function normaliseFullName(raw: string): string {
   return fullName;
 }
 
-export function toWireUser(user: UsersTable, plan: PlanId): WireUser {
+export function toWireUser(user: Pick<UsersTable, 'id' | 'email' | 'full_name' | 'username' | 'created_at'>, plan: PlanId): WireUser {
   return {
     id: user.id,
     email: user.email,

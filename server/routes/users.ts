@@ -82,7 +82,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { userId, sessionId } = request.auth!;
       const limit: Array<[string, Limit]> = [[`password-change:${userId}`, PASSWORD_CHANGE_LIMIT]];
       await assertUnderLimit(app.rateLimits, limit);
-      const user = request.currentUser!;
+      const user = await currentUser(userId);
       if (!(await verifyPassword(user.password_hash, request.body.current_password))) {
         await countHit(app.rateLimits, limit);
         request.log.warn({ event: 'auth.password_change_failed', userId, ip: request.ip }, 'wrong current password');
