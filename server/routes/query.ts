@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { ProviderError, TASKS, type AiAnswer, type AiRequest, type Cell, type Task } from '../ai/provider';
 import type { UsageLedgerTable } from '../db/types';
-import { effectivePlan } from '../domain/subscriptions';
+import { findPlan } from '../../src/content/plans';
 import {
   assertFitsPlan,
   dailyUsage,
@@ -236,8 +236,8 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         userId,
         requestId: key ?? crypto.randomUUID(),
         task,
-        // Read on every query, so a plan change applies to the very next one.
-        plan: await effectivePlan(database.db, userId, now),
+        // The session check read it for this very request, so a plan change applies to the next query.
+        plan: findPlan(request.currentUser!.plan)!,
         promptTokens: app.ai.promptTokens(aiRequest),
         maxCompletionTokens: app.ai.maxCompletionTokens(aiRequest),
         now,
