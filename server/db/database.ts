@@ -25,14 +25,18 @@ export interface DatabaseHandle {
    */
   preparedFirst<T>(name: string, sqlText: string, params: unknown[]): Promise<T | undefined>;
   /**
-   * `preparedFirst` for a read that runs on most requests (the session check). On SQLite the
-   * answer is kept and given again for as long as the database has not changed since it was read:
-   * not by this connection (its change counter) and not by any other (`PRAGMA data_version`).
-   * Any write anywhere drops every kept answer, so a kept answer is always the one a read would
-   * give now. The SQL must not depend on the time (compare times in code). PostgreSQL, whose
-   * other instances write unseen, reads every time.
+   * The row of one key, for a read that runs on most requests (the session check). `sqlFor(keys)`
+   * gives the statement, with `keys` where the key is compared (`where sessions.id ${keys}`), and
+   * must select the key as `key`. The answer is always the one a read made after the call would
+   * give, but cheaper than one read per call:
+   * - SQLite keeps answers for as long as the database has not changed since they were read: not
+   *   by this connection (its change counter) and not by any other (`PRAGMA data_version`). Any
+   *   write anywhere drops every kept answer.
+   * - PostgreSQL, where other instances write unseen, reads every time, but the keys asked for
+   *   in one turn of the event loop share one statement (one round trip for all of them).
+   * The SQL must not depend on the time: compare times in code.
    */
-  cachedFirst<T>(name: string, sqlText: string, params: unknown[]): Promise<T | undefined>;
+  keyedRead<T extends { key: string }>(name: string, sqlFor: (keys: string) => string, key: string): Promise<T | undefined>;
   /**
    * Runs `work` as one unit of writes that commits or rolls back whole; what it throws comes back
    * to the caller, and nothing of it is kept. `work` must await nothing but `tx` statements.
@@ -97,14 +101,20 @@ function withStatementCache(file: SQLite.Database, limit = 500) {
  * that costs two tiny statements (about 2 µs), against 5–25 µs for a join and its row objects.
  * Answers read inside a transaction are never kept: they may be rolled back.
  */
-function unchangedReads(file: SQLite.Database, statements: ReturnType<typeof withStatementCache>, limit = 10_000) {
+function sqliteKeyedReads(file: SQLite.Database, statements: ReturnType<typeof withStatementCache>, limit = 10_000) {
   const dataVersion = file.prepare('PRAGMA data_version').pluck();
   const totalChanges = file.prepare('SELECT total_changes()').pluck();
   const answers = new Map<string, unknown>();
   let seenVersion = -1;
   let seenChanges = -1;
-  return <T,>(name: string, sqlText: string, params: unknown[]): T | undefined => {
-    if (statements.inTransaction) return statements.prepare(sqlText).get(...params) as T | undefined;
+  const texts = new Map<string, string>();
+  return async <T extends { key: string }>(name: string, sqlFor: (keys: string) => string, key: string): Promise<T | undefined> => {
+    let sqlText = texts.get(name);
+    if (!sqlText) {
+      sqlText = sqlFor('= ?');
+      texts.set(name, sqlText);
+    }
+    if (statements.inTransaction) return statements.prepare(sqlText).get(key) as T | undefined;
     const version = dataVersion.get() as number;
     const changes = totalChanges.get() as number;
     if (version !== seenVersion || changes !== seenChanges || answers.size >= limit) {
@@ -112,13 +122,54 @@ function unchangedReads(file: SQLite.Database, statements: ReturnType<typeof wit
       seenVersion = version;
       seenChanges = changes;
     }
-    const key = `${name}\u0000${params.join('\u0000')}`;
-    if (answers.has(key)) return answers.get(key) as T | undefined;
+    const kept = `${name}\u0000${key}`;
+    if (answers.has(kept)) return answers.get(kept) as T | undefined;
     // Frozen: every caller gets this same object.
-    const answer = Object.freeze(statements.prepare(sqlText).get(...params)) as T | undefined;
-    answers.set(key, answer);
+    const answer = Object.freeze(statements.prepare(sqlText).get(key)) as T | undefined;
+    answers.set(kept, answer);
     return answer;
   };
+}
+
+/**
+ * Reads by key on PostgreSQL: the keys asked for in one turn of the event loop are read with one
+ * statement (`= any($1)`), at most `batchSize` at a time. Each caller's read starts after its call.
+ */
+function postgresKeyedReads(pool: pg.Pool, batchSize = 200) {
+  interface Waiting {
+    key: string;
+    resolve: (row: unknown) => void;
+    reject: (error: unknown) => void;
+  }
+  const queues = new Map<string, { text: string; waiting: Waiting[] }>();
+  const flush = async (name: string, text: string, waiting: Waiting[]) => {
+    try {
+      const keys = [...new Set(waiting.map((w) => w.key))];
+      const result = await pool.query({ name, text, values: [keys] });
+      const rows = new Map<string, unknown>(result.rows.map((row: { key: string }) => [row.key, row]));
+      for (const w of waiting) w.resolve(rows.get(w.key));
+    } catch (error) {
+      for (const w of waiting) w.reject(error);
+    }
+  };
+  return <T extends { key: string }>(name: string, sqlFor: (keys: string) => string, key: string): Promise<T | undefined> =>
+    new Promise<T | undefined>((resolve, reject) => {
+      let queue = queues.get(name);
+      if (!queue) {
+        queue = { text: numberedParams(sqlFor('= any(?)')), waiting: [] };
+        queues.set(name, queue);
+      }
+      if (queue.waiting.length === 0) {
+        const { text } = queue;
+        // After this turn's I/O callbacks have all asked.
+        setImmediate(() => {
+          const waiting = queue.waiting;
+          queue.waiting = [];
+          for (let i = 0; i < waiting.length; i += batchSize) void flush(name, text, waiting.slice(i, i + batchSize));
+        });
+      }
+      queue.waiting.push({ key, resolve: resolve as (row: unknown) => void, reject });
+    });
 }
 
 /** `?` placeholders as PostgreSQL's `$1, $2, …`. */
@@ -309,7 +360,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       });
       return run;
     };
-    handle = { db, engine: 'postgres', ping, preparedFirst, cachedFirst: preparedFirst, groupCommit, close: () => db.destroy() };
+    const keyedRead = postgresKeyedReads(pool);
+    handle = { db, engine: 'postgres', ping, preparedFirst, keyedRead, groupCommit, close: () => db.destroy() };
   } else {
     const file = openSqlite(options.dataDir);
     const statements = withStatementCache(file);
@@ -325,15 +377,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
     const preparedFirst = async <T,>(_name: string, sqlText: string, params: unknown[]) =>
       statements.prepare(sqlText).get(...params) as T | undefined;
-    const unchanged = unchangedReads(file, statements);
-    const cachedFirst = async <T,>(name: string, sqlText: string, params: unknown[]) => unchanged<T>(name, sqlText, params);
+    const keyedRead = sqliteKeyedReads(file, statements);
     const wal = walSyncer(`${sqliteFile(options.dataDir)}-wal`);
     const groupCommit = sqliteGroupCommit(db, statements, wal);
     const close = async () => {
       wal.close();
       await db.destroy();
     };
-    handle = { db, engine: 'sqlite', ping, preparedFirst, cachedFirst, groupCommit, close };
+    handle = { db, engine: 'sqlite', ping, preparedFirst, keyedRead, groupCommit, close };
   }
   try {
     await migrate(handle.db);

@@ -115,6 +115,7 @@ export interface SessionUser extends Pick<UsersTable, 'id' | 'email' | 'username
 }
 
 type SessionRow = Omit<SessionUser, 'plan'> & {
+  key: string;
   session_expires_at: number;
   sub_plan: PlanState['plan'] | null;
   sub_status: PlanState['status'] | null;
@@ -126,23 +127,24 @@ type SessionRow = Omit<SessionUser, 'plan'> & {
 /**
  * The user of a session that is neither revoked nor past its absolute end, with the plan that
  * applies now (one indexed join, the subscription by primary key); null otherwise. It runs on
- * every authenticated request, so it goes straight to the driver as a prepared statement, and on
- * SQLite its answer is reused until the database changes (`cachedFirst`): the SQL leaves the
- * times to the code below.
+ * every authenticated request, so it is a `keyedRead`: kept on SQLite until the database changes,
+ * read together with the other requests of the moment on PostgreSQL. The SQL leaves the times to
+ * the code below.
  */
 export async function activeSessionUser(database: DatabaseHandle, sessionId: string, now: number): Promise<SessionUser | null> {
-  const row = await database.cachedFirst<SessionRow>(
+  const row = await database.keyedRead<SessionRow>(
     'active_session_user',
-    `select users.id, users.email, users.username, users.full_name, users.created_at, sessions.expires_at as session_expires_at, subscriptions.plan as sub_plan, subscriptions.status as sub_status,
+    (keys) => `select sessions.id as key, users.id, users.email, users.username, users.full_name, users.created_at,
+       sessions.expires_at as session_expires_at, subscriptions.plan as sub_plan, subscriptions.status as sub_status,
        subscriptions.current_period_end as sub_period_end, subscriptions.cancel_at_period_end as sub_cancel,
        subscriptions.scheduled_plan as sub_scheduled
      from sessions inner join users on users.id = sessions.user_id
      left join subscriptions on subscriptions.user_id = users.id
-     where sessions.id = ? and sessions.revoked_at is null`,
-    [sessionId],
+     where sessions.id ${keys} and sessions.revoked_at is null`,
+    sessionId,
   );
   if (!row || row.session_expires_at <= now) return null;
-  const { session_expires_at: _expires, sub_plan, sub_status, sub_period_end, sub_cancel, sub_scheduled, ...user } = row;
+  const { key: _session, session_expires_at: _expires, sub_plan, sub_status, sub_period_end, sub_cancel, sub_scheduled, ...user } = row;
   const subscription =
     sub_plan === null || sub_status === null
       ? undefined

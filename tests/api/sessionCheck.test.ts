@@ -4,7 +4,7 @@ import { bearer, ENGINES, post, register, useTestApp } from '../helpers/testApp'
 
 /**
  * The session check of every signed-in request answers from the database as it is now, even
- * though SQLite keeps its answers between changes (`cachedFirst`): a change made here, or by another
+ * though SQLite keeps its answers between changes and PostgreSQL reads many sessions at once (`keyedRead`): a change made here, or by another
  * process on the same database, shows on the very next request.
  */
 describe.each(ENGINES)('the session check on %s', (engine) => {
@@ -44,6 +44,20 @@ describe.each(ENGINES)('the session check on %s', (engine) => {
     const logout = await post(ctx.app, '/api/v1/auth/logout', { refresh_token: user.refresh_token }, bearer(user.access_token));
     expect(logout.statusCode).toBe(204);
     expect((await me(user.access_token)).statusCode).toBe(401);
+  });
+
+  it('answers many requests at once each with its own user, and refuses the revoked ones among them', async () => {
+    const users = await Promise.all(Array.from({ length: 12 }, () => register(ctx.app)));
+    const revoked = users.filter((_, i) => i % 3 === 0);
+    for (const user of revoked) {
+      await other.db.updateTable('sessions').set({ revoked_at: ctx.clock.now(), revoked_reason: 'operator' }).where('user_id', '=', user.user.id).execute();
+    }
+    const answers = await Promise.all(users.flatMap((user) => [me(user.access_token), me(user.access_token)]));
+    answers.forEach((res, i) => {
+      const user = users[Math.floor(i / 2)]!;
+      if (revoked.includes(user)) expect(res.statusCode).toBe(401);
+      else expect(res.json()).toMatchObject({ id: user.user.id, email: user.user.email });
+    });
   });
 
   it('ends a session at its absolute end even when nothing in the database changed since the last request', async () => {
