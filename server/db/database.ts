@@ -305,7 +305,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // An idle client losing its connection must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const ping = () => pool.query('select 1').then(() => true, () => false);
+    // Health checks that come while one is on its way share its answer: one round trip for all.
+    let pinging: Promise<boolean> | null = null;
+    const ping = () =>
+      (pinging ??= pool
+        .query('select 1')
+        .then(() => true, () => false)
+        .finally(() => {
+          pinging = null;
+        }));
     const texts = new Map<string, string>();
     const preparedFirst = async <T,>(name: string, sqlText: string, params: unknown[]) => {
       let text = texts.get(name);

@@ -1,8 +1,22 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
+import pg from 'pg';
+import { ADMIN_URL, createTestDatabase } from '../helpers/postgres';
 import { ENGINES, useTestApp } from '../helpers/testApp';
+
+/** Creates again the (dropped) database of `url`. */
+async function recreate(url: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${new URL(url).pathname.slice(1)}`);
+  } finally {
+    await admin.end();
+  }
+}
 
 describe.each(ENGINES)('API foundation on %s', (engine) => {
   const ctx = useTestApp(engine);
@@ -43,6 +57,32 @@ describe.each(ENGINES)('API foundation on %s', (engine) => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+});
+
+describe('health when PostgreSQL goes away', () => {
+  it('answers 503 degraded to every check made meanwhile, and ok again once it is back', async () => {
+    const database = await createTestDatabase();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-health-'));
+    const app = await buildApp({
+      config: loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, WEB_DIR: path.join(dataDir, 'no-web'), DATABASE_URL: database.url }),
+    });
+    const health = () => app.inject({ method: 'GET', url: '/api/v1/health' });
+    try {
+      expect((await health()).json()).toEqual({ status: 'ok', database: 'ok', engine: 'postgres' });
+      await database.drop();
+      const answers = await Promise.all(Array.from({ length: 5 }, health));
+      for (const res of answers) {
+        expect(res.statusCode).toBe(503);
+        expect(res.json()).toEqual({ status: 'degraded', database: 'unreachable', engine: 'postgres' });
+      }
+      await recreate(database.url);
+      expect((await health()).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
