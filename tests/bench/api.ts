@@ -348,6 +348,8 @@ function printReport(targets: Target[], samples: Map<Target, Sample[]>): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   console.log('');
   console.log(`API benchmark: ${ROUNDS} interleaved rounds x ${DURATION_S} s per target, median over rounds`);
+  // Other work on the machine slows every target, but not alike: the ratios are only comparable at similar load.
+  console.log(`load average at the end: ${os.loadavg().map((n) => n.toFixed(2)).join(', ')} on ${os.availableParallelism()} cores`);
   console.log(formatRow(header, widths));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows) console.log(formatRow(row, widths));
