@@ -9,6 +9,10 @@ type Argv = { mode?: Configuration['mode'] };
 
 /** The color-mode script: its own runtime, no shared chunks, so it runs alone, before the page. */
 const BOOT_ENTRY = 'colorMode';
+/** The static public pages' one script (src/staticPage.ts): alone too, with no React. */
+const STATIC_ENTRY = 'staticPage';
+/** Entries that are a single file of their own, never in the HTML template's script list. */
+const STANDALONE = [BOOT_ENTRY, STATIC_ENTRY];
 
 /**
  * The SPA build: production output goes to dist/web, which the API server serves, with the public
@@ -21,6 +25,7 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
     mode: production ? 'production' : 'development',
     entry: {
       [BOOT_ENTRY]: './src/colorModeBoot.ts',
+      [STATIC_ENTRY]: './src/staticPage.ts',
       // The app's runtime in a chunk of its own (long-cached apart from the code that changes).
       main: { import: './src/main.tsx', runtime: 'runtime' },
     },
@@ -52,7 +57,7 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
         template: './public/index.html',
         favicon: './public/favicon.svg',
         scriptLoading: 'defer',
-        excludeChunks: [BOOT_ENTRY],
+        excludeChunks: STANDALONE,
         // The defaults, keeping the <!--app-…--> slots that the prerender and the server fill.
         minify: production && {
           collapseWhitespace: true,
@@ -65,11 +70,11 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
           useShortDoctype: true,
         },
       }),
-      new WebBuildPlugin({ bootEntry: BOOT_ENTRY, production, buildYear }),
+      new WebBuildPlugin({ bootEntry: BOOT_ENTRY, staticEntry: STATIC_ENTRY, production, buildYear }),
       new DefinePlugin({ 'process.env.BUILD_YEAR': JSON.stringify(buildYear) }),
     ],
     optimization: {
-      splitChunks: { chunks: (chunk) => chunk.name !== BOOT_ENTRY },
+      splitChunks: { chunks: (chunk) => !STANDALONE.includes(chunk.name ?? '') },
     },
     devtool: production ? false : 'eval-cheap-module-source-map',
     performance: { hints: false },

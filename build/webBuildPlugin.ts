@@ -13,6 +13,8 @@ const COMPRESSIBLE = /\.(?:js|css|svg|json|txt)$/;
 interface Options {
   /** The entry whose script runs, blocking, before the first paint (the color mode). */
   bootEntry: string;
+  /** The entry that is the static public pages' only script. */
+  staticEntry: string;
   /** Production builds only: prerender the public pages and precompress the files. */
   production: boolean;
   /** The build's year, for the prerender (the client bundle has it from DefinePlugin). */
@@ -34,18 +36,20 @@ function packagesIn(compilation: Compilation, chunks: Iterable<Chunk>): string[]
   return [...found].sort();
 }
 
-function manifestOf(compilation: Compilation, bootEntry: string): BuildManifest {
+function manifestOf(compilation: Compilation, bootEntry: string, staticEntry: string): BuildManifest {
   const entry = compilation.entrypoints.get('main');
   const [boot] = jsFiles(compilation.entrypoints.get(bootEntry)?.getFiles() ?? []);
-  if (!boot || !entry) throw new Error(`The build lacks the main or ${bootEntry} entry.`);
+  const staticPage = compilation.entrypoints.get(staticEntry);
+  const [staticScript] = jsFiles(staticPage?.getFiles() ?? []);
+  if (!boot || !entry || !staticPage || !staticScript) throw new Error(`The build lacks the main, ${bootEntry} or ${staticEntry} entry.`);
   const chunks: BuildManifest['chunks'] = {};
-  const packages: BuildManifest['packages'] = {};
+  const packages: BuildManifest['packages'] = { [staticEntry]: packagesIn(compilation, staticPage.chunks) };
   for (const [name, group] of compilation.namedChunkGroups) {
     if (!name.startsWith('page-')) continue;
     chunks[name] = jsFiles(group.getFiles());
     packages[name] = packagesIn(compilation, [...entry.chunks, ...group.chunks]);
   }
-  return { boot, entry: jsFiles(entry.getFiles()), chunks, packages };
+  return { boot, staticScript, entry: jsFiles(entry.getFiles()), chunks, packages };
 }
 
 function precompress(dir: string): void {
@@ -68,7 +72,7 @@ export class WebBuildPlugin {
   constructor(private readonly options: Options) {}
 
   apply(compiler: Compiler): void {
-    const { bootEntry, production, buildYear } = this.options;
+    const { bootEntry, staticEntry, production, buildYear } = this.options;
     compiler.hooks.compilation.tap(NAME, (compilation) => {
       HtmlWebpackPlugin.getHooks(compilation).alterAssetTagGroups.tap(NAME, (groups) => {
         const [boot] = jsFiles(compilation.entrypoints.get(bootEntry)?.getFiles() ?? []);
@@ -80,7 +84,7 @@ export class WebBuildPlugin {
     compiler.hooks.afterEmit.tap(NAME, (compilation) => {
       if (compilation.errors.length > 0) return;
       const outputDir = compilation.outputOptions.path as string;
-      fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifestOf(compilation, bootEntry), null, 2)}\n`);
+      fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifestOf(compilation, bootEntry, staticEntry), null, 2)}\n`);
       execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'prerender.ts')], {
         stdio: 'inherit',
         env: { ...process.env, NODE_ENV: 'production', BUILD_YEAR: buildYear },

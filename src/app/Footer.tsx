@@ -74,7 +74,8 @@ export function Footer() {
             </Text>
           </Stack>
         </SimpleGrid>
-        <Text mt="10" pt="6" borderTopWidth="1px" fontSize="sm" color="fg.muted">
+        {/* data-year: what src/staticPage.ts updates on the pages it serves without React. */}
+        <Text mt="10" pt="6" borderTopWidth="1px" fontSize="sm" color="fg.muted" data-year={year}>
           {t.copyright(year, brandName)}
         </Text>
       </Container>

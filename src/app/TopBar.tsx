@@ -65,6 +65,8 @@ function ColorModeToggle() {
       size="sm"
       px="0"
       aria-label={t.darkMode}
+      // What src/staticPage.ts looks for on the pages it serves without React.
+      data-color-mode-toggle
       aria-pressed={mode === null ? undefined : mode === 'dark'}
       onClick={() => chooseColorMode(mode === 'dark' ? 'light' : 'dark')}
     >

@@ -1,22 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { firstLoadScripts, readManifest, WEB_DIR } from '../../build/manifest';
+import { appScripts, firstLoadScripts, readManifest, WEB_DIR } from '../../build/manifest';
 import { PRERENDERED_PAGES } from '../../src/app/routes';
 import { prerenderedFile } from '../../src/lib/pageSlots';
 
 /**
  * What a first visit downloads, from the build's chunk graph (dist/web-manifest.json): JS gzipped
  * at level 9, in KiB. The sizes are deterministic for a given lockfile, so a budget is a fair test.
- *
- * Issue #9 asks for 100 KiB on the landing page and 160 KiB on /login. With React 19, whose
- * react-dom alone is 63 KiB gzipped, and react-router 7's data router (30 KiB), that is not
- * reachable with this stack; these budgets hold the sizes reached (README, "Performance and
- * accessibility") so that nothing heavier slips in.
+ * Issue #9's budgets: 100 KiB on the landing page, 160 KiB on /login.
  */
 const BUDGETS_KIB: Record<string, number> = {
-  'page-landing': 188,
-  'page-login': 212,
+  '/': 100,
+  '/login': 160,
 };
 
 /** Never on the landing page: form, validation, HTTP and chart code belong to other routes. */
@@ -27,11 +23,22 @@ const gzipKib = (file: string) => zlib.gzipSync(fs.readFileSync(path.join(WEB_DI
 describe('the production bundle', () => {
   const manifest = readManifest();
 
-  it.each(Object.entries(BUDGETS_KIB))('keeps the first-load JS of %s within %d KiB gzipped', (chunk, budget) => {
-    const files = firstLoadScripts(manifest, chunk);
-    const total = files.reduce((sum, file) => sum + gzipKib(file), 0);
-    console.log(`${chunk}: ${total.toFixed(1)} KiB gzipped in ${files.length} files (budget ${budget} KiB)`);
+  const pageAt = (pathname: string) => PRERENDERED_PAGES.find((page) => page.path === pathname)!;
+  const totalKib = (files: string[]) => files.reduce((sum, file) => sum + gzipKib(file), 0);
+
+  it.each(Object.entries(BUDGETS_KIB))('keeps the first-load JS of %s within %d KiB gzipped', (pathname, budget) => {
+    const page = pageAt(pathname);
+    const files = firstLoadScripts(manifest, page);
+    const total = totalKib(files);
+    // A static page's visitor with a session loads the app too: not a first visit, but worth seeing.
+    const signedIn = page.static ? `; ${totalKib(firstLoadScripts(manifest, page, true)).toFixed(1)} KiB with a session` : '';
+    console.log(`${pathname}: ${total.toFixed(1)} KiB gzipped in ${files.length} files (budget ${budget} KiB)${signedIn}`);
     expect(total).toBeLessThanOrEqual(budget);
+  });
+
+  it('gives the static pages a script of their own of about a kilobyte, with no npm package in it', () => {
+    expect(gzipKib(manifest.staticScript)).toBeLessThan(1.5);
+    expect(manifest.packages.staticPage).toEqual([]);
   });
 
   it('loads no form, validation, HTTP or chart library on the landing page', () => {
@@ -49,17 +56,32 @@ describe('the production bundle', () => {
   });
 });
 
-describe.each(PRERENDERED_PAGES)('the prerendered page $path', ({ path: pathname, chunk }) => {
+describe.each(PRERENDERED_PAGES)('the prerendered page $path', ({ path: pathname, chunk, static: isStatic }) => {
+  const manifest = readManifest();
   const html = fs.readFileSync(path.join(WEB_DIR, prerenderedFile(pathname)), 'utf8');
 
-  it('holds the page markup, its title, Emotion critical CSS with the nonce slot, and its chunk', () => {
+  it('holds the page markup, its title, Emotion critical CSS with the nonce slot, and the color-mode script', () => {
+    expect(html).toContain(`<script src="/${manifest.boot}"></script>`);
     expect(html).toMatch(/<div id="root">.*<main[^>]*>.*<h1/s);
     // The page's own title, not the shell's bare brand.
     expect(/<title>([^<]+)<\/title>/.exec(html)?.[1]).toMatch(/\w{3}.*%%config\.brandName%%|^[^%]+$/);
     expect(html).toMatch(/<style data-emotion="sm-global [\w-]+" nonce="%%nonce%%">/);
     expect(html).toMatch(/<style data-emotion="sm [\w -]+" nonce="%%nonce%%">/);
-    for (const file of readManifest().chunks[chunk] ?? []) expect(html).toContain(`src="/${file}"`);
   });
+
+  // Besides the blocking color-mode script, which every page has first in its <head>.
+  const sources = [...html.matchAll(/<script\b[^>]*\bsrc="\/([^"]+)"/g)].map((match) => match[1]).filter((file) => file !== manifest.boot);
+  const app = appScripts(manifest, chunk);
+  if (isStatic) {
+    it('loads only the color-mode and static scripts, which know the app scripts for a visitor with a session', () => {
+      expect(sources).toEqual([manifest.staticScript]);
+      expect(html).toContain(`data-app="${app.map((file) => `/${file}`).join(' ')}"`);
+    });
+  } else {
+    it('loads its chunk before the entry, to hydrate', () => {
+      expect(sources).toEqual(app);
+    });
+  }
 
   it('has nothing the CSP would refuse: no inline script, no style attribute, no unslotted style element', () => {
     const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
