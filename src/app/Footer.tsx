@@ -1,5 +1,5 @@
 import { Box, Container, Link, SimpleGrid, Stack, Text } from '@chakra-ui/react';
-import { Link as RouterLink } from 'react-router-dom';
+import { RouterLink } from './RouterLink';
 import { ExternalLink } from '../components/ExternalLink';
 import { LogoIcon } from '../components/icons';
 import { messages } from '../content/messages';

@@ -1,5 +1,5 @@
 import { Box, Button, Container, Flex, HStack, Link, Text } from '@chakra-ui/react';
-import { Link as RouterLink, NavLink } from 'react-router-dom';
+import { NavLink, RouterLink } from './RouterLink';
 import { LogoIcon, MoonIcon, SunIcon } from '../components/icons';
 import { messages } from '../content/messages';
 import { chooseColorMode } from '../lib/colorMode';

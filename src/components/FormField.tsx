@@ -1,6 +1,7 @@
 import { Field, Input, type InputProps } from '@chakra-ui/react';
-import type { FormikProps } from 'formik';
+import { validateYupSchema, yupToFormErrors, type FormikErrors, type FormikProps, type FormikValues } from 'formik';
 import { useRef, type ReactNode } from 'react';
+import type { Schema } from 'yup';
 
 interface Props<V> extends Omit<InputProps, 'form'> {
   form: FormikProps<V>;
@@ -60,4 +61,23 @@ export function ValidatedForm<V>({ form, children }: { form: FormikProps<V>; chi
       {children}
     </form>
   );
+}
+
+/**
+ * A Formik `validate` that checks the yup schema `load` resolves to, as `validationSchema` would,
+ * loading it on first use: yup is a sixth of a form page's JavaScript, and showing the form
+ * needs none of it.
+ */
+export function validateWithSchema<V extends FormikValues>(load: () => Promise<Pick<Schema, 'validate'>>): (values: V) => Promise<FormikErrors<V>> {
+  let schema: Promise<Pick<Schema, 'validate'>> | undefined;
+  return async (values) => {
+    try {
+      await validateYupSchema(values, await (schema ??= load()));
+      return {};
+    } catch (error) {
+      // Formik's own rule for telling a failed check from a failure to check.
+      if ((error as Error | null)?.name === 'ValidationError') return yupToFormErrors(error);
+      throw error;
+    }
+  };
 }

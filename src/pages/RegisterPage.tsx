@@ -1,14 +1,15 @@
 import { Button, Stack } from '@chakra-ui/react';
 import { useFormik } from 'formik';
 import { Navigate } from 'react-router-dom';
-import { registerSchema, type RegisterValues } from '../../machines/auth/auth.schemas';
+import type { RegisterValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { AuthCard, AuthSwitch } from '../components/AuthCard';
-import { FormField, ValidatedForm } from '../components/FormField';
+import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import { messages } from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.register;
+const validate = validateWithSchema<RegisterValues>(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.registerSchema));
 
 export default function RegisterPage() {
   usePageTitle(t.title);
@@ -17,7 +18,7 @@ export default function RegisterPage() {
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
   const form = useFormik<RegisterValues>({
     initialValues: { full_name: '', username: '', email: '', password: '', confirm_password: '' },
-    validationSchema: registerSchema,
+    validate,
     validateOnChange: false,
     validateOnBlur: false,
     onSubmit: (values) =>
