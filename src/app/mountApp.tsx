@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { startTransition, StrictMode } from 'react';
 import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { BrowserRouter, useRoutes } from 'react-router-dom';
 import type { RuntimeConfig } from '../lib/runtimeConfig';
@@ -13,6 +13,9 @@ function AppRoutes() {
  * Starts the SPA in `root`. A prerendered page arrives as HTML (build/prerender.ts) and React
  * takes over its markup; any other page arrives as the empty shell and is rendered here. Either
  * way the current page's chunk is loaded first, so the first render is the page itself.
+ *
+ * The first render is a transition, which React splits into short tasks that leave the page
+ * responsive, instead of one long task.
  */
 export async function mountApp(root: HTMLElement, config: RuntimeConfig, nonce?: string): Promise<Root> {
   await preloadRoutes(routes, window.location.pathname);
@@ -25,8 +28,14 @@ export async function mountApp(root: HTMLElement, config: RuntimeConfig, nonce?:
       </AppProviders>
     </StrictMode>
   );
-  if (root.firstElementChild) return hydrateRoot(root, app);
+  if (root.firstElementChild) {
+    let hydrated!: Root;
+    startTransition(() => {
+      hydrated = hydrateRoot(root, app);
+    });
+    return hydrated;
+  }
   const created = createRoot(root);
-  created.render(app);
+  startTransition(() => created.render(app));
   return created;
 }

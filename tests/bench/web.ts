@@ -21,7 +21,7 @@ import { CHROMIUM } from '../helpers/browser';
 import { startServer } from '../helpers/server';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3) || 3;
-const PAGES = PRERENDERED_PAGES.filter((page) => ['/', '/login', '/privacy'].includes(page.path));
+const PAGES = PRERENDERED_PAGES.filter((page) => (process.env.BENCH_PAGES?.split(',') ?? ['/', '/login', '/privacy']).includes(page.path));
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 
 interface Figures {
