@@ -7,7 +7,7 @@ import path from 'node:path';
  * and `npm run bench:web`. Paths are relative to dist/web.
  */
 export interface BuildManifest {
-  /** The blocking color-mode script every page loads first. */
+  /** The color-mode script, which every page runs first (inlined in production: see WebBuildPlugin). */
   boot: string;
   /** The only other script of the static public pages (src/staticPage.ts). */
   staticScript: string;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import type { Chunk, Compilation, Compiler, Module } from 'webpack';
+import { SCRIPT_NONCE_SLOT } from '../src/lib/pageSlots';
 import { MANIFEST_FILE, type BuildManifest } from './manifest';
 
 const NAME = 'WebBuildPlugin';
@@ -63,8 +64,8 @@ function precompress(dir: string): void {
 }
 
 /**
- * The build steps around webpack's own: the color-mode script as the first, blocking script of
- * the page; then, in production, the manifest of what each page loads, the prerendered public
+ * The build steps around webpack's own: the color-mode script inlined as the first script of
+ * the page, run before the first paint; then, in production, the manifest of what each page loads, the prerendered public
  * pages (build/prerender.ts, in its own Node process so React renders in production mode) and
  * brotli and gzip copies of the files.
  */
@@ -76,7 +77,16 @@ export class WebBuildPlugin {
     compiler.hooks.compilation.tap(NAME, (compilation) => {
       HtmlWebpackPlugin.getHooks(compilation).alterAssetTagGroups.tap(NAME, (groups) => {
         const [boot] = jsFiles(compilation.entrypoints.get(bootEntry)?.getFiles() ?? []);
-        if (boot) groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { src: `${groups.publicPath}${boot}` }));
+        if (!boot) throw new Error(`${NAME}: the build has no ${bootEntry} script.`);
+        if (!production) {
+          // The dev server adds its client to every entry: too much to inline, and no CSP there.
+          groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { src: `${groups.publicPath}${boot}` }));
+          return groups;
+        }
+        const code = compilation.getAsset(boot)?.source.source().toString() ?? '';
+        if (code.includes('</')) throw new Error(`${NAME}: the ${bootEntry} script cannot be inlined.`);
+        // Inline, with the response's script nonce: a file would cost the first paint a request.
+        groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { nonce: SCRIPT_NONCE_SLOT }, code));
         return groups;
       });
     });

@@ -20,6 +20,9 @@ describe('delivery of the web app', () => {
     expect(html).not.toContain('%%');
     const nonce = /<meta name="csp-nonce" content="([0-9a-f]+)">/.exec(html)?.[1];
     expect(res.headers.get('content-security-policy')).toContain(`'nonce-${nonce}'`);
+    // The color-mode script, inline, runs with the response's script nonce.
+    const scriptNonce = /<script nonce="([0-9a-f]+)">/.exec(html)?.[1];
+    expect(res.headers.get('content-security-policy')).toMatch(new RegExp(`script-src [^;]*'nonce-${scriptNonce}'`));
     const styleNonces = [...html.matchAll(/<style [^>]*nonce="([^"]+)"/g)].map((match) => match[1]);
     expect(styleNonces.length).toBeGreaterThan(1);
     expect(new Set(styleNonces)).toEqual(new Set([nonce]));
