@@ -39,11 +39,13 @@ interface NetworkItem {
   transferSize?: number;
 }
 
-async function audit(url: string, port: number): Promise<Figures> {
+async function audit(url: string, port: number, attempt = 1): Promise<Figures> {
   const { default: lighthouse } = await import('lighthouse');
   const result = await lighthouse(url, { port, output: 'json', logLevel: 'error', onlyCategories: [...CATEGORIES] });
   if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
   const { lhr } = result;
+  // On a loaded machine the trace of a page load is now and then lost; Lighthouse asks for a rerun.
+  if (lhr.runtimeError?.code === 'NO_NAVSTART' && attempt < 3) return audit(url, port, attempt + 1);
   if (lhr.runtimeError) throw new Error(`${url}: ${lhr.runtimeError.message}`);
   const numeric = (id: string) => lhr.audits[id]?.numericValue ?? NaN;
   const requests = ((lhr.audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)?.items ?? []).filter(
