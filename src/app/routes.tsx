@@ -1,28 +1,20 @@
-import { lazy, Suspense, useState, type ComponentType } from 'react';
+import { lazy, useState, type ComponentType } from 'react';
 import { matchRoutes, type RouteObject } from 'react-router-dom';
 import type { AuthMachine } from '../../machines/auth/auth.machine';
-import { PageSpinner } from '../components/PageSpinner';
 import { Toaster } from '../components/Toaster';
 import { AuthProvider } from './auth';
 import { Layout } from './Layout';
 import { RequireAuth } from './RequireAuth';
 import { RouteErrorBoundary } from './RouteError';
 
-/**
- * The root of every route: the auth actor, the shared layout and the toasts. The spinner shows
- * only while a first page's chunk loads (navigations keep the last page on screen meanwhile);
- * one boundary around it all, so a prerendered page hydrates in one piece, before any effect of
- * the app runs.
- */
+/** The root of every route: the auth actor, the shared layout and the toasts. */
 function Root({ machine }: { machine?: AuthMachine }) {
   return (
     <RouteErrorBoundary>
-      <Suspense fallback={<PageSpinner />}>
-        <AuthProvider machine={machine}>
-          <Layout />
-          <Toaster />
-        </AuthProvider>
-      </Suspense>
+      <AuthProvider machine={machine}>
+        <Layout />
+        <Toaster />
+      </AuthProvider>
     </RouteErrorBoundary>
   );
 }
@@ -35,7 +27,9 @@ interface PageHandle {
 /**
  * Each page is its own chunk, loaded when its route is first rendered (the router renders
  * navigations in a transition, so the current page stays on screen until the next one is in).
- * `preload` lets the start-up code and the prerender load the first page before rendering.
+ * `preload` lets the start-up code and the prerender load the first page before rendering, so
+ * the first render never waits (and a prerendered page needs no Suspense boundary, which would
+ * make React hydrate its content in a later pass).
  */
 function page(load: () => Promise<{ default: ComponentType }>): Pick<RouteObject, 'element' | 'handle'> {
   let loaded: ComponentType | undefined;

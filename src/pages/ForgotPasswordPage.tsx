@@ -45,7 +45,7 @@ export default function ForgotPasswordPage() {
       {state.hasTag('done') ? (
         <Notice status="success" title={t.sentTitle}>{t.sentText}</Notice>
       ) : (
-        <ValidatedForm form={form}>
+        <ValidatedForm form={form} preload={validate.preload}>
           <Stack gap="4">
             {failure && (
               <Notice status="error" title={t.failedTitle}>

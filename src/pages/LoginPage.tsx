@@ -36,7 +36,7 @@ export default function LoginPage() {
       lead={t.lead}
       footer={<AuthSwitch question={t.noAccount} linkText={t.toRegister} to="/register" homeText={t.home} />}
     >
-      <ValidatedForm form={form}>
+      <ValidatedForm form={form} preload={validate.preload}>
         <Stack gap="4">
           <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
           <FormField form={form} name="password" label={t.password} type="password" autoComplete="current-password" required />

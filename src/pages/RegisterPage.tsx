@@ -39,7 +39,7 @@ export default function RegisterPage() {
       lead={t.lead}
       footer={<AuthSwitch question={t.haveAccount} linkText={t.toLogin} to="/login" homeText={t.home} />}
     >
-      <ValidatedForm form={form}>
+      <ValidatedForm form={form} preload={validate.preload}>
         <Stack gap="4">
           <FormField form={form} name="full_name" label={t.fullName} autoComplete="name" required clearErrorOnChange />
           <FormField form={form} name="username" label={t.username} autoComplete="username" required clearErrorOnChange />

@@ -63,7 +63,7 @@ export default function ResetPasswordPage() {
     );
   } else {
     body = (
-      <ValidatedForm form={form}>
+      <ValidatedForm form={form} preload={validate.preload}>
         <Stack gap="4">
           {failure && (
             <Notice status="error" title={t.failedTitle}>

@@ -171,7 +171,9 @@ describe('the static public pages', () => {
       const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
       const landing = await context.newPage();
       await landing.goto(live.server.baseUrl, { waitUntil: 'networkidle' });
-      await signIn(await context.newPage());
+      const other = await context.newPage();
+      await other.goto(live.server.baseUrl);
+      await signIn(other);
       await landing.getByRole('button', { name: messages.layout.logout }).waitFor();
       await context.close();
     });

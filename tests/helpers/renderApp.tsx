@@ -1,9 +1,10 @@
 import { act, render, waitFor, type RenderResult } from '@testing-library/react';
-import type { ReactNode } from 'react';
+import { Suspense, type ReactNode } from 'react';
 import { fromPromise } from 'xstate';
 import { MemoryRouter, useLocation, useNavigate, useRoutes, type Location, type NavigateFunction, type RouteObject } from 'react-router-dom';
 import { AppProviders } from '../../src/app/AppProviders';
 import { AuthProvider } from '../../src/app/auth';
+import { PageSpinner } from '../../src/components/PageSpinner';
 import { Toaster } from '../../src/components/Toaster';
 import type { AuthMachine } from '../../machines/auth/auth.machine';
 import { createRoutes } from '../../src/app/routes';
@@ -35,7 +36,10 @@ function renderRoutes(path: string, routes: RouteObject[], config: RuntimeConfig
   const result = render(
     <AppProviders config={config}>
       <MemoryRouter initialEntries={[path]}>
-        <Routes />
+        {/* As in the browser when a page is rendered there (src/app/mountApp.tsx): its chunk may be waited for. */}
+        <Suspense fallback={<PageSpinner />}>
+          <Routes />
+        </Suspense>
       </MemoryRouter>
     </AppProviders>,
   );
