@@ -12,7 +12,7 @@ import { prerenderedFile } from '../../src/lib/pageSlots';
  * Issue #9's budgets are 100 KiB on the landing page (met: 1.1 KiB, no React there for a
  * signed-out visitor) and 160 KiB on /login, which is not met: /login hydrates, and react-dom
  * (63 KiB), Chakra with Emotion (about 40), xstate (12), react-router (9), formik (10 with its
- * lodash) and the app (16) come to 164.4 KiB. The budget holds what is reached (README,
+ * lodash) and the app (16) come to 164.5 KiB. The budget holds what is reached (README,
  * "Performance and accessibility"), so that nothing heavier slips in.
  */
 const BUDGETS_KIB: Record<string, number> = {
