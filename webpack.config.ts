@@ -5,10 +5,45 @@ import type { Configuration as DevServerConfiguration } from 'webpack-dev-server
 import { WebBuildPlugin } from './build/webBuildPlugin';
 
 type Env = Record<string, string | boolean | undefined>;
+type PureRule = { find: string | RegExp; replace: string; optional?: boolean };
+
+/**
+ * What build/pure-loader.js marks removable, by file. Without these, the unused parts stay in
+ * every page's JavaScript: Chakra's full default theme (and through it every recipe of the
+ * library; src/app/system.ts picks its own), the anatomies of all Chakra's components (and
+ * through them a dozen zag-js packages), the parts of each Chakra component the app does not
+ * use, and react-router's components for its framework and data modes (kept alive by their
+ * displayName assignments; the app has its own links, src/app/RouterLink.tsx).
+ */
+const PURE_RULES: Array<[RegExp, PureRule[]]> = [
+  [
+    /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]theme[\\/]index\.js$/,
+    [{ find: 'const defaultThemeConfig = defineConfig(', replace: 'const defaultThemeConfig = /* @__PURE__ */ defineConfig(' }],
+  ],
+  [
+    /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]anatomy\.js$/,
+    [{ find: /^const (\w+) = ([^;]+);$/gm, replace: 'const $1 = /* @__PURE__ */ (() => $2)();' }],
+  ],
+  [
+    /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]components[\\/].+\.js$/,
+    [{ find: /^const (\w+) = (withContext|withProvider|withRootProvider|forwardRef|chakra|createIcon)\(/gm, replace: 'const $1 = /* @__PURE__ */ $2(', optional: true }],
+  ],
+  [
+    /react-router[\\/]dist[\\/]\w+[\\/]chunk-\w+\.mjs$/,
+    [
+      { find: /^(\w+)\.displayName = "[^"]+";$/gm, replace: '' },
+      { find: /^var (\w+) = (React\d*)\.(forwardRef|memo|createContext)\(/gm, replace: 'var $1 = /* @__PURE__ */ $2.$3(' },
+    ],
+  ],
+];
 type Argv = { mode?: Configuration['mode'] };
 
 /** The color-mode script: its own runtime, no shared chunks, so it runs alone, before the page. */
 const BOOT_ENTRY = 'colorMode';
+/** The static public pages' one script (src/staticPage.ts): alone too, with no React. */
+const STATIC_ENTRY = 'staticPage';
+/** Entries that are a single file of their own, never in the HTML template's script list. */
+const STANDALONE = [BOOT_ENTRY, STATIC_ENTRY];
 
 /**
  * The SPA build: production output goes to dist/web, which the API server serves, with the public
@@ -21,6 +56,7 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
     mode: production ? 'production' : 'development',
     entry: {
       [BOOT_ENTRY]: './src/colorModeBoot.ts',
+      [STATIC_ENTRY]: './src/staticPage.ts',
       // The app's runtime in a chunk of its own (long-cached apart from the code that changes).
       main: { import: './src/main.tsx', runtime: 'runtime' },
     },
@@ -32,7 +68,16 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
       assetModuleFilename: 'assets/[name].[contenthash:16][ext]',
       clean: true,
     },
-    resolve: { extensions: ['.tsx', '.ts', '.js'] },
+    resolve: {
+      extensions: ['.tsx', '.ts', '.js'],
+      // react-router's package exports only its development build (with its warnings) to bundlers.
+      alias: production
+        ? {
+            'react-router$': path.resolve(__dirname, 'node_modules/react-router/dist/production/index.mjs'),
+            'react-router/dom$': path.resolve(__dirname, 'node_modules/react-router/dist/production/dom-export.mjs'),
+          }
+        : {},
+    },
     // html-webpack-plugin reads public/index.html itself; webpack's own HTML modules would strip
     // the template's <!--app-…--> slots.
     experiments: { html: false },
@@ -44,7 +89,7 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
           use: { loader: 'babel-loader', options: { cacheDirectory: true } },
         },
         { test: /\.(svg|png|ico|webp)$/, type: 'asset/resource' },
-        { test: /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]theme[\\/]index\.js$/, loader: path.resolve(__dirname, 'build/pure-theme-loader.js') },
+        ...PURE_RULES.map(([test, rules]) => ({ test, loader: path.resolve(__dirname, 'build/pure-loader.js'), options: { rules } })),
       ],
     },
     plugins: [
@@ -52,7 +97,7 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
         template: './public/index.html',
         favicon: './public/favicon.svg',
         scriptLoading: 'defer',
-        excludeChunks: [BOOT_ENTRY],
+        excludeChunks: STANDALONE,
         // The defaults, keeping the <!--app-…--> slots that the prerender and the server fill.
         minify: production && {
           collapseWhitespace: true,
@@ -65,11 +110,11 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
           useShortDoctype: true,
         },
       }),
-      new WebBuildPlugin({ bootEntry: BOOT_ENTRY, production, buildYear }),
+      new WebBuildPlugin({ bootEntry: BOOT_ENTRY, staticEntry: STATIC_ENTRY, production, buildYear }),
       new DefinePlugin({ 'process.env.BUILD_YEAR': JSON.stringify(buildYear) }),
     ],
     optimization: {
-      splitChunks: { chunks: (chunk) => chunk.name !== BOOT_ENTRY },
+      splitChunks: { chunks: (chunk) => !STANDALONE.includes(chunk.name ?? '') },
     },
     devtool: production ? false : 'eval-cheap-module-source-map',
     performance: { hints: false },

@@ -7,13 +7,15 @@ import path from 'node:path';
  * and `npm run bench:web`. Paths are relative to dist/web.
  */
 export interface BuildManifest {
-  /** The blocking color-mode script every page loads first. */
+  /** The color-mode script, which every page runs first (inlined in production: see WebBuildPlugin). */
   boot: string;
+  /** The only other script of the static public pages (src/staticPage.ts). */
+  staticScript: string;
   /** The entry point's JS, in load order: every page loads these. */
   entry: string[];
   /** Each page chunk's JS (with the shared chunks it needs), by webpackChunkName. */
   chunks: Record<string, string[]>;
-  /** The npm packages a first visit to each page downloads (entry and page chunk). */
+  /** The npm packages in each page's app scripts (entry and page chunk), and in the static script (by its entry name). */
   packages: Record<string, string[]>;
 }
 
@@ -26,9 +28,21 @@ export function readManifest(): BuildManifest {
   return JSON.parse(fs.readFileSync(MANIFEST_FILE, 'utf8')) as BuildManifest;
 }
 
-/** The JS a first visit to a page downloads: the color-mode script, the entry, the page's chunk. */
-export function firstLoadScripts(manifest: BuildManifest, chunk: string): string[] {
+/**
+ * The app's JS for a page, in the order it must run: the page's chunk (and the shared chunks it
+ * needs) before the entry, so the entry finds the page installed instead of fetching it.
+ */
+export function appScripts(manifest: BuildManifest, chunk: string): string[] {
   const page = manifest.chunks[chunk];
   if (!page) throw new Error(`The build has no chunk named ${chunk}.`);
-  return [...new Set([manifest.boot, ...manifest.entry, ...page])];
+  return [...page.filter((file) => !manifest.entry.includes(file)), ...manifest.entry];
+}
+
+/**
+ * The JS a first visit to a page downloads: the color-mode script, then the static script for a
+ * static page, the app's scripts for any other (and for a static page visited with a session).
+ */
+export function firstLoadScripts(manifest: BuildManifest, page: { chunk: string; static: boolean }, signedIn = false): string[] {
+  if (page.static) return [manifest.boot, manifest.staticScript, ...(signedIn ? appScripts(manifest, page.chunk) : [])];
+  return [manifest.boot, ...appScripts(manifest, page.chunk)];
 }

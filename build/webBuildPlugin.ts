@@ -4,6 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import type { Chunk, Compilation, Compiler, Module } from 'webpack';
+import { SCRIPT_NONCE_SLOT } from '../src/lib/pageSlots';
 import { MANIFEST_FILE, type BuildManifest } from './manifest';
 
 const NAME = 'WebBuildPlugin';
@@ -13,6 +14,8 @@ const COMPRESSIBLE = /\.(?:js|css|svg|json|txt)$/;
 interface Options {
   /** The entry whose script runs, blocking, before the first paint (the color mode). */
   bootEntry: string;
+  /** The entry that is the static public pages' only script. */
+  staticEntry: string;
   /** Production builds only: prerender the public pages and precompress the files. */
   production: boolean;
   /** The build's year, for the prerender (the client bundle has it from DefinePlugin). */
@@ -34,18 +37,20 @@ function packagesIn(compilation: Compilation, chunks: Iterable<Chunk>): string[]
   return [...found].sort();
 }
 
-function manifestOf(compilation: Compilation, bootEntry: string): BuildManifest {
+function manifestOf(compilation: Compilation, bootEntry: string, staticEntry: string): BuildManifest {
   const entry = compilation.entrypoints.get('main');
   const [boot] = jsFiles(compilation.entrypoints.get(bootEntry)?.getFiles() ?? []);
-  if (!boot || !entry) throw new Error(`The build lacks the main or ${bootEntry} entry.`);
+  const staticPage = compilation.entrypoints.get(staticEntry);
+  const [staticScript] = jsFiles(staticPage?.getFiles() ?? []);
+  if (!boot || !entry || !staticPage || !staticScript) throw new Error(`The build lacks the main, ${bootEntry} or ${staticEntry} entry.`);
   const chunks: BuildManifest['chunks'] = {};
-  const packages: BuildManifest['packages'] = {};
+  const packages: BuildManifest['packages'] = { [staticEntry]: packagesIn(compilation, staticPage.chunks) };
   for (const [name, group] of compilation.namedChunkGroups) {
     if (!name.startsWith('page-')) continue;
     chunks[name] = jsFiles(group.getFiles());
     packages[name] = packagesIn(compilation, [...entry.chunks, ...group.chunks]);
   }
-  return { boot, entry: jsFiles(entry.getFiles()), chunks, packages };
+  return { boot, staticScript, entry: jsFiles(entry.getFiles()), chunks, packages };
 }
 
 function precompress(dir: string): void {
@@ -59,8 +64,8 @@ function precompress(dir: string): void {
 }
 
 /**
- * The build steps around webpack's own: the color-mode script as the first, blocking script of
- * the page; then, in production, the manifest of what each page loads, the prerendered public
+ * The build steps around webpack's own: the color-mode script inlined as the first script of
+ * the page, run before the first paint; then, in production, the manifest of what each page loads, the prerendered public
  * pages (build/prerender.ts, in its own Node process so React renders in production mode) and
  * brotli and gzip copies of the files.
  */
@@ -68,11 +73,20 @@ export class WebBuildPlugin {
   constructor(private readonly options: Options) {}
 
   apply(compiler: Compiler): void {
-    const { bootEntry, production, buildYear } = this.options;
+    const { bootEntry, staticEntry, production, buildYear } = this.options;
     compiler.hooks.compilation.tap(NAME, (compilation) => {
       HtmlWebpackPlugin.getHooks(compilation).alterAssetTagGroups.tap(NAME, (groups) => {
         const [boot] = jsFiles(compilation.entrypoints.get(bootEntry)?.getFiles() ?? []);
-        if (boot) groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { src: `${groups.publicPath}${boot}` }));
+        if (!boot) throw new Error(`${NAME}: the build has no ${bootEntry} script.`);
+        if (!production) {
+          // The dev server adds its client to every entry: too much to inline, and no CSP there.
+          groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { src: `${groups.publicPath}${boot}` }));
+          return groups;
+        }
+        const code = compilation.getAsset(boot)?.source.source().toString() ?? '';
+        if (code.includes('</')) throw new Error(`${NAME}: the ${bootEntry} script cannot be inlined.`);
+        // Inline, with the response's script nonce: a file would cost the first paint a request.
+        groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { nonce: SCRIPT_NONCE_SLOT }, code));
         return groups;
       });
     });
@@ -80,7 +94,7 @@ export class WebBuildPlugin {
     compiler.hooks.afterEmit.tap(NAME, (compilation) => {
       if (compilation.errors.length > 0) return;
       const outputDir = compilation.outputOptions.path as string;
-      fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifestOf(compilation, bootEntry), null, 2)}\n`);
+      fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifestOf(compilation, bootEntry, staticEntry), null, 2)}\n`);
       execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'prerender.ts')], {
         stdio: 'inherit',
         env: { ...process.env, NODE_ENV: 'production', BUILD_YEAR: buildYear },

@@ -1,5 +1,6 @@
 import { applyColorMode, preferredColorMode } from './lib/colorMode';
 
-// Loaded as a blocking script at the top of <head> (not inline: the CSP allows no inline script),
-// so the first paint already has the right mode.
+// Run at the top of <head>, before the first paint, which so has the right mode: the build inlines
+// it there, and the server gives it the response's script nonce (the CSP allows no other inline
+// script).
 applyColorMode(preferredColorMode());

@@ -1,9 +1,9 @@
 import createEmotionServer from '@emotion/server/create-instance';
 import { StrictMode } from 'react';
 import { renderToString } from 'react-dom/server';
-import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom';
+import { StaticRouter, useRoutes } from 'react-router-dom';
 import { AppProviders, createStyleCache } from './app/AppProviders';
-import { createRoutes } from './app/routes';
+import { createRoutes, preloadRoutes } from './app/routes';
 import { configSlot, NONCE_SLOT } from './lib/pageSlots';
 import { defaultRuntimeConfig, type RuntimeConfig } from './lib/runtimeConfig';
 import { PageTitleSink } from './lib/usePageTitle';
@@ -26,11 +26,10 @@ export interface RenderedPage {
  * `src/main.tsx` hydrates, with the static router in place of the browser's.
  */
 export async function renderPage(pathname: string): Promise<RenderedPage> {
-  const handler = createStaticHandler(createRoutes());
-  const context = await handler.query(new Request(`http://prerender.invalid${pathname}`));
-  if (context instanceof Response) throw new Error(`${pathname} redirects: nothing to prerender.`);
-  if (context.errors) throw new Error(`${pathname} failed to render: ${JSON.stringify(context.errors)}`);
-  const router = createStaticRouter(handler.dataRoutes, context);
+  const routes = createRoutes();
+  // The server renderer cannot wait for a chunk: the page must be loaded before it renders.
+  await preloadRoutes(routes, pathname);
+  const AppRoutes = () => useRoutes(routes);
   const cache = createStyleCache(NONCE_SLOT);
   const emotion = createEmotionServer(cache);
   let title = '';
@@ -38,8 +37,9 @@ export async function renderPage(pathname: string): Promise<RenderedPage> {
     <StrictMode>
       <PageTitleSink.Provider value={(pageTitle) => (title = pageTitle)}>
         <AppProviders config={SLOTTED_CONFIG} cache={cache}>
-          {/* No hydration data: the routes have no loaders, and its inline script would break the CSP. */}
-          <StaticRouterProvider router={router} context={context} hydrate={false} />
+          <StaticRouter location={pathname}>
+            <AppRoutes />
+          </StaticRouter>
         </AppProviders>
       </PageTitleSink.Provider>
     </StrictMode>,

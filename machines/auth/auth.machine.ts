@@ -73,7 +73,7 @@ export const authMachine = setup({
     navigate: (_, _params: { to: string }) => undefined,
   },
   guards: {
-    hasStoredToken: () => tokenStorage.read().accessToken !== null,
+    hasStoredToken: () => tokenStorage.hasAccessToken(),
     isUnauthorized: (_, error: unknown) => error instanceof ApiRequestError && error.status === 401,
     isValidUser: (_, user: unknown) => isValidUser(user),
     hasNoUser: (_, response: AuthResponse) => response.user === undefined || response.user === null,

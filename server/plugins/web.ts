@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { fillConfigSlots, NONCE_SLOT, SLOTS } from '../../src/lib/pageSlots';
+import { fillConfigSlots, NONCE_SLOT, SCRIPT_NONCE_SLOT, SLOTS } from '../../src/lib/pageSlots';
 import { CONFIG_ELEMENT_ID, type RuntimeConfig } from '../../src/lib/runtimeConfig';
 import { errorBody } from '../errors';
 
@@ -20,30 +20,35 @@ function configScript(config: RuntimeConfig): string {
   return `<script id="${CONFIG_ELEMENT_ID}" type="application/json">${json}</script>`;
 }
 
+/** A response's CSP nonces, as @fastify/helmet makes them. */
+type Nonces = { style: string; script: string };
+
 /**
  * A page of the build with this server's runtime config filled in (once, at start-up) and a
- * function that puts a response's nonce in. The prerendered pages hold slots where the brand,
+ * function that puts a response's nonces in. The prerendered pages hold slots where the brand,
  * mailboxes and links go, so what the build rendered is never a stale value (src/lib/pageSlots.ts).
  */
-function pageTemplate(html: string, config: RuntimeConfig): (nonce: string) => string {
-  // Split first, so that no config value can become a nonce slot, nor the other way round.
+function pageTemplate(html: string, config: RuntimeConfig): (nonces: Nonces) => string {
+  // Split first, so that no config value can become a nonce slot, nor the other way round: the
+  // odd parts are the nonce slots.
   const parts = html
     .replace('<head>', `<head><meta name="csp-nonce" content="${NONCE_SLOT}">`)
-    .split(NONCE_SLOT)
-    .map((part) => {
+    .split(new RegExp(`(${NONCE_SLOT}|${SCRIPT_NONCE_SLOT})`))
+    .map((part, i) => {
+      if (i % 2 === 1) return part;
       let filled = fillConfigSlots(part, config).replace(SLOTS.config, () => configScript(config));
       // The shell's slots for a prerendered page's markup, styles and scripts stay empty.
       for (const slot of Object.values(SLOTS)) filled = filled.replaceAll(slot, '');
       return filled;
     });
-  return (nonce) => parts.join(nonce);
+  return (nonces) => parts.map((part, i) => (i % 2 === 0 ? part : part === NONCE_SLOT ? nonces.style : nonces.script)).join('');
 }
 
 /**
  * Serves the production SPA: hashed assets with long caching (brotli or gzip copies when the
  * browser takes them), each prerendered public page at its path, and the shell index.html for
  * every other non-API path, so client routes and the client-rendered 404 page work on a reload or
- * a deep link. Every page carries the runtime config and this response's style nonce.
+ * a deep link. Every page carries the runtime config and this response's nonces.
  */
 export async function registerWeb(app: FastifyInstance, webDir: string, config: RuntimeConfig): Promise<void> {
   const indexFile = path.join(webDir, 'index.html');
@@ -66,8 +71,8 @@ export async function registerWeb(app: FastifyInstance, webDir: string, config: 
     },
   });
 
-  const sendPage = (reply: FastifyReply, page: (nonce: string) => string) =>
-    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(page(reply.cspNonce.style));
+  const sendPage = (reply: FastifyReply, page: (nonces: Nonces) => string) =>
+    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(page(reply.cspNonce));
 
   const pagesDir = path.join(webDir, 'pages');
   const prerendered = fs.existsSync(pagesDir) ? fs.readdirSync(pagesDir).filter((file) => file.endsWith('.html')) : [];

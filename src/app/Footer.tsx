@@ -1,5 +1,5 @@
 import { Box, Container, Link, SimpleGrid, Stack, Text } from '@chakra-ui/react';
-import { Link as RouterLink } from 'react-router-dom';
+import { RouterLink } from './RouterLink';
 import { ExternalLink } from '../components/ExternalLink';
 import { LogoIcon } from '../components/icons';
 import { messages } from '../content/messages';
@@ -74,7 +74,8 @@ export function Footer() {
             </Text>
           </Stack>
         </SimpleGrid>
-        <Text mt="10" pt="6" borderTopWidth="1px" fontSize="sm" color="fg.muted">
+        {/* data-year: what src/staticPage.ts updates on the pages it serves without React. */}
+        <Text mt="10" pt="6" borderTopWidth="1px" fontSize="sm" color="fg.muted" data-year={year}>
           {t.copyright(year, brandName)}
         </Text>
       </Container>

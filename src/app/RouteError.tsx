@@ -1,12 +1,9 @@
 import { Button, Container, Heading, Stack, Text } from '@chakra-ui/react';
-import { useEffect } from 'react';
-import { useRouteError } from 'react-router-dom';
+import { Component, type ErrorInfo, type ReactNode } from 'react';
 import { messages } from '../content/messages';
 
 /** Shown when a page fails to load or render (e.g. a chunk gone after a deploy): offer a reload. */
 export function RouteError() {
-  const error = useRouteError();
-  useEffect(() => console.error('Route error:', error), [error]);
   return (
     <Container maxW="xl" py="24" textAlign="center">
       <Stack gap="4" align="center">
@@ -20,4 +17,21 @@ export function RouteError() {
       </Stack>
     </Container>
   );
+}
+
+/** Puts `RouteError` in place of its children when they throw (React has error boundaries as classes only). */
+export class RouteErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
+  override state = { failed: false };
+
+  static getDerivedStateFromError(): { failed: boolean } {
+    return { failed: true };
+  }
+
+  override componentDidCatch(error: unknown, info: ErrorInfo): void {
+    console.error('Route error:', error, info.componentStack);
+  }
+
+  override render(): ReactNode {
+    return this.state.failed ? <RouteError /> : this.props.children;
+  }
 }

@@ -1,5 +1,5 @@
 import { Box, Button, Container, Flex, HStack, Link, Text } from '@chakra-ui/react';
-import { Link as RouterLink, NavLink } from 'react-router-dom';
+import { NavLink, RouterLink } from './RouterLink';
 import { LogoIcon, MoonIcon, SunIcon } from '../components/icons';
 import { messages } from '../content/messages';
 import { chooseColorMode } from '../lib/colorMode';
@@ -65,6 +65,8 @@ function ColorModeToggle() {
       size="sm"
       px="0"
       aria-label={t.darkMode}
+      // What src/staticPage.ts looks for on the pages it serves without React.
+      data-color-mode-toggle
       aria-pressed={mode === null ? undefined : mode === 'dark'}
       onClick={() => chooseColorMode(mode === 'dark' ? 'light' : 'dark')}
     >

@@ -1,26 +1,38 @@
-import { StrictMode } from 'react';
+import { StrictMode, Suspense } from 'react';
 import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
-import { createBrowserRouter, RouterProvider } from 'react-router-dom';
+import { BrowserRouter, useRoutes } from 'react-router-dom';
+import { PageSpinner } from '../components/PageSpinner';
 import type { RuntimeConfig } from '../lib/runtimeConfig';
 import { AppProviders } from './AppProviders';
-import { resolveLazyRoutes, routes } from './routes';
+import { preloadRoutes, routes } from './routes';
+
+function AppRoutes() {
+  return useRoutes(routes);
+}
 
 /**
- * Starts the SPA in `root`. A public page arrives prerendered (build/prerender.ts) and React takes
- * over its HTML; any other page arrives as the empty shell and is rendered here. Either way the
- * current page's chunk is loaded first, so the first render is the page itself.
+ * Starts the SPA in `root`. A prerendered page arrives as HTML (build/prerender.ts) and React
+ * takes over its markup; any other page arrives as the empty shell and is rendered here. Either
+ * way the current page's chunk is loaded first, so the first render is the page itself.
  */
 export async function mountApp(root: HTMLElement, config: RuntimeConfig, nonce?: string): Promise<Root> {
-  await resolveLazyRoutes(routes, window.location.pathname);
-  const app = (
+  await preloadRoutes(routes, window.location.pathname);
+  const app = (routeTree: React.ReactNode) => (
     <StrictMode>
       <AppProviders config={config} nonce={nonce}>
-        <RouterProvider router={createBrowserRouter(routes)} />
+        <BrowserRouter>{routeTree}</BrowserRouter>
       </AppProviders>
     </StrictMode>
   );
-  if (root.firstElementChild) return hydrateRoot(root, app);
+  if (root.firstElementChild) return hydrateRoot(root, app(<AppRoutes />));
   const created = createRoot(root);
-  created.render(app);
+  // A spinner in case a page ever has to be waited for (the one above is already loaded).
+  created.render(
+    app(
+      <Suspense fallback={<PageSpinner />}>
+        <AppRoutes />
+      </Suspense>,
+    ),
+  );
   return created;
 }

@@ -1,53 +1,72 @@
+import { lazy, useState, type ComponentType } from 'react';
 import { matchRoutes, type RouteObject } from 'react-router-dom';
 import type { AuthMachine } from '../../machines/auth/auth.machine';
-import { PageSpinner } from '../components/PageSpinner';
 import { Toaster } from '../components/Toaster';
 import { AuthProvider } from './auth';
 import { Layout } from './Layout';
 import { RequireAuth } from './RequireAuth';
-import { RouteError } from './RouteError';
+import { RouteErrorBoundary } from './RouteError';
 
 /** The root of every route: the auth actor, the shared layout and the toasts. */
 function Root({ machine }: { machine?: AuthMachine }) {
   return (
-    <AuthProvider machine={machine}>
-      <Layout />
-      <Toaster />
-    </AuthProvider>
+    <RouteErrorBoundary>
+      <AuthProvider machine={machine}>
+        <Layout />
+        <Toaster />
+      </AuthProvider>
+    </RouteErrorBoundary>
   );
 }
 
-/** Each page is its own chunk, loaded when its route is first visited. */
-const page = (load: () => Promise<{ default: React.ComponentType }>) => async () => ({
-  Component: (await load()).default,
-});
+interface PageHandle {
+  /** Loads the page's chunk; resolves once the page can render without suspending. */
+  preload: () => Promise<unknown>;
+}
 
-/** The route tree; tests hand in an auth chart with fake effects. */
+/**
+ * Each page is its own chunk, loaded when its route is first rendered (the router renders
+ * navigations in a transition, so the current page stays on screen until the next one is in).
+ * `preload` lets the start-up code and the prerender load the first page before rendering, so
+ * the first render never waits (and a prerendered page needs no Suspense boundary, which would
+ * make React hydrate its content in a later pass).
+ */
+function page(load: () => Promise<{ default: ComponentType }>): Pick<RouteObject, 'element' | 'handle'> {
+  let loaded: ComponentType | undefined;
+  let loading: Promise<ComponentType> | undefined;
+  const preload = () => (loading ??= load().then((module) => (loaded = module.default)));
+  const Lazy = lazy(() => preload().then((Page) => ({ default: Page })));
+  function LazyPage() {
+    // A loaded page renders at once (hydration needs that); the choice is kept, so the page never remounts.
+    const [Page] = useState(() => loaded ?? Lazy);
+    return <Page />;
+  }
+  return { element: <LazyPage />, handle: { preload } satisfies PageHandle };
+}
+
+/** The route tree (rendered with `useRoutes`); tests hand in an auth chart with fake effects. */
 export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
   {
     path: '/',
     element: <Root machine={authMachine} />,
-    errorElement: <RouteError />,
-    // Shown only on the very first load, while the first page's chunk arrives.
-    hydrateFallbackElement: <PageSpinner />,
     children: [
-      { index: true, lazy: page(() => import(/* webpackChunkName: "page-landing" */ '../pages/LandingPage')) },
-      { path: 'privacy', lazy: page(() => import(/* webpackChunkName: "page-privacy" */ '../pages/PrivacyPage')) },
-      { path: 'terms', lazy: page(() => import(/* webpackChunkName: "page-terms" */ '../pages/TermsPage')) },
-      { path: 'support', lazy: page(() => import(/* webpackChunkName: "page-support" */ '../pages/SupportPage')) },
-      { path: 'login', lazy: page(() => import(/* webpackChunkName: "page-login" */ '../pages/LoginPage')) },
-      { path: 'register', lazy: page(() => import(/* webpackChunkName: "page-register" */ '../pages/RegisterPage')) },
-      { path: 'forgot-password', lazy: page(() => import(/* webpackChunkName: "page-forgot-password" */ '../pages/ForgotPasswordPage')) },
-      { path: 'reset-password', lazy: page(() => import(/* webpackChunkName: "page-reset-password" */ '../pages/ResetPasswordPage')) },
+      { index: true, ...page(() => import(/* webpackChunkName: "page-landing" */ '../pages/LandingPage')) },
+      { path: 'privacy', ...page(() => import(/* webpackChunkName: "page-privacy" */ '../pages/PrivacyPage')) },
+      { path: 'terms', ...page(() => import(/* webpackChunkName: "page-terms" */ '../pages/TermsPage')) },
+      { path: 'support', ...page(() => import(/* webpackChunkName: "page-support" */ '../pages/SupportPage')) },
+      { path: 'login', ...page(() => import(/* webpackChunkName: "page-login" */ '../pages/LoginPage')) },
+      { path: 'register', ...page(() => import(/* webpackChunkName: "page-register" */ '../pages/RegisterPage')) },
+      { path: 'forgot-password', ...page(() => import(/* webpackChunkName: "page-forgot-password" */ '../pages/ForgotPasswordPage')) },
+      { path: 'reset-password', ...page(() => import(/* webpackChunkName: "page-reset-password" */ '../pages/ResetPasswordPage')) },
       {
         element: <RequireAuth />,
         children: [
-          { path: 'dashboard', lazy: page(() => import(/* webpackChunkName: "page-dashboard" */ '../pages/DashboardPage')) },
-          { path: 'subscription', lazy: page(() => import(/* webpackChunkName: "page-subscription" */ '../pages/SubscriptionPage')) },
-          { path: 'profile', lazy: page(() => import(/* webpackChunkName: "page-profile" */ '../pages/ProfilePage')) },
+          { path: 'dashboard', ...page(() => import(/* webpackChunkName: "page-dashboard" */ '../pages/DashboardPage')) },
+          { path: 'subscription', ...page(() => import(/* webpackChunkName: "page-subscription" */ '../pages/SubscriptionPage')) },
+          { path: 'profile', ...page(() => import(/* webpackChunkName: "page-profile" */ '../pages/ProfilePage')) },
         ],
       },
-      { path: '*', lazy: page(() => import(/* webpackChunkName: "page-not-found" */ '../pages/NotFoundPage')) },
+      { path: '*', ...page(() => import(/* webpackChunkName: "page-not-found" */ '../pages/NotFoundPage')) },
     ],
   },
 ];
@@ -56,28 +75,25 @@ export const routes = createRoutes();
 
 /**
  * The public pages the build renders to static HTML (`build/prerender.ts`), each with the chunk
- * of its page (the webpackChunkName above), which the HTML loads next to the entry scripts.
+ * of its page (the webpackChunkName above). The static ones hold nothing a signed-out visitor
+ * needs React for: their HTML loads only `src/staticPage.ts`, which loads the app for a signed-in
+ * visitor; the others load the app and hydrate.
  */
 export const PRERENDERED_PAGES = [
-  { path: '/', chunk: 'page-landing' },
-  { path: '/privacy', chunk: 'page-privacy' },
-  { path: '/terms', chunk: 'page-terms' },
-  { path: '/support', chunk: 'page-support' },
-  { path: '/login', chunk: 'page-login' },
-  { path: '/register', chunk: 'page-register' },
+  { path: '/', chunk: 'page-landing', static: true },
+  { path: '/privacy', chunk: 'page-privacy', static: true },
+  { path: '/terms', chunk: 'page-terms', static: true },
+  { path: '/support', chunk: 'page-support', static: false },
+  { path: '/login', chunk: 'page-login', static: false },
+  { path: '/register', chunk: 'page-register', static: false },
 ] as const;
 
 /**
- * Loads the lazy routes that match `pathname` and puts their components in place, so the first
- * render has the page itself: hydrating a prerendered page needs that (a fallback would not
- * match the server's HTML), and a client-rendered page skips the spinner.
+ * Loads the chunks of the pages that match `pathname`, so the first render has the page itself:
+ * hydrating a prerendered page needs that (a fallback would not match the server's HTML), and a
+ * page rendered in the browser skips the spinner.
  */
-export async function resolveLazyRoutes(routeTree: RouteObject[], pathname: string): Promise<void> {
-  const lazy = (matchRoutes(routeTree, pathname) ?? []).map(({ route }) => route).filter((route) => typeof route.lazy === 'function');
-  await Promise.all(
-    lazy.map(async (route) => {
-      const loaded = await (route.lazy as () => Promise<Partial<RouteObject>>)();
-      Object.assign(route, loaded, { lazy: undefined });
-    }),
-  );
+export async function preloadRoutes(routeTree: RouteObject[], pathname: string): Promise<void> {
+  const matches = matchRoutes(routeTree, pathname) ?? [];
+  await Promise.all(matches.map(({ route }) => (route.handle as PageHandle | undefined)?.preload()));
 }

@@ -1,6 +1,6 @@
 import { Card, Container, Heading, Link, Stack, Text } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
-import { Link as RouterLink } from 'react-router-dom';
+import { RouterLink } from '../app/RouterLink';
 
 /** The centred card that holds the sign-in, sign-up and password forms. */
 export function AuthCard({ heading, lead, children, footer }: { heading: string; lead: string; children: ReactNode; footer?: ReactNode }) {

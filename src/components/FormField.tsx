@@ -1,6 +1,7 @@
 import { Field, Input, type InputProps } from '@chakra-ui/react';
-import type { FormikProps } from 'formik';
-import { useRef, type ReactNode } from 'react';
+import { validateYupSchema, yupToFormErrors, type FormikErrors, type FormikProps, type FormikValues } from 'formik';
+import { useEffect, useRef, type ReactNode } from 'react';
+import type { Schema } from 'yup';
 
 interface Props<V> extends Omit<InputProps, 'form'> {
   form: FormikProps<V>;
@@ -45,9 +46,19 @@ export async function submitAndFocus<V>(form: FormikProps<V>, formElement: HTMLF
   fields.find((field) => field.name && errors[field.name])?.focus();
 }
 
+interface ValidatedFormProps<V> {
+  form: FormikProps<V>;
+  /** Loads the form's rules once it is on screen, so that the first check need not wait for them. */
+  preload?: () => unknown;
+  children: ReactNode;
+}
+
 /** A form that validates with Formik on submit and focuses the first invalid field. */
-export function ValidatedForm<V>({ form, children }: { form: FormikProps<V>; children: ReactNode }) {
+export function ValidatedForm<V>({ form, preload, children }: ValidatedFormProps<V>) {
   const ref = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    void preload?.();
+  }, [preload]);
   return (
     <form
       ref={ref}
@@ -60,4 +71,31 @@ export function ValidatedForm<V>({ form, children }: { form: FormikProps<V>; chi
       {children}
     </form>
   );
+}
+
+/** A Formik `validate` for a yup schema loaded on first use, and a way to load it sooner. */
+export interface SchemaValidation<V> {
+  (values: V): Promise<FormikErrors<V>>;
+  preload: () => Promise<unknown>;
+}
+
+/**
+ * A Formik `validate` that checks the yup schema `load` resolves to, as `validationSchema` would,
+ * loading it on first use: yup is a sixth of a form page's JavaScript, and showing the form
+ * needs none of it.
+ */
+export function validateWithSchema<V extends FormikValues>(load: () => Promise<Pick<Schema, 'validate'>>): SchemaValidation<V> {
+  let schema: Promise<Pick<Schema, 'validate'>> | undefined;
+  const preload = () => (schema ??= load());
+  const validate = async (values: V) => {
+    try {
+      await validateYupSchema(values, await preload());
+      return {};
+    } catch (error) {
+      // Formik's own rule for telling a failed check from a failure to check.
+      if ((error as Error | null)?.name === 'ValidationError') return yupToFormErrors<V>(error);
+      throw error;
+    }
+  };
+  return Object.assign(validate, { preload });
 }

@@ -14,7 +14,9 @@ export const SLOTS = {
   html: '<!--app-html-->',
 } as const;
 
+/** Where the response's CSP nonces go: the style elements', and the inline color-mode script's. */
 export const NONCE_SLOT = '%%nonce%%';
+export const SCRIPT_NONCE_SLOT = '%%script-nonce%%';
 export const configSlot = (key: keyof RuntimeConfig) => `%%config.${key}%%`;
 
 /** pages/index.html for /, pages/privacy.html for /privacy (relative to the web folder). */

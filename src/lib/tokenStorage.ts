@@ -24,6 +24,10 @@ export const tokenStorage = {
     const store = storage();
     return { accessToken: store?.getItem(ACCESS_TOKEN_KEY) ?? null, refreshToken: store?.getItem(REFRESH_TOKEN_KEY) ?? null };
   },
+  /** Whether this browser holds a session: what the auth chart checks first, and the static pages too. */
+  hasAccessToken(): boolean {
+    return this.read().accessToken !== null;
+  },
   write(tokens: TokenPair): void {
     const store = storage();
     store?.setItem(ACCESS_TOKEN_KEY, tokens.access_token);

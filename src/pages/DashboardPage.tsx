@@ -17,7 +17,7 @@ import {
 } from '@chakra-ui/react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { createContext, lazy, Suspense, useContext, useId, useState, type ReactNode } from 'react';
-import { Link as RouterLink } from 'react-router-dom';
+import { RouterLink } from '../app/RouterLink';
 import type { DashboardPart } from '../../machines/dashboard/dashboard.actors';
 import { dashboardMachine, metersStatus, partStatus, type DashboardMachine, type DashboardSnapshot } from '../../machines/dashboard/dashboard.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';

@@ -2,19 +2,19 @@ import { Button, Link, Stack } from '@chakra-ui/react';
 import { useMachine } from '@xstate/react';
 import { useFormik } from 'formik';
 import { useState } from 'react';
-import { Link as RouterLink } from 'react-router-dom';
+import { RouterLink } from '../app/RouterLink';
 import { fromPromise } from 'xstate';
-import { forgotPasswordSchema } from '../../machines/auth/auth.schemas';
 import { submissionMachine } from '../../machines/submission/submission.machine';
 import { AuthCard } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
-import { FormField, ValidatedForm } from '../components/FormField';
+import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import { messages } from '../content/messages';
 import { authApi } from '../lib/api';
 import { usePageTitle } from '../lib/usePageTitle';
 import { actorOptions } from '../lib/inspector';
 
 const t = messages.forgotPassword;
+const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.forgotPasswordSchema));
 
 export default function ForgotPasswordPage() {
   usePageTitle(t.title);
@@ -26,7 +26,7 @@ export default function ForgotPasswordPage() {
   const [state, send] = useMachine(logic, actorOptions());
   const form = useFormik({
     initialValues: { email: '' },
-    validationSchema: forgotPasswordSchema,
+    validate,
     validateOnBlur: false,
     onSubmit: (values) => send({ type: 'form.submit', values: { email: values.email.trim() } }),
   });
@@ -45,7 +45,7 @@ export default function ForgotPasswordPage() {
       {state.hasTag('done') ? (
         <Notice status="success" title={t.sentTitle}>{t.sentText}</Notice>
       ) : (
-        <ValidatedForm form={form}>
+        <ValidatedForm form={form} preload={validate.preload}>
           <Stack gap="4">
             {failure && (
               <Notice status="error" title={t.failedTitle}>

@@ -1,5 +1,5 @@
 import { Badge, Box, Button, Card, Container, Heading, HStack, SimpleGrid, Stack, Text } from '@chakra-ui/react';
-import { Link as RouterLink } from 'react-router-dom';
+import { RouterLink } from '../app/RouterLink';
 import { BookIcon, ChartIcon, FunctionIcon, LockIcon, SparkIcon } from '../components/icons';
 import { PlanCard } from '../components/PlanCard';
 import { StarRating } from '../components/StarRating';

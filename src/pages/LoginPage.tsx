@@ -1,15 +1,17 @@
 import { Button, Link, Stack } from '@chakra-ui/react';
 import { useFormik } from 'formik';
-import { Link as RouterLink, Navigate, useLocation } from 'react-router-dom';
-import { loginSchema, type LoginValues } from '../../machines/auth/auth.schemas';
+import { Navigate, useLocation } from 'react-router-dom';
+import { RouterLink } from '../app/RouterLink';
+import type { LoginValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { redirectTarget } from '../app/RequireAuth';
 import { AuthCard, AuthSwitch } from '../components/AuthCard';
-import { FormField, ValidatedForm } from '../components/FormField';
+import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import { messages } from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.login;
+const validate = validateWithSchema<LoginValues>(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.loginSchema));
 
 export default function LoginPage() {
   usePageTitle(t.title);
@@ -20,7 +22,7 @@ export default function LoginPage() {
   const redirectTo = redirectTarget(location.state);
   const form = useFormik<LoginValues>({
     initialValues: { email: '', password: '' },
-    validationSchema: loginSchema,
+    validate,
     validateOnBlur: false,
     onSubmit: (values) => auth.send({ type: 'login.submit', email: values.email.trim(), password: values.password, redirectTo }),
   });
@@ -34,7 +36,7 @@ export default function LoginPage() {
       lead={t.lead}
       footer={<AuthSwitch question={t.noAccount} linkText={t.toRegister} to="/register" homeText={t.home} />}
     >
-      <ValidatedForm form={form}>
+      <ValidatedForm form={form} preload={validate.preload}>
         <Stack gap="4">
           <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
           <FormField form={form} name="password" label={t.password} type="password" autoComplete="current-password" required />

@@ -1,6 +1,7 @@
 import { Button, Container, Heading, Stack, Text } from '@chakra-ui/react';
 import { useEffect } from 'react';
-import { Link as RouterLink, useLocation } from 'react-router-dom';
+import { useLocation } from 'react-router-dom';
+import { RouterLink } from '../app/RouterLink';
 import { messages } from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 

@@ -2,7 +2,7 @@ import { Button, Card, Container, DataList, Grid, Heading, Stack, Text } from '@
 import { useActorRef, useSelector } from '@xstate/react';
 import { useFormik } from 'formik';
 import { createContext, useContext, useEffect, useState } from 'react';
-import { Link as RouterLink } from 'react-router-dom';
+import { RouterLink } from '../app/RouterLink';
 import { changePasswordMachine, type ChangePasswordMachine } from '../../machines/changePassword/changePassword.machine';
 import { changePasswordSchema, EMPTY_PASSWORDS, type ChangePasswordValues } from '../../machines/changePassword/changePassword.schema';
 import { currentPlanOf } from '../../machines/subscription/subscription.machine';

@@ -1,14 +1,15 @@
 import { Button, Stack } from '@chakra-ui/react';
 import { useFormik } from 'formik';
 import { Navigate } from 'react-router-dom';
-import { registerSchema, type RegisterValues } from '../../machines/auth/auth.schemas';
+import type { RegisterValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { AuthCard, AuthSwitch } from '../components/AuthCard';
-import { FormField, ValidatedForm } from '../components/FormField';
+import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import { messages } from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.register;
+const validate = validateWithSchema<RegisterValues>(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.registerSchema));
 
 export default function RegisterPage() {
   usePageTitle(t.title);
@@ -17,7 +18,7 @@ export default function RegisterPage() {
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
   const form = useFormik<RegisterValues>({
     initialValues: { full_name: '', username: '', email: '', password: '', confirm_password: '' },
-    validationSchema: registerSchema,
+    validate,
     validateOnChange: false,
     validateOnBlur: false,
     onSubmit: (values) =>
@@ -38,7 +39,7 @@ export default function RegisterPage() {
       lead={t.lead}
       footer={<AuthSwitch question={t.haveAccount} linkText={t.toLogin} to="/login" homeText={t.home} />}
     >
-      <ValidatedForm form={form}>
+      <ValidatedForm form={form} preload={validate.preload}>
         <Stack gap="4">
           <FormField form={form} name="full_name" label={t.fullName} autoComplete="name" required clearErrorOnChange />
           <FormField form={form} name="username" label={t.username} autoComplete="username" required clearErrorOnChange />

@@ -2,19 +2,20 @@ import { Button, Link, Stack } from '@chakra-ui/react';
 import { useMachine } from '@xstate/react';
 import { useFormik } from 'formik';
 import { useState } from 'react';
-import { Link as RouterLink, useSearchParams } from 'react-router-dom';
+import { useSearchParams } from 'react-router-dom';
+import { RouterLink } from '../app/RouterLink';
 import { fromPromise } from 'xstate';
-import { resetPasswordSchema } from '../../machines/auth/auth.schemas';
 import { submissionMachine } from '../../machines/submission/submission.machine';
 import { AuthCard } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
-import { FormField, ValidatedForm } from '../components/FormField';
+import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import { messages } from '../content/messages';
 import { authApi } from '../lib/api';
 import { usePageTitle } from '../lib/usePageTitle';
 import { actorOptions } from '../lib/inspector';
 
 const t = messages.resetPassword;
+const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.resetPasswordSchema));
 
 export default function ResetPasswordPage() {
   usePageTitle(t.title);
@@ -32,7 +33,7 @@ export default function ResetPasswordPage() {
   const [state, send] = useMachine(logic, actorOptions());
   const form = useFormik({
     initialValues: { new_password: '', confirm_password: '' },
-    validationSchema: resetPasswordSchema,
+    validate,
     validateOnBlur: false,
     onSubmit: (values) => send({ type: 'form.submit', values: { token, new_password: values.new_password } }),
   });
@@ -62,7 +63,7 @@ export default function ResetPasswordPage() {
     );
   } else {
     body = (
-      <ValidatedForm form={form}>
+      <ValidatedForm form={form} preload={validate.preload}>
         <Stack gap="4">
           {failure && (
             <Notice status="error" title={t.failedTitle}>

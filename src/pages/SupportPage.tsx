@@ -17,7 +17,7 @@ import {
 } from '@chakra-ui/react';
 import { useMachine } from '@xstate/react';
 import { createContext, useContext, useEffect, useState } from 'react';
-import { Link as RouterLink } from 'react-router-dom';
+import { RouterLink } from '../app/RouterLink';
 import { supportFormMachine, type SupportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import type { SupportField } from '../../machines/supportForm/supportForm.schema';
 import { useAuthSelector } from '../app/auth';

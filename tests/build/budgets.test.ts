@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { firstLoadScripts, readManifest, WEB_DIR } from '../../build/manifest';
+import { appScripts, firstLoadScripts, readManifest, WEB_DIR } from '../../build/manifest';
 import { PRERENDERED_PAGES } from '../../src/app/routes';
 import { prerenderedFile } from '../../src/lib/pageSlots';
 
@@ -9,14 +9,15 @@ import { prerenderedFile } from '../../src/lib/pageSlots';
  * What a first visit downloads, from the build's chunk graph (dist/web-manifest.json): JS gzipped
  * at level 9, in KiB. The sizes are deterministic for a given lockfile, so a budget is a fair test.
  *
- * Issue #9 asks for 100 KiB on the landing page and 160 KiB on /login. With React 19, whose
- * react-dom alone is 63 KiB gzipped, and react-router 7's data router (30 KiB), that is not
- * reachable with this stack; these budgets hold the sizes reached (README, "Performance and
- * accessibility") so that nothing heavier slips in.
+ * Issue #9's budgets are 100 KiB on the landing page (met: 1.1 KiB, no React there for a
+ * signed-out visitor) and 160 KiB on /login, which is not met: /login hydrates, and react-dom
+ * (63 KiB), Chakra with Emotion (about 40), xstate (12), react-router (9), formik (10 with its
+ * lodash) and the app (16) come to 164.5 KiB. The budget holds what is reached (README,
+ * "Performance and accessibility"), so that nothing heavier slips in.
  */
 const BUDGETS_KIB: Record<string, number> = {
-  'page-landing': 188,
-  'page-login': 212,
+  '/': 100,
+  '/login': 165,
 };
 
 /** Never on the landing page: form, validation, HTTP and chart code belong to other routes. */
@@ -27,17 +28,34 @@ const gzipKib = (file: string) => zlib.gzipSync(fs.readFileSync(path.join(WEB_DI
 describe('the production bundle', () => {
   const manifest = readManifest();
 
-  it.each(Object.entries(BUDGETS_KIB))('keeps the first-load JS of %s within %d KiB gzipped', (chunk, budget) => {
-    const files = firstLoadScripts(manifest, chunk);
-    const total = files.reduce((sum, file) => sum + gzipKib(file), 0);
-    console.log(`${chunk}: ${total.toFixed(1)} KiB gzipped in ${files.length} files (budget ${budget} KiB)`);
+  const pageAt = (pathname: string) => PRERENDERED_PAGES.find((page) => page.path === pathname)!;
+  const totalKib = (files: string[]) => files.reduce((sum, file) => sum + gzipKib(file), 0);
+
+  it.each(Object.entries(BUDGETS_KIB))('keeps the first-load JS of %s within %d KiB gzipped', (pathname, budget) => {
+    const page = pageAt(pathname);
+    const files = firstLoadScripts(manifest, page);
+    const total = totalKib(files);
+    // A static page's visitor with a session loads the app too: not a first visit, but worth seeing.
+    const signedIn = page.static ? `; ${totalKib(firstLoadScripts(manifest, page, true)).toFixed(1)} KiB with a session` : '';
+    console.log(`${pathname}: ${total.toFixed(1)} KiB gzipped in ${files.length} files (budget ${budget} KiB)${signedIn}`);
     expect(total).toBeLessThanOrEqual(budget);
+  });
+
+  it('gives the static pages a script of their own of about a kilobyte, with no npm package in it', () => {
+    expect(gzipKib(manifest.staticScript)).toBeLessThan(1.5);
+    expect(manifest.packages.staticPage).toEqual([]);
   });
 
   it('loads no form, validation, HTTP or chart library on the landing page', () => {
     expect(manifest.packages['page-landing']?.filter((name) => NOT_ON_LANDING.includes(name))).toEqual([]);
-    // The login page does use them: the check above would see them if they moved to the entry.
-    expect(manifest.packages['page-login']).toEqual(expect.arrayContaining(['formik', 'yup']));
+    // The login page does use formik: the check above would see it if it moved to the entry.
+    expect(manifest.packages['page-login']).toEqual(expect.arrayContaining(['formik']));
+  });
+
+  it('loads yup with the first check of a form, not with the page', () => {
+    for (const chunk of ['page-login', 'page-register', 'page-forgot-password', 'page-reset-password']) {
+      expect(manifest.packages[chunk]).not.toContain('yup');
+    }
   });
 
   it('ships brotli and gzip copies of every script', () => {
@@ -49,21 +67,37 @@ describe('the production bundle', () => {
   });
 });
 
-describe.each(PRERENDERED_PAGES)('the prerendered page $path', ({ path: pathname, chunk }) => {
+describe.each(PRERENDERED_PAGES)('the prerendered page $path', ({ path: pathname, chunk, static: isStatic }) => {
+  const manifest = readManifest();
   const html = fs.readFileSync(path.join(WEB_DIR, prerenderedFile(pathname)), 'utf8');
 
-  it('holds the page markup, its title, Emotion critical CSS with the nonce slot, and its chunk', () => {
+  it('holds the page markup, its title, Emotion critical CSS with the nonce slot, and the color-mode script', () => {
+    const boot = fs.readFileSync(path.join(WEB_DIR, manifest.boot), 'utf8');
+    expect(html).toContain(`<script nonce="%%script-nonce%%">${boot}</script>`);
     expect(html).toMatch(/<div id="root">.*<main[^>]*>.*<h1/s);
     // The page's own title, not the shell's bare brand.
     expect(/<title>([^<]+)<\/title>/.exec(html)?.[1]).toMatch(/\w{3}.*%%config\.brandName%%|^[^%]+$/);
     expect(html).toMatch(/<style data-emotion="sm-global [\w-]+" nonce="%%nonce%%">/);
     expect(html).toMatch(/<style data-emotion="sm [\w -]+" nonce="%%nonce%%">/);
-    for (const file of readManifest().chunks[chunk] ?? []) expect(html).toContain(`src="/${file}"`);
   });
 
-  it('has nothing the CSP would refuse: no inline script, no style attribute, no unslotted style element', () => {
+  const sources = [...html.matchAll(/<script\b[^>]*\bsrc="\/([^"]+)"/g)].map((match) => match[1]);
+  const app = appScripts(manifest, chunk);
+  if (isStatic) {
+    it('loads only the color-mode and static scripts, which know the app scripts for a visitor with a session', () => {
+      expect(sources).toEqual([manifest.staticScript]);
+      expect(html).toContain(`data-app="${app.map((file) => `/${file}`).join(' ')}"`);
+    });
+  } else {
+    it('loads its chunk before the entry, to hydrate', () => {
+      expect(sources).toEqual(app);
+    });
+  }
+
+  it('has nothing the CSP would refuse: no unslotted inline script, no style attribute, no unslotted style element', () => {
     const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
-    expect(scripts.filter(([, attributes, body]) => !/\bsrc=/.test(attributes ?? '') && body?.trim())).toEqual([]);
+    const inline = scripts.filter(([, attributes, body]) => !/\bsrc=/.test(attributes ?? '') && body?.trim());
+    expect(inline.map(([, attributes]) => attributes)).toEqual([' nonce="%%script-nonce%%"']);
     expect(html).not.toMatch(/\sstyle="/);
     expect(html.match(/<style\b[^>]*>/g)?.filter((tag) => !tag.includes('nonce="%%nonce%%"'))).toEqual([]);
   });

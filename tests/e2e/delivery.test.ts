@@ -20,6 +20,9 @@ describe('delivery of the web app', () => {
     expect(html).not.toContain('%%');
     const nonce = /<meta name="csp-nonce" content="([0-9a-f]+)">/.exec(html)?.[1];
     expect(res.headers.get('content-security-policy')).toContain(`'nonce-${nonce}'`);
+    // The color-mode script, inline, runs with the response's script nonce.
+    const scriptNonce = /<script nonce="([0-9a-f]+)">/.exec(html)?.[1];
+    expect(res.headers.get('content-security-policy')).toMatch(new RegExp(`script-src [^;]*'nonce-${scriptNonce}'`));
     const styleNonces = [...html.matchAll(/<style [^>]*nonce="([^"]+)"/g)].map((match) => match[1]);
     expect(styleNonces.length).toBeGreaterThan(1);
     expect(new Set(styleNonces)).toEqual(new Set([nonce]));
@@ -27,7 +30,8 @@ describe('delivery of the web app', () => {
 
   it('sends scripts as brotli or gzip copies, cached for a year, and never the HTML templates', async () => {
     const html = await (await get('/')).text();
-    const script = /<script defer="defer" src="([^"]+)"/.exec(html)?.[1] ?? '';
+    const script = /<script defer src="([^"]+)"/.exec(html)?.[1] ?? '';
+    expect(script).toMatch(/^\/assets\//);
     for (const [encoding, expected] of [['br', 'br'], ['gzip', 'gzip']] as const) {
       const res = await get(script, encoding);
       expect(res.headers.get('content-encoding')).toBe(expected);

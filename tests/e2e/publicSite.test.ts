@@ -1,5 +1,10 @@
+import type { Page } from 'playwright-core';
+import { readManifest } from '../../build/manifest';
+import { PRERENDERED_PAGES } from '../../src/app/routes';
 import { messages } from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
+import { COLOR_MODE_KEY } from '../../src/lib/colorMode';
+import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../src/lib/tokenStorage';
 import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(60_000);
@@ -66,12 +71,111 @@ describe('the public site in Chromium', () => {
     await page.close();
   });
 
-  it('navigates between pages without a reload', async () => {
-    const { page } = await open('/');
+  it('navigates between the pages of the app without a reload', async () => {
+    const { page } = await open('/login');
+    await page.getByRole('button', { name: messages.login.submit }).waitFor();
+    // Gone with a reload: a full navigation makes a new window object.
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
     await page.getByRole('contentinfo').getByRole('link', { name: messages.footer.terms }).click();
     await page.getByRole('heading', { level: 1, name: 'Terms of Service' }).waitFor();
-    const navigations = await page.evaluate(() => performance.getEntriesByType('navigation').length);
-    expect(navigations).toBe(1);
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
     await page.close();
+  });
+});
+
+const STATIC_PAGES = PRERENDERED_PAGES.filter((page) => page.static).map((page) => page.path);
+
+/** The scripts a page loaded, by file name under /assets/. */
+async function loadedScripts(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    performance
+      .getEntriesByType('resource')
+      .map((entry) => new URL(entry.name).pathname)
+      .filter((pathname) => pathname.endsWith('.js'))
+      .map((pathname) => pathname.replace('/assets/', '')),
+  );
+}
+
+describe('the static public pages', () => {
+  const manifest = readManifest();
+  const script = (file: string) => file.replace('assets/', '');
+
+  it.each(STATIC_PAGES)('%s loads no React for a signed-out visitor: its one script file is the static script', async (path) => {
+    const { page, watch } = await open(path);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    expect(await loadedScripts(page)).toEqual([script(manifest.staticScript)]);
+    await expect(page.getByRole('navigation', { name: messages.layout.mainNav }).getByRole('link', { name: messages.layout.login }).getAttribute('href')).resolves.toBe('/login');
+    await expect(page.getByRole('contentinfo').getByText(messages.footer.copyright(new Date().getFullYear(), 'SheetMind')).count()).resolves.toBe(1);
+    expect(watch.cspViolations).toEqual([]);
+    expect(watch.consoleErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('switches the color mode without the app: the button, the page, the stored choice, and the next page', async () => {
+    const { page, watch } = await open('/');
+    const toggle = page.getByRole('button', { name: messages.layout.darkMode });
+    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
+    await toggle.click();
+    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('true');
+    expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(true);
+    expect(await page.evaluate((key) => localStorage.getItem(key), COLOR_MODE_KEY)).toBe('dark');
+    await page.getByRole('contentinfo').getByRole('link', { name: messages.footer.privacy }).click();
+    await page.getByRole('heading', { level: 1, name: 'Privacy Policy' }).waitFor();
+    await expect(page.getByRole('button', { name: messages.layout.darkMode }).getAttribute('aria-pressed')).resolves.toBe('true');
+    await page.getByRole('button', { name: messages.layout.darkMode }).click();
+    expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(false);
+    expect(await page.evaluate((key) => localStorage.getItem(key), COLOR_MODE_KEY)).toBeNull();
+    expect(await loadedScripts(page)).toEqual([script(manifest.staticScript)]);
+    expect(watch.cspViolations).toEqual([]);
+    expect(watch.consoleErrors).toEqual([]);
+    await page.close();
+  });
+
+  describe('for a signed-in visitor', () => {
+    let tokens: { access_token: string; refresh_token: string };
+    beforeAll(async () => {
+      const id = Date.now();
+      const res = await fetch(`${live.server.baseUrl}/api/v1/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `ada${id}@example.com`, password: `Engines-${id}`, full_name: 'Ada Lovelace', username: `ada${id}` }),
+      });
+      tokens = (await res.json()) as typeof tokens;
+    });
+
+    const signIn = (page: Page) =>
+      page.evaluate(
+        ([pair, accessKey, refreshKey]) => {
+          localStorage.setItem(refreshKey, pair.refresh_token);
+          localStorage.setItem(accessKey, pair.access_token);
+        },
+        [tokens, ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY] as const,
+      );
+
+    it.each(STATIC_PAGES)('%s loads the app, which shows the signed-in top bar', async (path) => {
+      const page = await live.browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const watch = await watchPage(page);
+      await page.goto(live.server.baseUrl);
+      await signIn(page);
+      await page.goto(live.server.baseUrl + path, { waitUntil: 'networkidle' });
+      await page.getByRole('button', { name: messages.layout.logout }).waitFor();
+      await page.getByText(messages.layout.welcome('Ada Lovelace')).waitFor();
+      const chunk = PRERENDERED_PAGES.find((entry) => entry.path === path)!.chunk;
+      expect(await loadedScripts(page)).toEqual(expect.arrayContaining([...manifest.entry, ...manifest.chunks[chunk]!].map(script)));
+      expect(watch.cspViolations).toEqual([]);
+      expect(watch.consoleErrors).toEqual([]);
+      await page.close();
+    });
+
+    it('follows a sign-in in another tab', async () => {
+      const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const landing = await context.newPage();
+      await landing.goto(live.server.baseUrl, { waitUntil: 'networkidle' });
+      const other = await context.newPage();
+      await other.goto(live.server.baseUrl);
+      await signIn(other);
+      await landing.getByRole('button', { name: messages.layout.logout }).waitFor();
+      await context.close();
+    });
   });
 });

@@ -1,28 +1,54 @@
 import { act, render, waitFor, type RenderResult } from '@testing-library/react';
-import type { ReactNode } from 'react';
+import { Suspense, type ReactNode } from 'react';
 import { fromPromise } from 'xstate';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
+import { MemoryRouter, useLocation, useNavigate, useRoutes, type Location, type NavigateFunction, type RouteObject } from 'react-router-dom';
 import { AppProviders } from '../../src/app/AppProviders';
 import { AuthProvider } from '../../src/app/auth';
+import { PageSpinner } from '../../src/components/PageSpinner';
 import { Toaster } from '../../src/components/Toaster';
 import type { AuthMachine } from '../../machines/auth/auth.machine';
 import { createRoutes } from '../../src/app/routes';
 import { defaultRuntimeConfig, type RuntimeConfig } from '../../src/lib/runtimeConfig';
 import type { ActorOutcome } from './chartModel';
 
-/** Renders the real route tree at `path`, with the real providers. */
-export function renderApp(
-  path: string,
-  config: Partial<RuntimeConfig> = {},
-  authMachine?: AuthMachine,
-): RenderResult & { router: ReturnType<typeof createMemoryRouter> } {
-  const router = createMemoryRouter(createRoutes(authMachine), { initialEntries: [path] });
+/** What a test reads of the router and does with it: where it is, and going somewhere else. */
+export interface TestRouter {
+  state: { location: Location };
+  navigate: (to: string) => Promise<void>;
+}
+
+/** Renders `routes` in a memory router at `path`, handing the test a view of the router. */
+function renderRoutes(path: string, routes: RouteObject[], config: RuntimeConfig): RenderResult & { router: TestRouter } {
+  const seen: { location?: Location; navigate?: NavigateFunction } = {};
+  function Routes() {
+    seen.location = useLocation();
+    seen.navigate = useNavigate();
+    return useRoutes(routes);
+  }
+  const router: TestRouter = {
+    get state() {
+      return { location: seen.location! };
+    },
+    navigate: async (to) => {
+      await seen.navigate!(to);
+    },
+  };
   const result = render(
-    <AppProviders config={{ ...defaultRuntimeConfig, ...config }}>
-      <RouterProvider router={router} />
+    <AppProviders config={config}>
+      <MemoryRouter initialEntries={[path]}>
+        {/* As in the browser when a page is rendered there (src/app/mountApp.tsx): its chunk may be waited for. */}
+        <Suspense fallback={<PageSpinner />}>
+          <Routes />
+        </Suspense>
+      </MemoryRouter>
     </AppProviders>,
   );
   return { ...result, router };
+}
+
+/** Renders the real route tree at `path`, with the real providers. */
+export function renderApp(path: string, config: Partial<RuntimeConfig> = {}, authMachine?: AuthMachine): RenderResult & { router: TestRouter } {
+  return renderRoutes(path, createRoutes(authMachine), { ...defaultRuntimeConfig, ...config });
 }
 
 /**
@@ -30,25 +56,13 @@ export function renderApp(
  * the real providers: for tests that hand the page a chart of their own.
  */
 export function renderPage(path: string, authMachine: AuthMachine, page: ReactNode): RenderResult {
-  const router = createMemoryRouter(
-    [
-      {
-        path,
-        element: (
-          <AuthProvider machine={authMachine}>
-            {page}
-            <Toaster />
-          </AuthProvider>
-        ),
-      },
-    ],
-    { initialEntries: [path] },
+  const element = (
+    <AuthProvider machine={authMachine}>
+      {page}
+      <Toaster />
+    </AuthProvider>
   );
-  return render(
-    <AppProviders config={defaultRuntimeConfig}>
-      <RouterProvider router={router} />
-    </AppProviders>,
-  );
+  return renderRoutes(path, [{ path, element }], defaultRuntimeConfig);
 }
 
 /**

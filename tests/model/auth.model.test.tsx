@@ -8,7 +8,7 @@ import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
 import { afterEvent, coverageLine } from '../helpers/chartModel';
 import { renderApp } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
-import { toaster } from '../../src/components/Toaster';
+import { toaster } from '../../src/components/ToastRegion';
 import { authCoverage, authOutcomes, authPaths, authViews, credentials, invokeIdOf, pair, registration, STALE_ACCESS_TOKEN } from './auth.paths';
 
 /**

@@ -6,7 +6,7 @@ import type { CheckoutInput } from '../../machines/subscription/subscription.act
 import { subscriptionMachine, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
 import { useAuthSelector } from '../../src/app/auth';
 import { SubscriptionLogic } from '../../src/app/subscription';
-import { toaster } from '../../src/components/Toaster';
+import { toaster } from '../../src/components/ToastRegion';
 import { messages } from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
 import SubscriptionPage from '../../src/pages/SubscriptionPage';

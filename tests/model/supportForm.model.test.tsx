@@ -6,7 +6,7 @@ import type { SubmitInput } from '../../machines/supportForm/supportForm.actors'
 import { supportFormMachine, type SupportFormEvent } from '../../machines/supportForm/supportForm.machine';
 import type { SupportValues } from '../../machines/supportForm/supportForm.schema';
 import { useAuthSelector } from '../../src/app/auth';
-import { toaster } from '../../src/components/Toaster';
+import { toaster } from '../../src/components/ToastRegion';
 import { messages } from '../../src/content/messages';
 import type { User } from '../../src/lib/api';
 import SupportPage, { SupportFormLogic } from '../../src/pages/SupportPage';

@@ -2,7 +2,7 @@ import { act, configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event';
 import { messages } from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
-import { toaster } from '../../src/components/Toaster';
+import { toaster } from '../../src/components/ToastRegion';
 import type { SubscriptionInfo } from '../../src/lib/api';
 import { signedInApi, type Handler } from '../helpers/fakeApi';
 import { freeSubscription } from '../helpers/fixtures';

@@ -1,0 +1,53 @@
+/**
+ * The one script of the static public pages (/, /privacy, /terms; see PRERENDERED_PAGES): their
+ * prerendered HTML is the whole page for a signed-out visitor, so instead of React this does the
+ * little that needs a script there. A visitor with a session gets the app itself, which takes
+ * over the HTML as on any other page, so the top bar shows their account.
+ */
+import { chooseColorMode, currentColorMode, subscribeColorMode, watchSystemColorMode } from './lib/colorMode';
+import { ACCESS_TOKEN_KEY, tokenStorage } from './lib/tokenStorage';
+
+/** The app's scripts for this page, in order (the page's chunk first), as the build listed them. */
+const appScripts = (document.currentScript as HTMLScriptElement | null)?.dataset.app?.split(' ') ?? [];
+
+function loadApp(): void {
+  for (const src of appScripts) {
+    const script = document.createElement('script');
+    script.src = src;
+    // Inserted scripts run as soon as each arrives unless told to keep their order.
+    script.async = false;
+    document.head.append(script);
+  }
+}
+
+/** The color-mode button, as the app's top bar does it (TopBar.tsx, ColorModeToggle). */
+function enhanceColorModeToggle(): void {
+  const toggle = document.querySelector<HTMLButtonElement>('[data-color-mode-toggle]');
+  if (!toggle) return;
+  const show = () => toggle.setAttribute('aria-pressed', String(currentColorMode() === 'dark'));
+  show();
+  subscribeColorMode(show);
+  toggle.addEventListener('click', () => chooseColorMode(currentColorMode() === 'dark' ? 'light' : 'dark'));
+  watchSystemColorMode();
+}
+
+/** This year by the browser's clock, as the footer shows it once hydrated (Footer.tsx). */
+function showThisYear(): void {
+  const element = document.querySelector<HTMLElement>('[data-year]');
+  const shown = element?.dataset.year;
+  const year = String(new Date().getFullYear());
+  if (!element || !shown || shown === year) return;
+  element.textContent = (element.textContent ?? '').replace(shown, year);
+  element.dataset.year = year;
+}
+
+if (tokenStorage.hasAccessToken()) {
+  loadApp();
+} else {
+  enhanceColorModeToggle();
+  showThisYear();
+  // Signed in in another tab: the app's tabs follow at once, and so does this page.
+  window.addEventListener('storage', (event) => {
+    if (event.key === ACCESS_TOKEN_KEY && event.newValue) window.location.reload();
+  });
+}
