@@ -31,7 +31,8 @@ export interface DatabaseHandle {
    * give, but cheaper than one read per call:
    * - SQLite keeps answers for as long as the database has not changed since they were read: not
    *   by this connection (its change counter) and not by any other (`PRAGMA data_version`). Any
-   *   write anywhere drops every kept answer.
+   *   write anywhere drops every kept answer. The keys asked for in one turn of the event loop
+   *   share one such check, made after all of them were asked.
    * - PostgreSQL, where other instances write unseen, reads every time, but the keys asked for
    *   in one turn of the event loop share one statement (one round trip for all of them).
    * The SQL must not depend on the time: compare times in code.
@@ -97,9 +98,11 @@ function withStatementCache(file: SQLite.Database, limit = 500) {
 }
 
 /**
- * Answers of reads kept while the SQLite database stays as it was when they were read. Checking
- * that costs two tiny statements (about 2 µs), against 5–25 µs for a join and its row objects.
- * Answers read inside a transaction are never kept: they may be rolled back.
+ * Reads by key on SQLite, answered from what was read before for as long as the database stays as
+ * it was then. Checking that costs a read transaction (`PRAGMA data_version`), whose file locks
+ * cost more than the lookups themselves, so the keys asked for in one turn of the event loop are
+ * answered together after one check, made after every one of them was asked. Answers read inside
+ * a transaction are never kept: they may be rolled back.
  */
 function sqliteKeyedReads(file: SQLite.Database, statements: ReturnType<typeof withStatementCache>, limit = 10_000) {
   const dataVersion = file.prepare('PRAGMA data_version').pluck();
@@ -107,28 +110,59 @@ function sqliteKeyedReads(file: SQLite.Database, statements: ReturnType<typeof w
   const answers = new Map<string, unknown>();
   let seenVersion = -1;
   let seenChanges = -1;
+  interface Waiting {
+    kept: string;
+    sqlText: string;
+    key: string;
+    resolve: (row: unknown) => void;
+    reject: (error: unknown) => void;
+  }
+  let waiting: Waiting[] = [];
   const texts = new Map<string, string>();
-  return async <T extends { key: string }>(name: string, sqlFor: (keys: string) => string, key: string): Promise<T | undefined> => {
-    let sqlText = texts.get(name);
-    if (!sqlText) {
-      sqlText = sqlFor('= ?');
-      texts.set(name, sqlText);
+
+  const answerAll = () => {
+    const batch = waiting;
+    waiting = [];
+    const keep = !statements.inTransaction;
+    try {
+      const version = dataVersion.get() as number;
+      const changes = totalChanges.get() as number;
+      if (version !== seenVersion || changes !== seenChanges || answers.size >= limit) {
+        answers.clear();
+        seenVersion = version;
+        seenChanges = changes;
+      }
+    } catch (error) {
+      for (const w of batch) w.reject(error);
+      return;
     }
-    if (statements.inTransaction) return statements.prepare(sqlText).get(key) as T | undefined;
-    const version = dataVersion.get() as number;
-    const changes = totalChanges.get() as number;
-    if (version !== seenVersion || changes !== seenChanges || answers.size >= limit) {
-      answers.clear();
-      seenVersion = version;
-      seenChanges = changes;
+    for (const w of batch) {
+      try {
+        if (keep && answers.has(w.kept)) {
+          w.resolve(answers.get(w.kept));
+          continue;
+        }
+        // Frozen: every caller gets this same object.
+        const answer = Object.freeze(statements.prepare(w.sqlText).get(w.key));
+        if (keep) answers.set(w.kept, answer);
+        w.resolve(answer);
+      } catch (error) {
+        w.reject(error);
+      }
     }
-    const kept = `${name}\u0000${key}`;
-    if (answers.has(kept)) return answers.get(kept) as T | undefined;
-    // Frozen: every caller gets this same object.
-    const answer = Object.freeze(statements.prepare(sqlText).get(key)) as T | undefined;
-    answers.set(kept, answer);
-    return answer;
   };
+
+  return <T extends { key: string }>(name: string, sqlFor: (keys: string) => string, key: string): Promise<T | undefined> =>
+    new Promise<T | undefined>((resolve, reject) => {
+      let sqlText = texts.get(name);
+      if (!sqlText) {
+        sqlText = sqlFor('= ?');
+        texts.set(name, sqlText);
+      }
+      // After this turn's I/O callbacks have all asked.
+      if (waiting.length === 0) setImmediate(answerAll);
+      waiting.push({ kept: `${name}\u0000${key}`, sqlText, key, resolve: resolve as (row: unknown) => void, reject });
+    });
 }
 
 /**

@@ -45,9 +45,9 @@ const LOGIN_CONNECTIONS = 8;
 const QUERY_CONNECTIONS = 100;
 /**
  * Team users the query targets take turns with. A query here takes about 170 of a Team day's
- * 200,000 tokens, so a user answers about 1,100 a day: enough users for 5,000 queries a second.
+ * 200,000 tokens, so a user answers about 1,100 a day: enough users for 10,000 queries a second.
  */
-const QUERY_USERS = Math.max(40, Math.ceil((WARMUP_S + ROUNDS * DURATION_S) * 5));
+const QUERY_USERS = Math.max(40, Math.ceil((WARMUP_S + ROUNDS * DURATION_S) * 10));
 const QUERY_BODY = JSON.stringify({
   task: 'analyze',
   prompt: 'Summarise each column',
