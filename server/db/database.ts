@@ -98,6 +98,31 @@ function withStatementCache(file: SQLite.Database, limit = 500) {
 }
 
 /**
+ * Collects what is asked during one turn of the event loop and hands it to `flush` as one batch,
+ * once the turn's I/O callbacks (the requests that came together) have all asked.
+ */
+function perTurn<T>(flush: (batch: T[]) => void): (item: T) => void {
+  let queue: T[] = [];
+  return (item) => {
+    if (queue.length === 0) {
+      setImmediate(() => {
+        const batch = queue;
+        queue = [];
+        flush(batch);
+      });
+    }
+    queue.push(item);
+  };
+}
+
+/** A caller waiting for its row of a batched read. */
+interface WaitingRead {
+  key: string;
+  resolve: (row: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
  * Reads by key on SQLite, answered from what was read before for as long as the database stays as
  * it was then. Checking that costs a read transaction (`PRAGMA data_version`), whose file locks
  * cost more than the lookups themselves, so the keys asked for in one turn of the event loop are
@@ -110,19 +135,9 @@ function sqliteKeyedReads(file: SQLite.Database, statements: ReturnType<typeof w
   const answers = new Map<string, unknown>();
   let seenVersion = -1;
   let seenChanges = -1;
-  interface Waiting {
-    kept: string;
-    sqlText: string;
-    key: string;
-    resolve: (row: unknown) => void;
-    reject: (error: unknown) => void;
-  }
-  let waiting: Waiting[] = [];
   const texts = new Map<string, string>();
 
-  const answerAll = () => {
-    const batch = waiting;
-    waiting = [];
+  const ask = perTurn<WaitingRead & { kept: string; sqlText: string }>((batch) => {
     const keep = !statements.inTransaction;
     try {
       const version = dataVersion.get() as number;
@@ -150,7 +165,7 @@ function sqliteKeyedReads(file: SQLite.Database, statements: ReturnType<typeof w
         w.reject(error);
       }
     }
-  };
+  });
 
   return <T extends { key: string }>(name: string, sqlFor: (keys: string) => string, key: string): Promise<T | undefined> =>
     new Promise<T | undefined>((resolve, reject) => {
@@ -159,9 +174,7 @@ function sqliteKeyedReads(file: SQLite.Database, statements: ReturnType<typeof w
         sqlText = sqlFor('= ?');
         texts.set(name, sqlText);
       }
-      // After this turn's I/O callbacks have all asked.
-      if (waiting.length === 0) setImmediate(answerAll);
-      waiting.push({ kept: `${name}\u0000${key}`, sqlText, key, resolve: resolve as (row: unknown) => void, reject });
+      ask({ kept: `${name}\u0000${key}`, sqlText, key, resolve: resolve as (row: unknown) => void, reject });
     });
 }
 
@@ -170,13 +183,8 @@ function sqliteKeyedReads(file: SQLite.Database, statements: ReturnType<typeof w
  * statement (`= any($1)`), at most `batchSize` at a time. Each caller's read starts after its call.
  */
 function postgresKeyedReads(pool: pg.Pool, batchSize = 200) {
-  interface Waiting {
-    key: string;
-    resolve: (row: unknown) => void;
-    reject: (error: unknown) => void;
-  }
-  const queues = new Map<string, { text: string; waiting: Waiting[] }>();
-  const flush = async (name: string, text: string, waiting: Waiting[]) => {
+  const readers = new Map<string, (waiting: WaitingRead) => void>();
+  const read = async (name: string, text: string, waiting: WaitingRead[]) => {
     try {
       const keys = [...new Set(waiting.map((w) => w.key))];
       const result = await pool.query({ name, text, values: [keys] });
@@ -188,21 +196,15 @@ function postgresKeyedReads(pool: pg.Pool, batchSize = 200) {
   };
   return <T extends { key: string }>(name: string, sqlFor: (keys: string) => string, key: string): Promise<T | undefined> =>
     new Promise<T | undefined>((resolve, reject) => {
-      let queue = queues.get(name);
-      if (!queue) {
-        queue = { text: numberedParams(sqlFor('= any(?)')), waiting: [] };
-        queues.set(name, queue);
-      }
-      if (queue.waiting.length === 0) {
-        const { text } = queue;
-        // After this turn's I/O callbacks have all asked.
-        setImmediate(() => {
-          const waiting = queue.waiting;
-          queue.waiting = [];
-          for (let i = 0; i < waiting.length; i += batchSize) void flush(name, text, waiting.slice(i, i + batchSize));
+      let ask = readers.get(name);
+      if (!ask) {
+        const text = numberedParams(sqlFor('= any(?)'));
+        ask = perTurn<WaitingRead>((waiting) => {
+          for (let i = 0; i < waiting.length; i += batchSize) void read(name, text, waiting.slice(i, i + batchSize));
         });
+        readers.set(name, ask);
       }
-      queue.waiting.push({ key, resolve: resolve as (row: unknown) => void, reject });
+      ask({ key, resolve: resolve as (row: unknown) => void, reject });
     });
 }
 
@@ -278,7 +280,6 @@ function sqliteGroupCommit(db: Kysely<Database>, statements: ReturnType<typeof w
     return [];
   };
   const tx: SqlTransaction = { all: async (sqlText, params) => run(sqlText, params) };
-  let queue: Unit[] = [];
 
   const flush = async (batch: Unit[]) => {
     const outcomes: Array<() => void> = [];
@@ -318,18 +319,9 @@ function sqliteGroupCommit(db: Kysely<Database>, statements: ReturnType<typeof w
     for (const outcome of outcomes) outcome();
   };
 
+  const submit = perTurn<Unit>((batch) => void flush(batch));
   return <T,>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      if (queue.length === 0) {
-        // After this turn's I/O callbacks have all queued their units.
-        setImmediate(() => {
-          const batch = queue;
-          queue = [];
-          void flush(batch);
-        });
-      }
-      queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-    });
+    new Promise<T>((resolve, reject) => submit({ work, resolve: resolve as (value: unknown) => void, reject }));
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
