@@ -401,14 +401,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const statements = withStatementCache(file);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     const probe = file.prepare('select 1');
-    const ping = async () => {
-      try {
-        probe.get();
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    // As on PostgreSQL, the health checks that come in together share one probe.
+    let pinging: Promise<boolean> | null = null;
+    const ping = () =>
+      (pinging ??= new Promise<boolean>((resolve) =>
+        setImmediate(() => {
+          pinging = null;
+          try {
+            probe.get();
+            resolve(true);
+          } catch {
+            resolve(false);
+          }
+        }),
+      ));
     const preparedFirst = async <T,>(_name: string, sqlText: string, params: unknown[]) =>
       statements.prepare(sqlText).get(...params) as T | undefined;
     const keyedRead = sqliteKeyedReads(file, statements);

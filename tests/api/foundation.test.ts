@@ -28,6 +28,13 @@ describe.each(ENGINES)('API foundation on %s', (engine) => {
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
+  it('answers each of many health checks made at once (they share one probe), and the ones after them', async () => {
+    for (let wave = 0; wave < 2; wave++) {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => ctx.app.inject({ method: 'GET', url: '/api/v1/health' })));
+      for (const res of answers) expect(res.json()).toEqual({ status: 'ok', database: 'ok', engine });
+    }
+  });
+
   it('answers an unknown API path with a JSON 404', async () => {
     for (const url of ['/api/v1/nope', '/api/elsewhere']) {
       const res = await ctx.app.inject({ method: 'GET', url });

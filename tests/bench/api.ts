@@ -22,7 +22,9 @@
  * All servers run in this process on its main thread; autocannon runs in a worker thread so the
  * load generator does not share the servers' event loop.
  *
- * Knobs: BENCH_ROUNDS (default 3), BENCH_DURATION (seconds per target per round, default 3).
+ * Knobs: BENCH_ROUNDS (default 3), BENCH_DURATION (seconds per target per round, default 3),
+ * BENCH_ONLY (comma-separated parts of target names, e.g. `health,users/me`: only those targets
+ * and the baseline are measured, and the races run only with a query target).
  */
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -316,6 +318,7 @@ function printCountChecks(targets: Target[], samples: Map<Target, Sample[]>, rac
     clean &&= problems.every((p) => p === null);
     console.log(`  ${target.name}: ${problems.map((p) => p ?? 'ok').join(', ')}`);
   }
+  if (races.every((r) => r.admitted.length === 0)) return clean;
   console.log(`race (${RACE_QUERIES} queries at once, ${RACE_LEFT} left in the month; over-admits per round):`);
   for (const { name, admitted } of races) {
     const over = admitted.map((n) => Math.max(0, n - RACE_LEFT));
@@ -382,7 +385,7 @@ async function main(): Promise<void> {
     const pgToken = (await registerAccount(pgUrl)).token;
     log('registering the query users…');
 
-    const targets: Target[] = [
+    const allTargets: Target[] = [
       { name: 'baseline GET /hello', url: `${baselineUrl}/hello`, method: 'GET', connections: GET_CONNECTIONS, minRatio: null },
       { name: 'health (SQLite)', url: `${sqliteUrl}/api/v1/health`, method: 'GET', connections: GET_CONNECTIONS, minRatio: 0.85 },
       {
@@ -413,6 +416,14 @@ async function main(): Promise<void> {
       await queryTarget('query (SQLite)', sqliteUrl, sqlite.app, 0.3),
       await queryTarget('query (PostgreSQL)', pgUrl, postgres.app, null),
     ];
+    const targets = [...allTargets];
+    const only = (process.env.BENCH_ONLY ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+    if (only.length > 0) {
+      const chosen = allTargets.filter((t, index) => index === 0 || only.some((part) => t.name.includes(part)));
+      if (chosen.length === 1) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no target`);
+      targets.splice(0, targets.length, ...chosen);
+    }
+    const racing = targets.some((t) => t.name.startsWith('query'));
     const races: Races[] = [
       { name: 'SQLite', admitted: [] },
       { name: 'PostgreSQL', admitted: [] },
@@ -430,6 +441,7 @@ async function main(): Promise<void> {
         samples.get(target)!.push(sample);
         log(`round ${round + 1}/${ROUNDS}  ${target.name.padEnd(26)} ${sample.rps.toFixed(0).padStart(7)} req/s  p99 ${sample.p99Ms} ms`);
       }
+      if (!racing) continue;
       races[0]!.admitted.push(await race(sqliteUrl, sqlite.app));
       races[1]!.admitted.push(await race(pgUrl, postgres.app));
     }
