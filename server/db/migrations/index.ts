@@ -4,6 +4,7 @@ import * as sessions from './2026-11-22T0200-sessions';
 import * as subscriptions from './2026-11-23T0100-subscriptions';
 import * as usage from './2026-11-23T0200-usage';
 import * as billing from './2026-11-23T0300-billing';
+import * as usageClustered from './2026-11-23T0400-usage-clustered';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T0100-subscriptions': subscriptions,
   '2026-11-23T0200-usage': usage,
   '2026-11-23T0300-billing': billing,
+  '2026-11-23T0400-usage-clustered': usageClustered,
 };
