@@ -3,7 +3,7 @@ import type { Plan } from '../../src/content/plans';
 import type { DatabaseHandle, SqlTransaction } from '../db/database';
 import type { Database, UsageLedgerTable } from '../db/types';
 import { ApiError } from '../errors';
-import type { TokenCounts } from '../ai/provider';
+import type { AiAnswer, TokenCounts } from '../ai/provider';
 
 /**
  * Usage metering: every query reserves its place in the user's monthly query allowance and its
@@ -106,10 +106,12 @@ export function assertFitsPlan(request: ReservationRequest, field: string): void
 }
 
 // The month's query count goes up by one only while it is under the limit (UNLIMITED, -1: no limit).
-const TAKE_QUERY = `insert into usage_months (user_id, month, queries, settled, processing_ms) values (?, ?, 1, 0, 0)
-  on conflict (user_id, month) do update set queries = usage_months.queries + 1
+// A query answered before it is recorded (an in-memory provider's) is counted as settled at once.
+const TAKE_QUERY = `insert into usage_months (user_id, month, queries, settled, processing_ms) values (?, ?, 1, ?, ?)
+  on conflict (user_id, month) do update set
+    queries = usage_months.queries + 1, settled = usage_months.settled + ?, processing_ms = usage_months.processing_ms + ?
   where ? < 0 or usage_months.queries < ?
-  returning queries`;
+  returning queries, settled, processing_ms`;
 
 // Takes min(cap, limit - tokens) while at least `floor` tokens are left; `last_grant` records
 // what this very statement took, since RETURNING sees only the new row.
@@ -119,10 +121,16 @@ const TAKE_TOKENS = `insert into usage_days (user_id, day, queries, tokens, last
     tokens = usage_days.tokens + case when ? <= ? - usage_days.tokens then ? else ? - usage_days.tokens end,
     last_grant = case when ? <= ? - usage_days.tokens then ? else ? - usage_days.tokens end
   where usage_days.tokens + ? <= ?
-  returning last_grant`;
+  returning last_grant, tokens`;
 
 const RECORD_REQUEST = `insert into usage_ledger (user_id, request_id, task, month, day, status, reserved_tokens, created_at)
   values (?, ?, ?, ?, ?, 'reserved', ?, ?)
+  on conflict (user_id, request_id) do nothing
+  returning request_id`;
+
+const RECORD_ANSWERED = `insert into usage_ledger
+  (user_id, request_id, task, month, day, status, reserved_tokens, prompt_tokens, completion_tokens, processing_time_ms, created_at, settled_at)
+  values (?, ?, ?, ?, ?, 'settled', ?, ?, ?, ?, ?, ?)
   on conflict (user_id, request_id) do nothing
   returning request_id`;
 
@@ -133,19 +141,29 @@ const COUNT_SECOND = `insert into usage_seconds (user_id, second, queries) value
 /** Seconds that count as "the last 60 s": this one and the 59 before it. */
 const MINUTE_S = 60;
 
+interface Taken {
+  month: { queries: number; settled: number; processing_ms: number };
+  /** What the query holds of the day's tokens, and the day's tokens with it. */
+  granted: number;
+  dayTokens: number;
+}
+
 /**
- * Reserves one query and its tokens, or throws: 429 `monthly_quota_exceeded` /
- * `daily_tokens_exceeded` (with Retry-After to the period's end) or DuplicateRequest. A refused
- * query must take nothing: run it in a unit (`groupCommit`), which a throw rolls back whole.
+ * Takes one of the month's queries and the query's tokens of the day, or throws 429
+ * `monthly_quota_exceeded` / `daily_tokens_exceeded` (with Retry-After to the period's end).
+ * `answeredInMs` counts the query as settled at once, with that processing time.
  */
-export async function reserveQuery(tx: SqlTransaction, request: ReservationRequest): Promise<Reservation> {
-  const { userId, requestId, plan, now } = request;
+async function takeAllowances(tx: SqlTransaction, request: ReservationRequest, answeredInMs: number | null): Promise<Taken> {
+  const { userId, plan, now } = request;
   const { month, day, monthEnds, dayEnds } = periodsAt(now);
   const { floor, cap } = tokenNeeds(request);
   const queryLimit = plan.limits.monthlyQueries;
   const tokenLimit = plan.limits.dailyTokens;
-  const queries = queryLimit === 0 ? [] : await tx.all(TAKE_QUERY, [userId, month, queryLimit, queryLimit]);
-  if (queries.length === 0) {
+  const settled = answeredInMs === null ? 0 : 1;
+  const ms = answeredInMs ?? 0;
+  const [months] =
+    queryLimit === 0 ? [] : await tx.all<Taken['month']>(TAKE_QUERY, [userId, month, settled, ms, settled, ms, queryLimit, queryLimit]);
+  if (!months) {
     throw new ApiError(
       429,
       'monthly_quota_exceeded',
@@ -154,13 +172,13 @@ export async function reserveQuery(tx: SqlTransaction, request: ReservationReque
     );
   }
   const first = Math.min(cap, tokenLimit);
-  const granted = await tx.all<{ last_grant: number }>(TAKE_TOKENS, [
+  const [days] = await tx.all<{ last_grant: number; tokens: number }>(TAKE_TOKENS, [
     userId, day, first, first,
     cap, tokenLimit, cap, tokenLimit,
     cap, tokenLimit, cap, tokenLimit,
     floor, tokenLimit,
   ]);
-  if (granted.length === 0) {
+  if (!days) {
     throw new ApiError(
       429,
       'daily_tokens_exceeded',
@@ -168,14 +186,73 @@ export async function reserveQuery(tx: SqlTransaction, request: ReservationReque
       { headers: retryAfter(dayEnds, now) },
     );
   }
-  const reservedTokens = Number(granted[0]!.last_grant);
-  const recorded = await tx.all(RECORD_REQUEST, [userId, requestId, request.task, month, day, reservedTokens, now]);
-  if (recorded.length === 0) throw new DuplicateRequest();
+  return { month: months, granted: Number(days.last_grant), dayTokens: Number(days.tokens) };
+}
+
+/** Counts the query in its second; the user's first query of a second deletes the seconds that left the window. */
+async function countSecond(tx: SqlTransaction, userId: string, now: number): Promise<number> {
   const second = Math.floor(now / 1000);
   const [bucket] = await tx.all<{ queries: number }>(COUNT_SECOND, [userId, second]);
-  // The user's first query of this second: the seconds that left the window go.
   if (Number(bucket!.queries) === 1) await tx.all('delete from usage_seconds where user_id = ? and second <= ?', [userId, second - MINUTE_S]);
-  return { userId, requestId, month, day, second, reservedTokens, completionTokens: reservedTokens - request.promptTokens };
+  return second;
+}
+
+/**
+ * Reserves one query and its tokens, or throws: 429 `monthly_quota_exceeded` /
+ * `daily_tokens_exceeded` (with Retry-After to the period's end) or DuplicateRequest. A refused
+ * query must take nothing: run it in a unit (`groupCommit`), which a throw rolls back whole.
+ */
+export async function reserveQuery(tx: SqlTransaction, request: ReservationRequest): Promise<Reservation> {
+  const { userId, requestId, now } = request;
+  const { month, day } = periodsAt(now);
+  const { granted } = await takeAllowances(tx, request, null);
+  const recorded = await tx.all(RECORD_REQUEST, [userId, requestId, request.task, month, day, granted, now]);
+  if (recorded.length === 0) throw new DuplicateRequest();
+  const second = await countSecond(tx, userId, now);
+  return { userId, requestId, month, day, second, reservedTokens: granted, completionTokens: granted - request.promptTokens };
+}
+
+const WINDOW_AND_TOTAL = `select
+  coalesce((select sum(queries) from usage_seconds where user_id = ? and second > ? and second <= ?), 0) as queries_per_minute,
+  coalesce((select sum(queries) from usage_months where user_id = ?), 0) as total_queries`;
+
+/**
+ * A query whose answer is worked out in memory (no I/O), reserved and settled in one go: the
+ * answer is asked for within the tokens the query was granted, and the query is recorded as
+ * settled with it. Fewer statements than `reserveQuery` then `settleQuery`, with the same outcome;
+ * the same 429s and DuplicateRequest. `processingMs` is the time it took to have the answer.
+ */
+export async function answerQuery(
+  tx: SqlTransaction,
+  request: ReservationRequest,
+  processingMs: number,
+  answer: (completionTokens: number) => Promise<AiAnswer>,
+): Promise<{ reservation: Reservation; answer: AiAnswer; usage: Usage }> {
+  const { userId, requestId, now } = request;
+  const { month, day } = periodsAt(now);
+  const taken = await takeAllowances(tx, request, processingMs);
+  const reservation = { userId, requestId, month, day, second: 0, reservedTokens: taken.granted, completionTokens: taken.granted - request.promptTokens };
+  const answered = await answer(reservation.completionTokens);
+  const { tokens } = answered;
+  const recorded = await tx.all(RECORD_ANSWERED, [
+    userId, requestId, request.task, month, day, taken.granted, tokens.prompt, tokens.completion, processingMs, now, now,
+  ]);
+  if (recorded.length === 0) throw new DuplicateRequest();
+  reservation.second = await countSecond(tx, userId, now);
+  // An answer cut short takes fewer tokens than it was granted: the rest goes back to the day.
+  const unused = taken.granted - tokens.total;
+  if (unused !== 0) await tx.all('update usage_days set tokens = tokens - ? where user_id = ? and day = ?', [unused, userId, day]);
+  const [rest] = await tx.all<Pick<UsageRow, 'queries_per_minute' | 'total_queries'>>(WINDOW_AND_TOTAL, [
+    userId, reservation.second - MINUTE_S, reservation.second, userId,
+  ]);
+  const usage = toUsage({
+    monthly_queries: taken.month.queries,
+    settled: taken.month.settled,
+    processing_ms: taken.month.processing_ms,
+    daily_tokens: taken.dayTokens - unused,
+    ...rest!,
+  });
+  return { reservation, answer: answered, usage };
 }
 
 const USAGE = `select

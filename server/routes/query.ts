@@ -6,6 +6,7 @@ import { ProviderError, TASKS, type AiAnswer, type AiRequest, type Cell, type Ta
 import type { UsageLedgerTable } from '../db/types';
 import { findPlan } from '../../src/content/plans';
 import {
+  answerQuery,
   assertFitsPlan,
   dailyUsage,
   DuplicateRequest,
@@ -247,14 +248,19 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const elapsedMs = () => Math.max(1, Math.ceil(reply.elapsedTime));
       let outcome: { reservation: Reservation; answer: AiAnswer; processingMs: number; usage: Usage };
       try {
-        outcome = app.ai.inMemory
-          ? await database.groupCommit(async (tx) => {
-              const reservation = await reserveQuery(tx, reservationRequest);
-              const answer = await app.ai.answer(aiRequest, reservation.completionTokens);
-              const processingMs = elapsedMs();
-              return { reservation, answer, processingMs, usage: await settleQuery(tx, reservation, answer.tokens, processingMs, app.clock.now()) };
-            }, userId)
-          : await reserveCallSettle(request.log, reservationRequest, aiRequest, elapsedMs);
+        if (app.ai.inMemory) {
+          // Its answer was worked out while sizing the reservation (promptTokens): the time to have it is known now.
+          const processingMs = elapsedMs();
+          outcome = {
+            processingMs,
+            ...(await database.groupCommit(
+              (tx) => answerQuery(tx, reservationRequest, processingMs, (completionTokens) => app.ai.answer(aiRequest, completionTokens)),
+              userId,
+            )),
+          };
+        } else {
+          outcome = await reserveCallSettle(request.log, reservationRequest, aiRequest, elapsedMs);
+        }
       } catch (error) {
         if (!(error instanceof DuplicateRequest)) throw error;
         // A concurrent retry with the same key was accepted first.

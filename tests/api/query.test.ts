@@ -82,6 +82,53 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
     expect(await usage(ctx.app, access_token)).toEqual(body.usage);
   });
 
+  it('cuts the answer to the tokens left today', async () => {
+    const { access_token, user } = await register(ctx.app);
+    const columns = ['Region', 'Q1', 'Q2', 'Q3', 'Q4', 'Units', 'Returns', 'Margin'];
+    const data = [columns, ...Array.from({ length: 4 }, (_, row) => [`Region ${row}`, ...columns.slice(1).map((_, i) => 100 * row + i)])];
+    const body = { task: 'analyze', prompt: 'Describe the sheet', data };
+    const whole = (await query(ctx.app, access_token, body)).json();
+    expect(whole.tokens.completion).toBeGreaterThan(100);
+    // Earlier queries of the day leave room for this one's prompt and 80 tokens of answer.
+    const spent = 1000 - (whole.tokens.prompt + 80);
+    await ctx.app.database.db.updateTable('usage_days').set({ tokens: spent }).where('user_id', '=', user.id).execute();
+
+    const res = await query(ctx.app, access_token, body);
+    expect(res.statusCode).toBe(200);
+    const cut = res.json();
+    expect(cut.answer.startsWith(whole.answer.slice(0, 100))).toBe(true);
+    expect(cut.answer).toMatch(/ … \[cut: the answer reached its token limit\]$/);
+    expect(cut.tokens.completion).toBe(approxTokens(cut.answer));
+    expect(cut.tokens.completion).toBeLessThanOrEqual(80);
+    expect(cut.usage).toMatchObject({ monthly_queries: 2, daily_tokens: spent + cut.tokens.total });
+    expect(await usage(ctx.app, access_token)).toEqual(cut.usage);
+  });
+
+  it('counts the tokens an in-memory answer took, not the ones it was granted', async () => {
+    // Granted 10 + 100 tokens; the answer takes 3 of its 100.
+    const terse = await buildApp({
+      config: { ...ctx.config, logLevel: 'silent' },
+      database: ctx.app.database,
+      clock: ctx.clock,
+      aiProvider: {
+        inMemory: true,
+        promptTokens: () => 10,
+        maxCompletionTokens: () => 100,
+        answer: async () => ({ answer: 'Fine.', tokens: { prompt: 10, completion: 3, total: 13 } }),
+      },
+    });
+    try {
+      const { access_token } = await register(terse);
+      const first = (await query(terse, access_token, { task: 'ask', prompt: 'How is it?' })).json();
+      const second = (await query(terse, access_token, { task: 'ask', prompt: 'And now?' })).json();
+      expect(first.usage).toMatchObject({ monthly_queries: 1, daily_tokens: 13 });
+      expect(second.usage).toMatchObject({ monthly_queries: 2, daily_tokens: 26, queries_per_minute: 2, total_queries: 2 });
+      expect(await usage(terse, access_token)).toEqual(second.usage);
+    } finally {
+      await terse.close();
+    }
+  });
+
   it('counts queries per minute over the last 60 seconds', async () => {
     const { access_token } = await register(tiny);
     await query(tiny, access_token, { task: 'ask', prompt: 'one' });
