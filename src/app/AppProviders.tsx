@@ -1,4 +1,4 @@
-import createCache, { type EmotionCache } from '@emotion/cache';
+import createCache, { type EmotionCache, type StylisPlugin } from '@emotion/cache';
 import { CacheProvider } from '@emotion/react';
 import { ChakraProvider } from '@chakra-ui/react';
 import { useState, type ReactNode } from 'react';
@@ -6,9 +6,24 @@ import { RuntimeConfigContext } from '../lib/useRuntimeConfig';
 import type { RuntimeConfig } from '../lib/runtimeConfig';
 import { system } from './system';
 
+/** The properties current Safari still reads only with its prefix. */
+const WEBKIT_ONLY = new Set(['user-select', 'backdrop-filter']);
+
+/**
+ * Emotion's default prefixer writes every flex, transform and `translate` declaration three or
+ * four times over (`-webkit-`, `-moz-`, `-ms-`) for browsers long gone: about a fifth of the CSS a
+ * page carries inline. This one adds the `-webkit-` copy where a current browser needs it, and
+ * nothing else.
+ */
+const webkitWhereNeeded: StylisPlugin = (element) => {
+  if (element.type === 'decl' && !element.return && WEBKIT_ONLY.has(element.props as string)) {
+    element.return = `-webkit-${element.value}${element.value}`;
+  }
+};
+
 /** Emotion's cache; its key names the style elements a prerendered page carries (`data-emotion="sm …"`). */
 export function createStyleCache(nonce?: string): EmotionCache {
-  return createCache({ key: 'sm', nonce });
+  return createCache({ key: 'sm', nonce, stylisPlugins: [webkitWhereNeeded] });
 }
 
 interface Props {
