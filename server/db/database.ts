@@ -29,10 +29,11 @@ export interface DatabaseHandle {
    * gives the statement, with `keys` where the key is compared (`where sessions.id ${keys}`), and
    * must select the key as `key`. The answer is always the one a read made after the call would
    * give, but cheaper than one read per call:
-   * - SQLite keeps answers for as long as the database has not changed since they were read: not
-   *   by this connection (its change counter) and not by any other (`PRAGMA data_version`). Any
-   *   write anywhere drops every kept answer. The keys asked for in one turn of the event loop
-   *   share one such check, made after all of them were asked.
+   * - SQLite keeps answers for as long as the account tables (sessions, users, subscriptions)
+   *   have not changed since they were read: triggers move a counter (`account_generation`) in
+   *   the same transaction as any change to them, by any connection or process, so a keyed read
+   *   may read those tables only. The keys asked for in one turn of the event loop share one
+   *   look at the counter, made after all of them were asked.
    * - PostgreSQL, where other instances write unseen, reads every time, but the keys asked for
    *   in one turn of the event loop share one statement (one round trip for all of them).
    * The SQL must not depend on the time: compare times in code.
@@ -123,29 +124,28 @@ interface WaitingRead {
 }
 
 /**
- * Reads by key on SQLite, answered from what was read before for as long as the database stays as
- * it was then. Checking that costs a read transaction (`PRAGMA data_version`), whose file locks
- * cost more than the lookups themselves, so the keys asked for in one turn of the event loop are
- * answered together after one check, made after every one of them was asked. Answers read inside
- * a transaction are never kept: they may be rolled back.
+ * Reads by key on SQLite, answered from what was read before for as long as the account tables
+ * stay as they were then (their `account_generation`, moved by triggers on every change). Looking
+ * at it costs a read transaction, whose file locks cost more than the lookups themselves, so the
+ * keys asked for in one turn of the event loop are answered together after one look, made after
+ * every one of them was asked. Answers read inside a transaction are never kept: they may be
+ * rolled back.
  */
 function sqliteKeyedReads(file: SQLite.Database, statements: ReturnType<typeof withStatementCache>, limit = 10_000) {
-  const dataVersion = file.prepare('PRAGMA data_version').pluck();
-  const totalChanges = file.prepare('SELECT total_changes()').pluck();
   const answers = new Map<string, unknown>();
-  let seenVersion = -1;
-  let seenChanges = -1;
+  // Prepared at the first read: the table comes with the migrations, which run after opening.
+  let generationStatement: SQLite.Statement | null = null;
+  const generation = () => (generationStatement ??= file.prepare('select generation from account_generation where id = 1').pluck()).get() as number;
+  let seenGeneration = -1;
   const texts = new Map<string, string>();
 
   const ask = perTurn<WaitingRead & { kept: string; sqlText: string }>((batch) => {
     const keep = !statements.inTransaction;
     try {
-      const version = dataVersion.get() as number;
-      const changes = totalChanges.get() as number;
-      if (version !== seenVersion || changes !== seenChanges || answers.size >= limit) {
+      const now = generation();
+      if (now !== seenGeneration || answers.size >= limit) {
         answers.clear();
-        seenVersion = version;
-        seenChanges = changes;
+        seenGeneration = now;
       }
     } catch (error) {
       for (const w of batch) w.reject(error);

@@ -103,9 +103,36 @@ describe('migrations of an existing SQLite database', () => {
       await db.deleteFrom('users').where('id', '=', 'bob').execute();
       expect(await db.selectFrom('usage_months').select('user_id').execute()).toEqual([{ user_id: 'ada' }]);
 
+      // Down through the migrations after it as well.
+      await database.migrateTo('2026-11-23T0500-account-generation');
       await database.migrateTo(BEFORE_CLUSTERING);
       for (const table of USAGE_TABLES) expect(clustered(file, table)).toBe(false);
       expect(await db.selectFrom('usage_ledger').select('request_id').orderBy('request_id').execute()).toEqual([{ request_id: 'r1' }, { request_id: 'r2' }]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('moves the account generation with each change to an account table, and not with usage writes', async () => {
+    const database = await databaseAt('2026-11-23T0500-account-generation');
+    const { db, file } = database;
+    const generation = () => file.prepare('select generation from account_generation').pluck().get() as number;
+    try {
+      const now = Date.UTC(2026, 10, 23, 12);
+      const seen = [generation()];
+      await db
+        .insertInto('users')
+        .values({ id: 'ada', email: 'ada@example.com', username: 'ada', username_key: 'ada', full_name: 'Ada', password_hash: 'x', created_at: now, updated_at: now })
+        .execute();
+      seen.push(generation());
+      await db.updateTable('users').set({ full_name: 'Ada L.' }).where('id', '=', 'ada').execute();
+      seen.push(generation());
+      await db.insertInto('usage_months').values({ user_id: 'ada', month: '2026-11', queries: 1, settled: 1, processing_ms: 3 }).execute();
+      seen.push(generation());
+      await db.deleteFrom('users').where('id', '=', 'ada').execute();
+      seen.push(generation());
+      // Usage changed nothing; the cascade from users to usage_months counts once, as the user's delete.
+      expect(seen).toEqual([0, 1, 2, 2, 3]);
     } finally {
       await database.close();
     }

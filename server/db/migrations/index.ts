@@ -5,6 +5,7 @@ import * as subscriptions from './2026-11-23T0100-subscriptions';
 import * as usage from './2026-11-23T0200-usage';
 import * as billing from './2026-11-23T0300-billing';
 import * as usageClustered from './2026-11-23T0400-usage-clustered';
+import * as accountGeneration from './2026-11-23T0500-account-generation';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T0200-usage': usage,
   '2026-11-23T0300-billing': billing,
   '2026-11-23T0400-usage-clustered': usageClustered,
+  '2026-11-23T0500-account-generation': accountGeneration,
 };
