@@ -231,20 +231,17 @@ export async function answerQuery(
   const { userId, requestId, now } = request;
   const { month, day } = periodsAt(now);
   const taken = await takeAllowances(tx, request, processingMs);
-  const reservation = { userId, requestId, month, day, second: 0, reservedTokens: taken.granted, completionTokens: taken.granted - request.promptTokens };
-  const answered = await answer(reservation.completionTokens);
+  const completionTokens = taken.granted - request.promptTokens;
+  const answered = await answer(completionTokens);
   const { tokens } = answered;
   const recorded = await tx.all(RECORD_ANSWERED, [
     userId, requestId, request.task, month, day, taken.granted, tokens.prompt, tokens.completion, processingMs, now, now,
   ]);
   if (recorded.length === 0) throw new DuplicateRequest();
-  reservation.second = await countSecond(tx, userId, now);
+  const second = await countSecond(tx, userId, now);
   // An answer cut short takes fewer tokens than it was granted: the rest goes back to the day.
-  const unused = taken.granted - tokens.total;
-  if (unused !== 0) await tx.all('update usage_days set tokens = tokens - ? where user_id = ? and day = ?', [unused, userId, day]);
-  const [rest] = await tx.all<Pick<UsageRow, 'queries_per_minute' | 'total_queries'>>(WINDOW_AND_TOTAL, [
-    userId, reservation.second - MINUTE_S, reservation.second, userId,
-  ]);
+  const unused = await giveBackUnused(tx, userId, day, taken.granted, tokens);
+  const [rest] = await tx.all<Pick<UsageRow, 'queries_per_minute' | 'total_queries'>>(WINDOW_AND_TOTAL, [userId, second - MINUTE_S, second, userId]);
   const usage = toUsage({
     monthly_queries: taken.month.queries,
     settled: taken.month.settled,
@@ -252,7 +249,15 @@ export async function answerQuery(
     daily_tokens: taken.dayTokens - unused,
     ...rest!,
   });
+  const reservation = { userId, requestId, month, day, second, reservedTokens: taken.granted, completionTokens };
   return { reservation, answer: answered, usage };
+}
+
+/** Gives the day back the tokens a query was granted and did not use; answers how many. */
+async function giveBackUnused(tx: SqlTransaction, userId: string, day: string, granted: number, used: TokenCounts): Promise<number> {
+  const unused = granted - used.total;
+  if (unused !== 0) await tx.all('update usage_days set tokens = tokens - ? where user_id = ? and day = ?', [unused, userId, day]);
+  return unused;
 }
 
 const USAGE = `select
@@ -306,9 +311,8 @@ export async function settleQuery(tx: SqlTransaction, reservation: Reservation, 
     userId,
     month,
   ]);
-  // An exact reservation (the offline provider's) leaves nothing to settle here.
-  const unused = reservation.reservedTokens - tokens.total;
-  if (unused !== 0) await tx.all('update usage_days set tokens = tokens - ? where user_id = ? and day = ?', [unused, userId, day]);
+  // An exact reservation (the offline provider's) leaves nothing to give back.
+  await giveBackUnused(tx, userId, day, reservation.reservedTokens, tokens);
   const settled = await tx.all(
     `update usage_ledger set status = 'settled', prompt_tokens = ?, completion_tokens = ?, processing_time_ms = ?, settled_at = ?
      where user_id = ? and request_id = ? and status = 'reserved' returning request_id`,
