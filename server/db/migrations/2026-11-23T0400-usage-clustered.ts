@@ -11,24 +11,20 @@ const TABLES = ['usage_months', 'usage_days', 'usage_ledger', 'usage_seconds'];
 // Frozen: a landed migration is never edited; a change is a new migration.
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return;
-  for (const table of TABLES) {
-    const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = ${table}`.execute(db);
-    const definition = rows[0]!.sql;
-    await sql`alter table ${sql.table(table)} rename to ${sql.table(`${table}_rowid`)}`.execute(db);
-    await sql.raw(`${definition} without rowid`).execute(db);
-    await sql`insert into ${sql.table(table)} select * from ${sql.table(`${table}_rowid`)}`.execute(db);
-    await sql`drop table ${sql.table(`${table}_rowid`)}`.execute(db);
-  }
+  for (const table of TABLES) await rebuild(db, table, (definition) => `${definition} without rowid`);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return;
-  for (const table of TABLES) {
-    const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = ${table}`.execute(db);
-    const definition = rows[0]!.sql.replace(/\s+without rowid\s*$/i, '');
-    await sql`alter table ${sql.table(table)} rename to ${sql.table(`${table}_clustered`)}`.execute(db);
-    await sql.raw(definition).execute(db);
-    await sql`insert into ${sql.table(table)} select * from ${sql.table(`${table}_clustered`)}`.execute(db);
-    await sql`drop table ${sql.table(`${table}_clustered`)}`.execute(db);
-  }
+  for (const table of TABLES) await rebuild(db, table, (definition) => definition.replace(/\s+without rowid\s*$/i, ''));
+}
+
+/** Creates `table` anew from its definition as `change` rewrites it, with all its rows. */
+async function rebuild(db: Kysely<unknown>, table: string, change: (definition: string) => string): Promise<void> {
+  const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = ${table}`.execute(db);
+  const old = `${table}_before_rebuild`;
+  await sql`alter table ${sql.table(table)} rename to ${sql.table(old)}`.execute(db);
+  await sql.raw(change(rows[0]!.sql)).execute(db);
+  await sql`insert into ${sql.table(table)} select * from ${sql.table(old)}`.execute(db);
+  await sql`drop table ${sql.table(old)}`.execute(db);
 }
