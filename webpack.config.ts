@@ -5,21 +5,49 @@ import type { Configuration as DevServerConfiguration } from 'webpack-dev-server
 import { WebBuildPlugin } from './build/webBuildPlugin';
 
 type Env = Record<string, string | boolean | undefined>;
-type PureRule = { find: string | RegExp; replace: string; optional?: boolean };
+type Patch = { find: string | RegExp; replace: string; optional?: boolean };
 
 /**
- * What build/pure-loader.js marks removable, by file. Without these, the unused parts stay in
- * every page's JavaScript: Chakra's full default theme (and through it every recipe of the
- * library; src/app/system.ts picks its own), the anatomies of all Chakra's components (and
- * through them a dozen zag-js packages), the parts of each Chakra component the app does not
- * use, and react-router's components for its framework and data modes (kept alive by their
- * displayName assignments; the app has its own links, src/app/RouterLink.tsx).
+ * What build/patch-loader.js changes in library code, by file. Most patches mark code removable:
+ * without them, the unused parts stay in every page's JavaScript: Chakra's full default theme
+ * (and through it every recipe of the library; src/app/system.ts picks its own), the anatomies of
+ * all Chakra's components (and through them a dozen zag-js packages), the parts of each Chakra
+ * component the app does not use, and react-router's components for its framework and data modes
+ * (kept alive by their displayName assignments; the app has its own links, src/app/RouterLink.tsx).
+ * One makes Chakra's global CSS (its tokens, reset and global styles, about a third of the time
+ * `createSystem` takes) a value computed when first read: a prerendered page already carries it,
+ * and the app then never reads it (src/app/AppProviders.tsx).
  */
-const PURE_RULES: Array<[RegExp, PureRule[]]> = [
+const PATCHES: Array<[RegExp, Patch[]]> = [
   [
     /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]theme[\\/]index\.js$/,
     [{ find: 'const defaultThemeConfig = defineConfig(', replace: 'const defaultThemeConfig = /* @__PURE__ */ defineConfig(' }],
   ],
+  [
+    /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]styled-system[\\/]system\.js$/,
+    [
+      { find: 'const _global = [getPreflightCss(), getGlobalCss(), getTokenCss()];', replace: 'let _global;' },
+      { find: '    _global,\n', replace: '    get _global() {\n      return _global ??= [getPreflightCss(), getGlobalCss(), getTokenCss()];\n    },\n' },
+    ],
+  ],
+  // Chakra's field, input and textarea take Ark's parts from its `Field` namespace object, which
+  // keeps every part of Ark's field alive (the select, the textarea with its auto-resize, ...).
+  ...(
+    [
+      ['field', ['Root', 'Label', 'HelperText', 'ErrorText'], ', useFieldContext'],
+      ['input', ['Input'], ''],
+      ['textarea', ['Textarea'], ''],
+    ] as const
+  ).map(([name, parts, rest]): [RegExp, Patch[]] => [
+    new RegExp(`@chakra-ui[\\\\/]react[\\\\/]dist[\\\\/]esm[\\\\/]components[\\\\/]${name}[\\\\/]${name}\\.js$`),
+    [
+      {
+        find: `import { Field${rest} } from '@ark-ui/react/field';`,
+        replace: `import { ${parts.map((part) => `Field${part} as ArkField${part}`).join(', ')}${rest} } from '@ark-ui/react/field';`,
+      },
+      { find: /\bField\.(\w+)/g, replace: 'ArkField$1' },
+    ],
+  ]),
   [
     /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]anatomy\.js$/,
     [{ find: /^const (\w+) = ([^;]+);$/gm, replace: 'const $1 = /* @__PURE__ */ (() => $2)();' }],
@@ -42,8 +70,10 @@ type Argv = { mode?: Configuration['mode'] };
 const BOOT_ENTRY = 'colorMode';
 /** The static public pages' one script (src/staticPage.ts): alone too, with no React. */
 const STATIC_ENTRY = 'staticPage';
+/** The script that loads the app on the prerendered pages that hydrate (src/appPage.ts). */
+const APP_PAGE_ENTRY = 'appPage';
 /** Entries that are a single file of their own, never in the HTML template's script list. */
-const STANDALONE = [BOOT_ENTRY, STATIC_ENTRY];
+const STANDALONE = [BOOT_ENTRY, STATIC_ENTRY, APP_PAGE_ENTRY];
 
 /**
  * The SPA build: production output goes to dist/web, which the API server serves, with the public
@@ -57,6 +87,7 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
     entry: {
       [BOOT_ENTRY]: './src/colorModeBoot.ts',
       [STATIC_ENTRY]: './src/staticPage.ts',
+      [APP_PAGE_ENTRY]: './src/appPage.ts',
       // The app's runtime in a chunk of its own (long-cached apart from the code that changes).
       main: { import: './src/main.tsx', runtime: 'runtime' },
     },
@@ -89,7 +120,10 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
           use: { loader: 'babel-loader', options: { cacheDirectory: true } },
         },
         { test: /\.(svg|png|ico|webp)$/, type: 'asset/resource' },
-        ...PURE_RULES.map(([test, rules]) => ({ test, loader: path.resolve(__dirname, 'build/pure-loader.js'), options: { rules } })),
+        ...PATCHES.map(([test, rules]) => ({ test, loader: path.resolve(__dirname, 'build/patch-loader.js'), options: { rules } })),
+        // Only formik's withFormik and connect (unused here) need it, but without this flag the
+        // package's CommonJS module, and react-is with it, would be bundled for its import alone.
+        { test: /node_modules[\\/]hoist-non-react-statics[\\/]/, sideEffects: false },
       ],
     },
     plugins: [
@@ -110,7 +144,7 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
           useShortDoctype: true,
         },
       }),
-      new WebBuildPlugin({ bootEntry: BOOT_ENTRY, staticEntry: STATIC_ENTRY, production, buildYear }),
+      new WebBuildPlugin({ bootEntry: BOOT_ENTRY, staticEntry: STATIC_ENTRY, appPageEntry: APP_PAGE_ENTRY, production, buildYear }),
       new DefinePlugin({ 'process.env.BUILD_YEAR': JSON.stringify(buildYear) }),
     ],
     optimization: {

@@ -9,8 +9,10 @@ import path from 'node:path';
 export interface BuildManifest {
   /** The color-mode script, which every page runs first (inlined in production: see WebBuildPlugin). */
   boot: string;
-  /** The only other script of the static public pages (src/staticPage.ts). */
+  /** The only other script of the static public pages (src/staticPage.ts), inline in their HTML. */
   staticScript: string;
+  /** The script that loads the app on the other prerendered pages (src/appPage.ts), inline too. */
+  appPageScript: string;
   /** The entry point's JS, in load order: every page loads these. */
   entry: string[];
   /** Each page chunk's JS (with the shared chunks it needs), by webpackChunkName. */
@@ -39,10 +41,17 @@ export function appScripts(manifest: BuildManifest, chunk: string): string[] {
 }
 
 /**
- * The JS a first visit to a page downloads: the color-mode script, then the static script for a
- * static page, the app's scripts for any other (and for a static page visited with a session).
+ * The JS a first visit to a page loads: the color-mode script, then the static script for a
+ * static page, the app's loader and scripts for any other (and the app's scripts for a static
+ * page visited with a session).
  */
 export function firstLoadScripts(manifest: BuildManifest, page: { chunk: string; static: boolean }, signedIn = false): string[] {
   if (page.static) return [manifest.boot, manifest.staticScript, ...(signedIn ? appScripts(manifest, page.chunk) : [])];
-  return [manifest.boot, ...appScripts(manifest, page.chunk)];
+  return [manifest.boot, manifest.appPageScript, ...appScripts(manifest, page.chunk)];
+}
+
+/** A script's code, checked to be safe as the content of an inline <script> element. */
+export function inlinable(code: string, file: string): string {
+  if (code.includes('</')) throw new Error(`${file} cannot be inlined: it holds "</".`);
+  return code;
 }

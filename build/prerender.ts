@@ -3,31 +3,39 @@
  * WebBuildPlugin runs it as `node --import tsx build/prerender.ts`, with NODE_ENV=production so
  * React renders as the production bundle does). Each page is the shell index.html with the page's
  * markup in #root, Emotion's critical CSS in <head>, its title, and its scripts, written to
- * dist/web/pages/<name>.html for server/plugins/web.ts to serve. A page that hydrates loads its
- * chunk's scripts beside the entry's; a static one loads only the static script, which is told
- * the app's scripts to load for a visitor with a session.
+ * dist/web/pages/<name>.html for server/plugins/web.ts to serve. Its one script is inline (see
+ * pageScript): a page that hydrates loads the app's scripts, its chunk's and the entry's, once
+ * painted; a static one loads them only for a visitor with a session.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { escapeHtml, prerenderedFile, SLOTS } from '../src/lib/pageSlots';
+import { escapeHtml, prerenderedFile, SCRIPT_NONCE_SLOT, SLOTS } from '../src/lib/pageSlots';
 import { PRERENDERED_PAGES } from '../src/app/routes';
 import { renderPage } from '../src/prerender';
-import { appScripts, readManifest, WEB_DIR, type BuildManifest } from './manifest';
+import { appScripts, inlinable, readManifest, WEB_DIR, type BuildManifest } from './manifest';
 
 function fill(template: string, slot: string, content: string): string {
   if (!template.includes(slot)) throw new Error(`index.html has no ${slot}: the prerender cannot place its output.`);
   return template.replace(slot, () => content);
 }
 
-const scriptTag = (file: string, attributes = '') => `<script defer src="/${file}"${attributes}></script>`;
-
 /** The shell without the entry's script elements, which html-webpack-plugin put in its <head>. */
 function withoutEntryScripts(shell: string, manifest: BuildManifest): string {
   return manifest.entry.reduce((html, file) => {
     const tag = `<script defer="defer" src="/${file}"></script>`;
-    if (!html.includes(tag)) throw new Error(`index.html has no ${tag}: the static pages cannot leave it out.`);
+    if (!html.includes(tag)) throw new Error(`index.html has no ${tag}: the prerendered pages cannot leave it out.`);
     return html.replace(tag, '');
   }, shell);
+}
+
+/**
+ * A prerendered page's one script, inline with the response's script nonce (a file would cost a
+ * request before the page is complete): src/staticPage.ts on a static page, src/appPage.ts on one
+ * that hydrates. It is told the app's scripts, which it loads once the page is on screen.
+ */
+function pageScript(file: string, app: string[]): string {
+  const code = inlinable(fs.readFileSync(path.join(WEB_DIR, file), 'utf8'), file);
+  return `<script nonce="${SCRIPT_NONCE_SLOT}" data-app="${app.map((src) => `/${src}`).join(' ')}">${code}</script>`;
 }
 
 async function main(): Promise<void> {
@@ -36,15 +44,10 @@ async function main(): Promise<void> {
   fs.mkdirSync(path.join(WEB_DIR, 'pages'), { recursive: true });
   for (const page of PRERENDERED_PAGES) {
     const { html, styles, title } = await renderPage(page.path);
-    const app = appScripts(manifest, page.chunk);
-    // A hydrating page's chunk goes before the shell's entry scripts: deferred scripts keep
-    // document order, and the entry must find the page installed.
-    const scripts = page.static
-      ? scriptTag(manifest.staticScript, ` data-app="${app.map((file) => `/${file}`).join(' ')}"`)
-      : app.filter((file) => !manifest.entry.includes(file)).map((file) => scriptTag(file)).join('');
-    let out = fill(page.static ? withoutEntryScripts(shell, manifest) : shell, SLOTS.html, html);
+    const script = pageScript(page.static ? manifest.staticScript : manifest.appPageScript, appScripts(manifest, page.chunk));
+    let out = fill(withoutEntryScripts(shell, manifest), SLOTS.html, html);
     out = fill(out, SLOTS.styles, styles);
-    out = fill(out, SLOTS.scripts, scripts);
+    out = fill(out, SLOTS.scripts, script);
     out = out.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeHtml(title)}</title>`);
     fs.writeFileSync(path.join(WEB_DIR, prerenderedFile(page.path)), out);
   }

@@ -5,7 +5,7 @@ import zlib from 'node:zlib';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import type { Chunk, Compilation, Compiler, Module } from 'webpack';
 import { SCRIPT_NONCE_SLOT } from '../src/lib/pageSlots';
-import { MANIFEST_FILE, type BuildManifest } from './manifest';
+import { inlinable, MANIFEST_FILE, type BuildManifest } from './manifest';
 
 const NAME = 'WebBuildPlugin';
 /** Files worth compressing ahead of time; @fastify/static sends the .br or .gz beside them. */
@@ -16,6 +16,8 @@ interface Options {
   bootEntry: string;
   /** The entry that is the static public pages' only script. */
   staticEntry: string;
+  /** The entry that loads the app on the other prerendered pages. */
+  appPageEntry: string;
   /** Production builds only: prerender the public pages and precompress the files. */
   production: boolean;
   /** The build's year, for the prerender (the client bundle has it from DefinePlugin). */
@@ -37,12 +39,17 @@ function packagesIn(compilation: Compilation, chunks: Iterable<Chunk>): string[]
   return [...found].sort();
 }
 
-function manifestOf(compilation: Compilation, bootEntry: string, staticEntry: string): BuildManifest {
+/** The one JS file of a standalone entry (a script of its own, with no runtime or shared chunk). */
+function standaloneScript(compilation: Compilation, name: string): string {
+  const [file] = jsFiles(compilation.entrypoints.get(name)?.getFiles() ?? []);
+  if (!file) throw new Error(`${NAME}: the build has no ${name} script.`);
+  return file;
+}
+
+function manifestOf(compilation: Compilation, { bootEntry, staticEntry, appPageEntry }: Options): BuildManifest {
   const entry = compilation.entrypoints.get('main');
-  const [boot] = jsFiles(compilation.entrypoints.get(bootEntry)?.getFiles() ?? []);
   const staticPage = compilation.entrypoints.get(staticEntry);
-  const [staticScript] = jsFiles(staticPage?.getFiles() ?? []);
-  if (!boot || !entry || !staticPage || !staticScript) throw new Error(`The build lacks the main, ${bootEntry} or ${staticEntry} entry.`);
+  if (!entry || !staticPage) throw new Error(`${NAME}: the build lacks the main or ${staticEntry} entry.`);
   const chunks: BuildManifest['chunks'] = {};
   const packages: BuildManifest['packages'] = { [staticEntry]: packagesIn(compilation, staticPage.chunks) };
   for (const [name, group] of compilation.namedChunkGroups) {
@@ -50,7 +57,14 @@ function manifestOf(compilation: Compilation, bootEntry: string, staticEntry: st
     chunks[name] = jsFiles(group.getFiles());
     packages[name] = packagesIn(compilation, [...entry.chunks, ...group.chunks]);
   }
-  return { boot, staticScript, entry: jsFiles(entry.getFiles()), chunks, packages };
+  return {
+    boot: standaloneScript(compilation, bootEntry),
+    staticScript: standaloneScript(compilation, staticEntry),
+    appPageScript: standaloneScript(compilation, appPageEntry),
+    entry: jsFiles(entry.getFiles()),
+    chunks,
+    packages,
+  };
 }
 
 function precompress(dir: string): void {
@@ -73,20 +87,18 @@ export class WebBuildPlugin {
   constructor(private readonly options: Options) {}
 
   apply(compiler: Compiler): void {
-    const { bootEntry, staticEntry, production, buildYear } = this.options;
+    const { bootEntry, production, buildYear } = this.options;
     compiler.hooks.compilation.tap(NAME, (compilation) => {
       HtmlWebpackPlugin.getHooks(compilation).alterAssetTagGroups.tap(NAME, (groups) => {
-        const [boot] = jsFiles(compilation.entrypoints.get(bootEntry)?.getFiles() ?? []);
-        if (!boot) throw new Error(`${NAME}: the build has no ${bootEntry} script.`);
+        const boot = standaloneScript(compilation, bootEntry);
         if (!production) {
           // The dev server adds its client to every entry: too much to inline, and no CSP there.
           groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { src: `${groups.publicPath}${boot}` }));
           return groups;
         }
         const code = compilation.getAsset(boot)?.source.source().toString() ?? '';
-        if (code.includes('</')) throw new Error(`${NAME}: the ${bootEntry} script cannot be inlined.`);
         // Inline, with the response's script nonce: a file would cost the first paint a request.
-        groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { nonce: SCRIPT_NONCE_SLOT }, code));
+        groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { nonce: SCRIPT_NONCE_SLOT }, inlinable(code, boot)));
         return groups;
       });
     });
@@ -94,7 +106,7 @@ export class WebBuildPlugin {
     compiler.hooks.afterEmit.tap(NAME, (compilation) => {
       if (compilation.errors.length > 0) return;
       const outputDir = compilation.outputOptions.path as string;
-      fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifestOf(compilation, bootEntry, staticEntry), null, 2)}\n`);
+      fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifestOf(compilation, this.options), null, 2)}\n`);
       execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'prerender.ts')], {
         stdio: 'inherit',
         env: { ...process.env, NODE_ENV: 'production', BUILD_YEAR: buildYear },

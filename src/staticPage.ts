@@ -1,24 +1,15 @@
 /**
- * The one script of the static public pages (/, /privacy, /terms; see PRERENDERED_PAGES): their
- * prerendered HTML is the whole page for a signed-out visitor, so instead of React this does the
- * little that needs a script there. A visitor with a session gets the app itself, which takes
- * over the HTML as on any other page, so the top bar shows their account.
+ * The one script of the static public pages (/, /privacy, /terms; see PRERENDERED_PAGES), inline
+ * in their HTML: the prerendered HTML is the whole page for a signed-out visitor, so instead of
+ * React this does the little that needs a script there, once the page is on screen. A visitor
+ * with a session gets the app itself, which takes over the HTML as on any other page, so the top
+ * bar shows their account.
  */
 import { chooseColorMode, currentColorMode, subscribeColorMode, watchSystemColorMode } from './lib/colorMode';
+import { afterFirstPaint, listedAppScripts, loadScripts } from './lib/pageScripts';
 import { ACCESS_TOKEN_KEY, tokenStorage } from './lib/tokenStorage';
 
-/** The app's scripts for this page, in order (the page's chunk first), as the build listed them. */
-const appScripts = (document.currentScript as HTMLScriptElement | null)?.dataset.app?.split(' ') ?? [];
-
-function loadApp(): void {
-  for (const src of appScripts) {
-    const script = document.createElement('script');
-    script.src = src;
-    // Inserted scripts run as soon as each arrives unless told to keep their order.
-    script.async = false;
-    document.head.append(script);
-  }
-}
+const appScripts = listedAppScripts();
 
 /** The color-mode button, as the app's top bar does it (TopBar.tsx, ColorModeToggle). */
 function enhanceColorModeToggle(): void {
@@ -41,13 +32,15 @@ function showThisYear(): void {
   element.dataset.year = year;
 }
 
-if (tokenStorage.hasAccessToken()) {
-  loadApp();
-} else {
+afterFirstPaint(() => {
+  if (tokenStorage.hasAccessToken()) {
+    loadScripts(appScripts);
+    return;
+  }
   enhanceColorModeToggle();
   showThisYear();
   // Signed in in another tab: the app's tabs follow at once, and so does this page.
   window.addEventListener('storage', (event) => {
     if (event.key === ACCESS_TOKEN_KEY && event.newValue) window.location.reload();
   });
-}
+});

@@ -1,4 +1,4 @@
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { ApiRequestError } from '../../src/lib/api';
 
 /** What a failed sign-in or registration shows: a toast title and its sentence. */

@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
 import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
 import { authActors, type LoginInput, type RegisterInput } from './auth.actors';

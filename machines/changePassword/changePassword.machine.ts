@@ -1,6 +1,6 @@
 import { emit, setup } from 'xstate';
 import type { AuthActorRef } from '../../src/app/auth';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { ApiRequestError } from '../../src/lib/api';
 import type { NotifyParams } from '../auth/auth.machine';
 import { changePasswordActors } from './changePassword.actors';

@@ -1,6 +1,6 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
 import type { AuthActorRef } from '../../src/app/auth';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import type { PlanId } from '../../src/content/plans';
 import type { SubscriptionInfo } from '../../src/lib/api';
 import type { NotifyParams } from '../auth/auth.machine';

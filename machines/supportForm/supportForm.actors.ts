@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { EMPTY_SUPPORT_VALUES, SUPPORT_FIELDS, type SupportValues } from './supportForm.schema';
 
 /** The local-storage key of the draft (product spec, section 3). */

@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import type { NotifyParams } from '../auth/auth.machine';
 import { DRAFT_KEY, supportFormActors, type Submitter } from './supportForm.actors';
 import { EMPTY_SUPPORT_VALUES, SUPPORT_FIELDS, validateSupport, type SupportErrors, type SupportField, type SupportValues } from './supportForm.schema';

@@ -1,5 +1,5 @@
 import * as yup from 'yup';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 
 const t = messages.support.validation;
 

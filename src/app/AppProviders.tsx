@@ -26,6 +26,18 @@ export function createStyleCache(nonce?: string): EmotionCache {
   return createCache({ key: 'sm', nonce, stylisPlugins: [webkitWhereNeeded] });
 }
 
+/**
+ * Chakra's system as the provider gets it. A prerendered page carries Chakra's global CSS (tokens,
+ * reset and global styles) in its HTML already, and Emotion leaves those style elements in place:
+ * the app then gives the provider nothing to add, and so never computes that CSS (the production
+ * build makes it a value computed when first read, see webpack.config.ts). A page that starts
+ * empty gets it inserted as usual.
+ */
+function providedSystem(cacheKey: string): typeof system {
+  const inPage = typeof document !== 'undefined' && document.querySelector(`style[data-emotion^="${cacheKey}-global "]`) !== null;
+  return inPage ? Object.create(system, { _global: { value: [] } }) : system;
+}
+
 interface Props {
   config: RuntimeConfig;
   /** The page's CSP nonce: Emotion puts it on every style element it inserts. */
@@ -37,9 +49,10 @@ interface Props {
 
 export function AppProviders({ config, nonce, cache: givenCache, children }: Props) {
   const [cache] = useState(() => givenCache ?? createStyleCache(nonce));
+  const [value] = useState(() => providedSystem(cache.key));
   return (
     <CacheProvider value={cache}>
-      <ChakraProvider value={system}>
+      <ChakraProvider value={value}>
         <RuntimeConfigContext.Provider value={config}>{children}</RuntimeConfigContext.Provider>
       </ChakraProvider>
     </CacheProvider>

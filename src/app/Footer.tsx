@@ -2,7 +2,7 @@ import { Box, Container, Link, SimpleGrid, Stack, Text } from '@chakra-ui/react'
 import { RouterLink } from './RouterLink';
 import { ExternalLink } from '../components/ExternalLink';
 import { LogoIcon } from '../components/icons';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { useClientSnapshot } from '../lib/useClientSnapshot';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 

@@ -1,6 +1,6 @@
 import { Box, Flex, Link } from '@chakra-ui/react';
 import { Outlet } from 'react-router-dom';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { Footer } from './Footer';
 import { TopBar } from './TopBar';
 

@@ -1,6 +1,6 @@
 import { Button, Container, Heading, Stack, Text } from '@chakra-ui/react';
 import { Component, type ErrorInfo, type ReactNode } from 'react';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 
 /** Shown when a page fails to load or render (e.g. a chunk gone after a deploy): offer a reload. */
 export function RouteError() {

@@ -1,7 +1,7 @@
 import { Box, Button, Container, Flex, HStack, Link, Text } from '@chakra-ui/react';
 import { NavLink, RouterLink } from './RouterLink';
 import { LogoIcon, MoonIcon, SunIcon } from '../components/icons';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { chooseColorMode } from '../lib/colorMode';
 import { useColorMode } from '../lib/useColorMode';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';

@@ -1,13 +1,21 @@
-import { StrictMode, Suspense } from 'react';
+import { startTransition, StrictMode, Suspense, useEffect } from 'react';
 import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { BrowserRouter, useRoutes } from 'react-router-dom';
 import { PageSpinner } from '../components/PageSpinner';
+import { nextTask } from '../lib/nextTask';
+import { APP_READY_ATTRIBUTE } from '../lib/pageScripts';
 import type { RuntimeConfig } from '../lib/runtimeConfig';
 import { AppProviders } from './AppProviders';
 import { preloadRoutes, routes } from './routes';
 
 function AppRoutes() {
   return useRoutes(routes);
+}
+
+/** Sets APP_READY_ATTRIBUTE once the first render (or hydration) is committed. */
+function ReadyMark() {
+  useEffect(() => document.documentElement.setAttribute(APP_READY_ATTRIBUTE, ''), []);
+  return null;
 }
 
 /**
@@ -17,14 +25,26 @@ function AppRoutes() {
  */
 export async function mountApp(root: HTMLElement, config: RuntimeConfig, nonce?: string): Promise<Root> {
   await preloadRoutes(routes, window.location.pathname);
+  await nextTask();
   const app = (routeTree: React.ReactNode) => (
     <StrictMode>
       <AppProviders config={config} nonce={nonce}>
-        <BrowserRouter>{routeTree}</BrowserRouter>
+        <BrowserRouter>
+          {routeTree}
+          <ReadyMark />
+        </BrowserRouter>
       </AppProviders>
     </StrictMode>
   );
-  if (root.firstElementChild) return hydrateRoot(root, app(<AppRoutes />));
+  if (root.firstElementChild) {
+    // As a transition, React hydrates in slices of a few milliseconds and lets the browser paint
+    // and take input between them; otherwise the whole page is one long task on a slow phone.
+    let hydrated: Root | undefined;
+    startTransition(() => {
+      hydrated = hydrateRoot(root, app(<AppRoutes />));
+    });
+    return hydrated!;
+  }
   const created = createRoot(root);
   // A spinner in case a page ever has to be waited for (the one above is already loaded).
   created.render(

@@ -1,6 +1,6 @@
 import { Box, HStack, Text } from '@chakra-ui/react';
 import { useId } from 'react';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import type { DailyUsage } from '../lib/api';
 import { formatNumber } from '../lib/planDisplay';
 

@@ -1,5 +1,5 @@
 import { Link, VisuallyHidden, type LinkProps } from '@chakra-ui/react';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 
 /** The attributes of a link to another site: a new tab that cannot script this one. */
 export const NEW_TAB = { target: '_blank', rel: 'noopener noreferrer' } as const;

@@ -1,6 +1,6 @@
 import { Container, Heading, Link, List, Stack, Text } from '@chakra-ui/react';
 import { Fragment, type ReactNode } from 'react';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import type { LegalDocument } from '../content/legal';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';

@@ -1,5 +1,5 @@
 import { Center, Spinner } from '@chakra-ui/react';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 
 /** A centred spinner for a page whose content is still loading. */
 export function PageSpinner() {

@@ -1,8 +1,10 @@
 import { Badge, Box, Card, Heading, HStack, List, Stack, Text } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { formatPrice, type Plan } from '../content/plans';
-import { CheckIcon } from './icons';
+import { lineIcon } from './icons';
+
+const CheckIcon = lineIcon(<path d="M5 12l5 5 9-10" />);
 
 interface Props {
   plan: Plan;

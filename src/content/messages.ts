@@ -1,382 +1,109 @@
 /**
  * Every text the user sees, in one catalogue. Wording taken from the product spec is a
- * requirement, word for word; tests import these rather than retyping them.
+ * requirement, word for word; tests import these rather than retyping them. A section per screen
+ * or part, each its own export, read through the namespace (`import * as messages`). The sections
+ * of a single page live in messages/, one file each, so that webpack puts them in that page's
+ * chunk rather than in the JavaScript of every page.
  */
-export const messages = {
-  layout: {
-    skipToContent: 'Skip to content',
-    homeLink: (brand: string) => `${brand} home`,
-    mainNav: 'Main',
-    dashboard: 'Dashboard',
-    subscription: 'Subscription',
-    profile: 'Profile',
-    welcome: (fullName: string) => `Welcome, ${fullName}`,
-    logout: 'Logout',
-    login: 'Login',
-    signUp: 'Sign Up',
-    darkMode: 'Dark mode',
-  },
-  footer: {
-    tagline: 'AI help for formulas, analysis and answers, right inside your spreadsheet.',
-    product: 'Product',
-    features: 'Features',
-    getAddOn: 'Get Add-on',
-    pricing: 'Pricing',
-    supportAndLegal: 'Support & Legal',
-    support: 'Support',
-    privacy: 'Privacy Policy',
-    terms: 'Terms of Service',
-    contact: 'Contact',
-    contactLead: 'Questions? Write to us at',
-    copyright: (year: number, brand: string) => `© ${year} ${brand}. All rights reserved.`,
-    opensInNewTab: '(opens in a new tab)',
-  },
-  landing: {
-    title: (brand: string) => `${brand}: the AI assistant for your spreadsheets`,
-    eyebrow: 'AI add-on for Google Sheets',
-    heroTitle: 'Ask your spreadsheet anything.',
-    heroLead:
-      'Analyse data, create and explain formulas, follow step-by-step guides and get plain-language answers without leaving your sheet.',
-    tryFree: 'Try Free Today',
-    getAddOn: 'Get Add-on',
-    socialProof: 'Trusted by over 10,000 users',
-    privacyNote: 'Your spreadsheet data is processed in memory and never stored.',
-    featuresTitle: 'Everything you need to work smarter with data',
-    featuresLead: 'One assistant for the four jobs that eat most of your spreadsheet time.',
-    features: [
-      {
-        title: 'Data Analysis & Insights',
-        text: 'Select a range and get summaries, trends and outliers explained in plain language.',
-      },
-      {
-        title: 'Formula Creation',
-        text: 'Describe what you need and get a working formula, with every part explained.',
-      },
-      {
-        title: 'User Guides',
-        text: 'Step-by-step guides for pivot tables, charts, lookups and more, matched to your sheet.',
-      },
-      {
-        title: 'Smart Queries',
-        text: 'Ask questions about your data the way you would ask a colleague.',
-      },
-    ],
-    pricingTitle: 'Simple, transparent pricing',
-    pricingLead: 'Start free. Upgrade when the assistant becomes part of your day.',
-    mostPopular: 'Most Popular',
-    perMonth: '/month',
-    choosePlan: (plan: string) => (plan === 'Free' ? 'Start for free' : `Choose ${plan}`),
-    testimonialsTitle: 'Loved by spreadsheet people',
-    testimonials: [
-      {
-        quote:
-          'I used to spend an hour every Monday building the sales summary. Now I ask for it and check the formulas it wrote.',
-        name: 'Maria Lopez',
-        role: 'Sales operations lead',
-      },
-      {
-        quote:
-          'The formula explanations are the best part. I finally understand the INDEX/MATCH sheets my team inherited.',
-        name: 'David Chen',
-        role: 'Financial analyst',
-      },
-      {
-        quote: 'We rolled it out to the whole team in an afternoon. The guides answer most questions before they reach me.',
-        name: 'Priya Natarajan',
-        role: 'Operations manager',
-      },
-    ],
-    rating: (stars: number) => `Rated ${stars} out of 5 stars`,
-    ctaTitle: 'Ready to get more out of your spreadsheets?',
-    ctaLead: 'Create a free account in a minute. No credit card needed.',
-    startTrial: 'Start Free Trial',
-  },
-  legal: {
-    lastUpdated: (date: string) => `Last updated ${date}`,
-    contents: 'Contents',
-  },
-  support: {
-    title: 'Support',
-    heading: 'How can we help?',
-    lead: 'Describe the problem and we will get back to you by e-mail.',
-    signInNotice: 'Please log in to submit a support request. You can fill in the form now; your draft is kept.',
-    signInLink: 'Log in',
-    formTitle: 'Support request',
-    titleLabel: 'Title',
-    descriptionLabel: 'Description',
-    emailLabel: 'Email',
-    telephoneLabel: 'Telephone',
-    submit: 'Submit request',
-    busy: 'Submitting...',
-    validation: {
-      title: 'Title is required',
-      description: 'Description must be at least 10 characters',
-      email: 'Please enter a valid email address',
-      telephone: 'Telephone number is required',
-    },
-    authRequired: 'Authentication required',
-    authRequiredText: 'Please log in to submit your support request.',
-    submitted: 'Support request submitted',
-    submittedText: "Your support request has been sent. We'll get back to you soon!",
-    failed: 'Submission failed',
-    failedText: 'There was an error submitting your request. Please try again.',
-    unknownUser: 'Unknown User',
-    unknownId: 'Unknown',
-    mail: {
-      title: 'Title',
-      email: 'Email',
-      phone: 'Phone',
-      description: 'Description',
-      submittedBy: 'Submitted by',
-      userId: 'User ID',
-    },
-    contactTitle: 'Contact information',
-    contactEmail: 'Email us at',
-    responseTitle: 'Response time',
-    responseText: 'We typically respond within 24 hours on business days.',
-    faqTitle: 'Frequently asked questions',
-    faq: [
-      {
-        q: 'How do I install the add-on?',
-        a: 'Install it from the Google Workspace Marketplace, then open it from the Extensions menu in your sheet.',
-      },
-      {
-        q: 'Is my data secure?',
-        a: 'Your spreadsheet data is processed in memory only and never stored. Read the details in our',
-        link: 'Privacy Policy',
-      },
-      { q: 'Can I cancel anytime?', a: 'Yes. You can cancel or change your plan at any time from your account.' },
-    ],
-  },
-  notFound: {
-    title: 'Page not found',
-    code: '404',
-    heading: 'Oops! Page not found',
-    lead: 'The page you are looking for does not exist or has moved.',
-    home: 'Return to Home',
-  },
-  api: {
-    error: (statusText: string) => `API Error: ${statusText}`,
-    network: 'Network error: Unable to connect to the server. Please check your internet connection.',
-  },
-  auth: {
-    invalidUser: 'Invalid user data received',
-    loggedOut: 'Logged out',
-    loggedOutText: 'You have been signed out.',
-    sessionEnded: 'Session ended',
-    sessionEndedText: 'Please sign in again.',
-    welcomeBack: 'Welcome back!',
-    welcomeBackText: "You've been successfully logged in.",
-    accountCreated: 'Account created!',
-    accountCreatedText: 'Welcome aboard. Your Free plan is ready to use.',
-    loginFailed: 'Login failed',
-    registrationFailed: 'Registration failed',
-    networkFailure: 'Unable to connect to the server. Please check your internet connection and try again.',
-    loginUnauthorized: 'Invalid email or password. Please try again.',
-    loginBadRequest: 'Invalid request. Please check your login details.',
-    loginOther: 'Please check your email and password.',
-    registerConflict: 'An account with this email already exists. Please try logging in instead.',
-    usernameTaken: 'This username is already taken. Please choose another one.',
-    registerBadRequest: 'Invalid registration details. Please check your information and try again.',
-    registerOther: 'Please try again or contact support.',
-    tooManyAttempts: (seconds: number) => {
-      const minutes = Math.max(1, Math.ceil(seconds / 60));
-      return `Too many attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`;
-    },
-  },
-  login: {
-    title: 'Sign in',
-    heading: 'Sign in to your account',
-    lead: 'Welcome back. Enter your details to continue.',
-    email: 'Email',
-    password: 'Password',
-    submit: 'Sign in',
-    busy: 'Signing in...',
-    forgot: 'Forgot password?',
-    noAccount: "Don't have an account?",
-    toRegister: 'Create one',
-    home: 'Back to home',
-    emailRequired: 'Email is required',
-    passwordRequired: 'Password is required',
-  },
-  register: {
-    title: 'Create account',
-    heading: 'Create your account',
-    lead: 'Start free with 100 AI queries per month. No credit card needed.',
-    fullName: 'Full Name',
-    username: 'Username',
-    email: 'Email',
-    password: 'Password',
-    confirmPassword: 'Confirm Password',
-    submit: 'Create account',
-    busy: 'Creating account...',
-    haveAccount: 'Already have an account?',
-    toLogin: 'Sign in',
-    home: 'Back to home',
-    emailRequired: 'Email is required',
-    emailInvalid: 'Email is invalid',
-    passwordRequired: 'Password is required',
-    passwordShort: 'Password must be at least 8 characters',
-    passwordsMismatch: 'Passwords do not match',
-    fullNameRequired: 'Full name is required',
-    usernameRequired: 'Username is required',
-    usernameInvalid: 'Username must be 3 to 30 characters: letters, digits, underscore, dot or hyphen.',
-  },
-  forgotPassword: {
-    title: 'Forgot password',
-    heading: 'Reset your password',
-    lead: 'Enter the email of your account and we will send you a link to choose a new password.',
-    email: 'Email',
-    submit: 'Send reset link',
-    busy: 'Sending...',
-    sentTitle: 'Check your inbox',
-    sentText: 'If an account exists for that email, a reset link is on its way. The link works once and expires in 1 hour.',
-    failedTitle: 'Could not send the link',
-    backToLogin: 'Back to sign in',
-  },
-  resetPassword: {
-    title: 'Choose a new password',
-    heading: 'Choose a new password',
-    lead: 'Your new password must be at least 8 characters. Every device will be signed out.',
-    newPassword: 'New Password',
-    confirmPassword: 'Confirm New Password',
-    submit: 'Set new password',
-    busy: 'Saving...',
-    doneTitle: 'Password changed',
-    doneText: 'Your password has been changed. Sign in with your new password.',
-    failedTitle: 'Could not change the password',
-    missingToken: 'This reset link is incomplete. Please request a new one.',
-    requestNew: 'Request a new link',
-    toLogin: 'Sign in',
-  },
-  plan: {
-    active: 'Active',
-    inactive: 'Inactive',
-    unlimited: 'Unlimited',
-    /** A downgrade waiting for the end of the paid period (`cancel_at_period_end`). */
-    scheduledChange: (plan: string, date: string) => `Your plan changes to ${plan} on ${date}.`,
-  },
-  dashboard: {
-    title: 'Dashboard',
-    greeting: (name: string) => `Welcome back, ${name}`,
-    lead: 'Your usage and plan at a glance.',
-    refresh: 'Refresh',
-    refreshing: 'Refreshing...',
-    retry: 'Retry',
-    getStartedTitle: 'Get started',
-    getStartedText: 'Install the add-on in your spreadsheet and ask your first question.',
-    installAddOn: 'Install Add-on',
-    quickStart: 'Quick Start Guide',
-    quickStartSteps: [
-      'Install the add-on from the Google Workspace Marketplace.',
-      'Open any spreadsheet and choose Extensions, then the add-on, then Open.',
-      'Select a range of cells and ask a question, or describe the formula you need.',
-    ],
-    planTitle: 'Current Plan',
-    planUnavailable: 'Your plan could not be loaded.',
-    monthlyQueries: 'Monthly Queries',
-    ofQueries: (limit: string) => `of ${limit} queries`,
-    dailyTokens: 'Daily Tokens',
-    ofTokens: (limit: string) => `of ${limit} tokens`,
-    percentUsed: (percent: string) => `${percent}% used`,
-    noLimit: 'No monthly limit on your plan',
-    usageUnavailable: 'Usage could not be loaded.',
-    limitsUnavailable: "Your plan's limits could not be loaded.",
-    overviewTitle: 'Usage Overview',
-    queriesPerMinute: 'Queries per minute',
-    processingTime: 'Average processing time',
-    milliseconds: (ms: string) => `${ms} ms`,
-    totalQueries: 'Total queries',
-    dailyTitle: 'Daily queries, last 30 days',
-    dailySummary: (total: string, busiest: string | null) =>
-      busiest ? `${total} queries in the last 30 days; busiest day ${busiest}.` : `${total} queries in the last 30 days.`,
-    dailyBar: (date: string, queries: string) => `${date}: ${queries} queries`,
-    dailyUnavailable: 'Daily usage could not be loaded.',
-    quickActionsTitle: 'Quick Actions',
-    openMarketplace: 'Open Marketplace',
-    openSpreadsheet: 'Open Google Sheets',
-    emailSupport: 'Email Support',
-    warning: (percent: string) =>
-      `You've used ${percent}% of your monthly queries. Consider upgrading your plan to avoid service interruption.`,
-    upgradePlan: 'Upgrade Plan',
-  },
-  subscription: {
-    title: 'Subscription',
-    heading: 'Choose Your Plan',
-    lead: 'Start free and upgrade when the assistant becomes part of your day.',
-    currentTitle: 'Current Subscription',
-    plan: 'Plan',
-    status: 'Status',
-    nextBilling: 'Next billing date',
-    monthlyLimit: 'Monthly queries limit',
-    dailyLimit: 'Daily tokens limit',
-    plansTitle: 'Plans',
-    currentPlan: 'Current Plan',
-    downgrade: 'Downgrade',
-    upgradeTo: (plan: string) => `Upgrade to ${plan}`,
-    checkoutBusy: 'Opening checkout...',
-    checkoutFailed: 'Error',
-    checkoutFailedText: 'Failed to create checkout session. Please try again.',
-    faqTitle: 'Frequently Asked Questions',
-    faq: [
-      {
-        q: 'Can I change my plan anytime?',
-        a: 'Yes. You can change your plan at any time; the change takes effect with your next billing cycle. An upgrade starts a new cycle as soon as the payment succeeds.',
-      },
-      {
-        q: 'Do unused queries roll over?',
-        a: 'No. Your monthly queries start again at the beginning of each month, and unused queries do not roll over.',
-      },
-      {
-        q: 'What plan do new users start on?',
-        a: 'All new users start on the Free plan with 100 queries per month.',
-      },
-      {
-        q: 'How do I cancel?',
-        a: 'Cancel from your account settings by choosing Downgrade on the Free plan, or contact support and we will do it for you.',
-      },
-    ],
-  },
-  profile: {
-    title: 'Profile',
-    detailsTitle: 'Account details',
-    detailsNote: 'To change these details, please contact support.',
-    fullName: 'Full Name',
-    username: 'Username',
-    email: 'Email',
-    memberSince: 'Member Since',
-    passwordTitle: 'Change Password',
-    currentPassword: 'Current Password',
-    newPassword: 'New Password',
-    confirmNewPassword: 'Confirm New Password',
-    updatePassword: 'Update Password',
-    updating: 'Updating...',
-    currentPasswordRequired: 'Current password is required',
-    passwordShort: 'Password must be at least 8 characters long',
-    passwordsMismatch: 'New passwords do not match',
-    error: 'Error',
-    updateFailed: 'Failed to update password. Please check your current password.',
-    updated: 'Password updated successfully',
-    updatedText: 'Your other devices have been signed out.',
-    planTitle: 'Your Plan',
-    manageSubscription: 'Manage Subscription',
-    helpTitle: 'Need help?',
-    helpText: 'Our team typically responds within 24 hours on business days.',
-    contactSupport: 'Contact Support',
-    dangerZone: 'Danger Zone',
-    dangerText: 'Deleting your account permanently removes your account and its usage history.',
-    deleteAccount: 'Delete Account',
-    deleteConfirm: 'Are you sure you want to delete your account? This action cannot be undone.',
-    deletionRequested: 'Account deletion requested',
-    deletionRequestedText: (email: string) => `To complete the deletion, please contact support at ${email}.`,
-  },
-  routeError: {
-    heading: 'Something went wrong',
-    lead: 'This page could not be shown. Reloading usually fixes it.',
-    reload: 'Reload page',
-  },
-  loading: 'Loading…',
+export { landing } from './messages/landing';
+export { support } from './messages/support';
+export { login } from './messages/login';
+export { register } from './messages/register';
+export { forgotPassword } from './messages/forgot-password';
+export { resetPassword } from './messages/reset-password';
+export { dashboard } from './messages/dashboard';
+export { subscription } from './messages/subscription';
+export { profile } from './messages/profile';
+
+export const layout = {
+  skipToContent: 'Skip to content',
+  homeLink: (brand: string) => `${brand} home`,
+  mainNav: 'Main',
+  dashboard: 'Dashboard',
+  subscription: 'Subscription',
+  profile: 'Profile',
+  welcome: (fullName: string) => `Welcome, ${fullName}`,
+  logout: 'Logout',
+  login: 'Login',
+  signUp: 'Sign Up',
+  darkMode: 'Dark mode',
 } as const;
+
+export const footer = {
+  tagline: 'AI help for formulas, analysis and answers, right inside your spreadsheet.',
+  product: 'Product',
+  features: 'Features',
+  getAddOn: 'Get Add-on',
+  pricing: 'Pricing',
+  supportAndLegal: 'Support & Legal',
+  support: 'Support',
+  privacy: 'Privacy Policy',
+  terms: 'Terms of Service',
+  contact: 'Contact',
+  contactLead: 'Questions? Write to us at',
+  copyright: (year: number, brand: string) => `© ${year} ${brand}. All rights reserved.`,
+  opensInNewTab: '(opens in a new tab)',
+} as const;
+
+export const legal = {
+  lastUpdated: (date: string) => `Last updated ${date}`,
+  contents: 'Contents',
+} as const;
+
+export const notFound = {
+  title: 'Page not found',
+  code: '404',
+  heading: 'Oops! Page not found',
+  lead: 'The page you are looking for does not exist or has moved.',
+  home: 'Return to Home',
+} as const;
+
+export const api = {
+  error: (statusText: string) => `API Error: ${statusText}`,
+  network: 'Network error: Unable to connect to the server. Please check your internet connection.',
+} as const;
+
+export const auth = {
+  invalidUser: 'Invalid user data received',
+  loggedOut: 'Logged out',
+  loggedOutText: 'You have been signed out.',
+  sessionEnded: 'Session ended',
+  sessionEndedText: 'Please sign in again.',
+  welcomeBack: 'Welcome back!',
+  welcomeBackText: "You've been successfully logged in.",
+  accountCreated: 'Account created!',
+  accountCreatedText: 'Welcome aboard. Your Free plan is ready to use.',
+  loginFailed: 'Login failed',
+  registrationFailed: 'Registration failed',
+  networkFailure: 'Unable to connect to the server. Please check your internet connection and try again.',
+  loginUnauthorized: 'Invalid email or password. Please try again.',
+  loginBadRequest: 'Invalid request. Please check your login details.',
+  loginOther: 'Please check your email and password.',
+  registerConflict: 'An account with this email already exists. Please try logging in instead.',
+  usernameTaken: 'This username is already taken. Please choose another one.',
+  registerBadRequest: 'Invalid registration details. Please check your information and try again.',
+  registerOther: 'Please try again or contact support.',
+  tooManyAttempts: (seconds: number) => {
+    const minutes = Math.max(1, Math.ceil(seconds / 60));
+    return `Too many attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`;
+  },
+} as const;
+
+export const plan = {
+  active: 'Active',
+  inactive: 'Inactive',
+  unlimited: 'Unlimited',
+  /** A downgrade waiting for the end of the paid period (`cancel_at_period_end`). */
+  scheduledChange: (plan: string, date: string) => `Your plan changes to ${plan} on ${date}.`,
+} as const;
+
+export const routeError = {
+  heading: 'Something went wrong',
+  lead: 'This page could not be shown. Reloading usually fixes it.',
+  reload: 'Reload page',
+} as const;
+
+export const loading = 'Loading…';
 
 /** Replaces `{name}` tokens in catalogue texts that the content modules keep as templates. */
 export function fillTokens(text: string, values: Record<string, string>): string {

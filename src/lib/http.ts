@@ -1,5 +1,5 @@
 import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { ApiRequestError } from './api';
 import { readRuntimeConfig } from './runtimeConfig';
 import { tokenStorage } from './tokenStorage';

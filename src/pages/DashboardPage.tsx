@@ -23,7 +23,7 @@ import { dashboardMachine, metersStatus, partStatus, type DashboardMachine, type
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { NEW_TAB, NewTabNote } from '../components/ExternalLink';
 import { PlanBadge } from '../components/PlanBadge';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import {
   formatLimit,
   formatNumber,

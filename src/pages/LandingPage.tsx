@@ -1,12 +1,44 @@
 import { Badge, Box, Button, Card, Container, Heading, HStack, SimpleGrid, Stack, Text } from '@chakra-ui/react';
 import { RouterLink } from '../app/RouterLink';
-import { BookIcon, ChartIcon, FunctionIcon, LockIcon, SparkIcon } from '../components/icons';
+import { lineIcon } from '../components/icons';
 import { PlanCard } from '../components/PlanCard';
 import { StarRating } from '../components/StarRating';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { PLANS } from '../content/plans';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
+
+const ChartIcon = lineIcon(
+  <>
+    <path d="M3 3v18h18" />
+    <path d="M7 15l4-4 3 3 5-6" />
+  </>,
+);
+const FunctionIcon = lineIcon(
+  <>
+    <path d="M9 20c2 0 2.5-2 3-5l1.5-7c.5-2.5 1.5-4 3.5-4" />
+    <path d="M7 11h8" />
+  </>,
+);
+const BookIcon = lineIcon(
+  <>
+    <path d="M4 5a2 2 0 0 1 2-2h13v16H6a2 2 0 0 0-2 2z" />
+    <path d="M4 21V5" />
+    <path d="M9 7h6" />
+  </>,
+);
+const SparkIcon = lineIcon(
+  <>
+    <path d="M12 3v4M12 17v4M3 12h4M17 12h4" />
+    <path d="M12 8l1.5 2.5L16 12l-2.5 1.5L12 16l-1.5-2.5L8 12l2.5-1.5z" />
+  </>,
+);
+const LockIcon = lineIcon(
+  <>
+    <rect x="4" y="11" width="16" height="10" rx="2" />
+    <path d="M8 11V7a4 4 0 0 1 8 0v4" />
+  </>,
+);
 
 const t = messages.landing;
 const FEATURE_ICONS = [ChartIcon, FunctionIcon, BookIcon, SparkIcon];

@@ -7,7 +7,7 @@ import { useAuthRef, useAuthSelector } from '../app/auth';
 import { redirectTarget } from '../app/RequireAuth';
 import { AuthCard, AuthSwitch } from '../components/AuthCard';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.login;

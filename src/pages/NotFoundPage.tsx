@@ -2,7 +2,7 @@ import { Button, Container, Heading, Stack, Text } from '@chakra-ui/react';
 import { useEffect } from 'react';
 import { useLocation } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.notFound;

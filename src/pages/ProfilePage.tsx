@@ -9,7 +9,7 @@ import { currentPlanOf } from '../../machines/subscription/subscription.machine'
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { FormField, ValidatedForm } from '../components/FormField';
 import { showToast } from '../components/Toaster';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { planName } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';

@@ -5,7 +5,7 @@ import type { RegisterValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { AuthCard, AuthSwitch } from '../components/AuthCard';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.register;

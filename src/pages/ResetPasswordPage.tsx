@@ -9,7 +9,7 @@ import { submissionMachine } from '../../machines/submission/submission.machine'
 import { AuthCard } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { authApi } from '../lib/api';
 import { usePageTitle } from '../lib/usePageTitle';
 import { actorOptions } from '../lib/inspector';

@@ -6,7 +6,7 @@ import { currentPlanOf, type SubscriptionSnapshot } from '../../machines/subscri
 import { useSubscriptionActor } from '../app/subscription';
 import { PageSpinner } from '../components/PageSpinner';
 import { PlanCard } from '../components/PlanCard';
-import { messages } from '../content/messages';
+import * as messages from '../content/messages';
 import { PLANS, type Plan } from '../content/plans';
 import type { SubscriptionInfo } from '../lib/api';
 import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../lib/planDisplay';

@@ -23,12 +23,25 @@ import type { SupportField } from '../../machines/supportForm/supportForm.schema
 import { useAuthSelector } from '../app/auth';
 import { showToast } from '../components/Toaster';
 import type { User } from '../lib/api';
-import { ClockIcon, MailIcon } from '../components/icons';
-import { messages } from '../content/messages';
+import { lineIcon } from '../components/icons';
+import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { actorOptions } from '../lib/inspector';
 import { PageHeader } from '../components/PageHeader';
+
+const MailIcon = lineIcon(
+  <>
+    <rect x="3" y="5" width="18" height="14" rx="2" />
+    <path d="M3 7l9 6 9-6" />
+  </>,
+);
+const ClockIcon = lineIcon(
+  <>
+    <circle cx="12" cy="12" r="9" />
+    <path d="M12 7v5l3 2" />
+  </>,
+);
 
 const t = messages.support;
 

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContextOptions, Page } from 'playwright-core';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { COLOR_MODE_KEY } from '../../src/lib/colorMode';
 import { useServerAndBrowser, watchPage, type PageWatch } from '../helpers/browser';
 

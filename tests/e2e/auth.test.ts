@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { messages } from '../../src/content/messages';
-import { useServerAndBrowser, watchPage } from '../helpers/browser';
+import * as messages from '../../src/content/messages';
+import { appReady, useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(90_000);
 
@@ -45,6 +45,7 @@ describe('authentication in Chromium', () => {
     const page = await newPage();
     const a = account();
     await page.goto(`${live.server.baseUrl}/register`);
+    await appReady(page);
     await fillRegister(page, a);
     await page.getByRole('button', { name: messages.register.submit }).click();
     await page.waitForURL(`${live.server.baseUrl}/dashboard`);
@@ -66,6 +67,7 @@ describe('authentication in Chromium', () => {
   it('shows the register validation messages and clears a field error when it is edited', async () => {
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/register`);
+    await appReady(page);
     await page.getByRole('button', { name: messages.register.submit }).click();
     for (const text of [messages.register.fullNameRequired, messages.register.usernameRequired, messages.register.emailRequired, messages.register.passwordRequired]) {
       await page.getByText(text).waitFor();
@@ -82,6 +84,7 @@ describe('authentication in Chromium', () => {
     await api('/auth/register', a);
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/register`);
+    await appReady(page);
     await fillRegister(page, { ...a, username: `${a.username}x` });
     await page.getByRole('button', { name: messages.register.submit }).click();
     await toast(page, messages.auth.registerConflict).waitFor();
@@ -93,6 +96,7 @@ describe('authentication in Chromium', () => {
     await api('/auth/register', a);
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/login`);
+    await appReady(page);
     await page.getByLabel(messages.login.email).fill(a.email);
     await page.getByLabel(messages.login.password).fill('Not-the-password-1');
     await page.getByRole('button', { name: messages.login.submit }).click();
@@ -107,6 +111,7 @@ describe('authentication in Chromium', () => {
     await api('/auth/register', a);
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/profile`);
+    await appReady(page);
     await page.waitForURL(`${live.server.baseUrl}/login`);
     await page.getByLabel(messages.login.email).fill(a.email);
     await page.getByLabel(messages.login.password).fill(a.password);
@@ -132,6 +137,7 @@ describe('authentication in Chromium', () => {
       localStorage.setItem('refresh_token', refresh);
     }, body.refresh_token);
     await page.goto(`${live.server.baseUrl}/dashboard`);
+    await appReady(page);
     await page.getByText(messages.dashboard.greeting(a.full_name)).waitFor();
     expect(refreshCalls).toHaveLength(1);
     expect(await page.evaluate(() => localStorage.getItem('refresh_token'))).not.toBe(body.refresh_token);
@@ -150,6 +156,7 @@ describe('authentication in Chromium', () => {
       localStorage.setItem('refresh_token', refresh);
     }, first.refresh_token);
     await page.goto(`${live.server.baseUrl}/dashboard`);
+    await appReady(page);
     await page.waitForURL(`${live.server.baseUrl}/login`);
     expect(await page.evaluate(() => localStorage.getItem('refresh_token'))).toBeNull();
     await page.close();
@@ -160,6 +167,7 @@ describe('authentication in Chromium', () => {
     await api('/auth/register', a);
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/login`);
+    await appReady(page);
     await page.getByRole('link', { name: messages.login.forgot }).click();
     // The login page has an Email field too: fill the one of the page that sends the link.
     await page.getByRole('button', { name: messages.forgotPassword.submit }).waitFor();

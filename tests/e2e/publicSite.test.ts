@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { readManifest } from '../../build/manifest';
 import { PRERENDERED_PAGES } from '../../src/app/routes';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
 import { COLOR_MODE_KEY } from '../../src/lib/colorMode';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../src/lib/tokenStorage';
@@ -100,10 +100,10 @@ describe('the static public pages', () => {
   const manifest = readManifest();
   const script = (file: string) => file.replace('assets/', '');
 
-  it.each(STATIC_PAGES)('%s loads no React for a signed-out visitor: its one script file is the static script', async (path) => {
+  it.each(STATIC_PAGES)('%s loads no React for a signed-out visitor: no script file at all (its one script is inline)', async (path) => {
     const { page, watch } = await open(path);
     await page.getByRole('heading', { level: 1 }).waitFor();
-    expect(await loadedScripts(page)).toEqual([script(manifest.staticScript)]);
+    expect(await loadedScripts(page)).toEqual([]);
     await expect(page.getByRole('navigation', { name: messages.layout.mainNav }).getByRole('link', { name: messages.layout.login }).getAttribute('href')).resolves.toBe('/login');
     await expect(page.getByRole('contentinfo').getByText(messages.footer.copyright(new Date().getFullYear(), 'SheetMind')).count()).resolves.toBe(1);
     expect(watch.cspViolations).toEqual([]);
@@ -125,7 +125,7 @@ describe('the static public pages', () => {
     await page.getByRole('button', { name: messages.layout.darkMode }).click();
     expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(false);
     expect(await page.evaluate((key) => localStorage.getItem(key), COLOR_MODE_KEY)).toBeNull();
-    expect(await loadedScripts(page)).toEqual([script(manifest.staticScript)]);
+    expect(await loadedScripts(page)).toEqual([]);
     expect(watch.cspViolations).toEqual([]);
     expect(watch.consoleErrors).toEqual([]);
     await page.close();

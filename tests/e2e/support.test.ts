@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
-import { messages } from '../../src/content/messages';
-import { useServerAndBrowser, watchPage } from '../helpers/browser';
+import * as messages from '../../src/content/messages';
+import { appReady, useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(90_000);
 
@@ -42,6 +42,7 @@ describe('support page in Chromium', () => {
     const watch = await watchPage(page);
     const mailto = await captureMailto(page);
     await page.goto(`${live.server.baseUrl}/support`);
+    await appReady(page);
     await page.getByRole('link', { name: t.signInLink }).waitFor();
     const description = 'Totals are off by one & #REF! shows\nin row 2 — Zürich sheet';
     await field(page, t.titleLabel).fill('Broken totals');
@@ -52,6 +53,7 @@ describe('support page in Chromium', () => {
     await page.getByText(t.authRequiredText).waitFor();
 
     await page.reload();
+    await appReady(page);
     await expect(field(page, t.titleLabel).inputValue()).resolves.toBe('Broken totals');
 
     await page.evaluate((tokens) => {
@@ -106,6 +108,7 @@ describe('support page in Chromium', () => {
       localStorage.setItem('supportFormData', '{corrupt');
     }, registered);
     await page.goto(`${live.server.baseUrl}/support`);
+    await appReady(page);
     await page.getByRole('banner').getByRole('button', { name: messages.layout.logout }).waitFor();
     await field(page, t.descriptionLabel).fill('too short');
     await page.getByRole('button', { name: t.submit }).click();

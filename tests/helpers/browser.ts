@@ -60,3 +60,12 @@ export function useServerAndBrowser(env: Record<string, string> = {}): { server:
   });
   return live;
 }
+
+/**
+ * Waits until the app has taken over a prerendered page (it loads once the page is painted, and
+ * hydrates in short tasks): what a person's first keystroke on a slow phone may not wait for, but
+ * a test that types at once must.
+ */
+export async function appReady(page: Page): Promise<void> {
+  await page.locator('html[data-app-ready]').waitFor({ state: 'attached' });
+}

@@ -1,7 +1,7 @@
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { LoginInput, RefreshInput, RegisterInput } from '../../machines/auth/auth.actors';
 import { authMachine, type NotifyParams } from '../../machines/auth/auth.machine';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
 import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
 

@@ -3,7 +3,7 @@ import type { NotifyParams } from '../../machines/auth/auth.machine';
 import { DRAFT_KEY, readDraft, supportMailto, type SubmitInput } from '../../machines/supportForm/supportForm.actors';
 import { supportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import type { SupportField } from '../../machines/supportForm/supportForm.schema';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 
 const ada: SupportUser = { id: 'u-7', full_name: 'Ada Lovelace', email: 'ada@example.com' };
 const valid = { title: 'Formula broken', description: 'VLOOKUP returns #N/A & more', email: 'ada@example.com', telephone: '+44 20 7946 0000' };

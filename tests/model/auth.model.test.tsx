@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { fromCallback, fromPromise, type EventObject } from 'xstate';
 import { authMachine, type AuthEvent } from '../../machines/auth/auth.machine';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import type { AuthResponse, User } from '../../src/lib/api';
 import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
 import { afterEvent, coverageLine } from '../helpers/chartModel';

@@ -1,7 +1,7 @@
 import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { authMachine, type AuthEvent } from '../../machines/auth/auth.machine';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { ApiRequestError, type User } from '../../src/lib/api';
 import type { TokenPair } from '../../src/lib/tokenStorage';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';

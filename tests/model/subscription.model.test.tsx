@@ -7,7 +7,7 @@ import { subscriptionMachine, type SubscriptionEvent } from '../../machines/subs
 import { useAuthSelector } from '../../src/app/auth';
 import { SubscriptionLogic } from '../../src/app/subscription';
 import { toaster } from '../../src/components/ToastRegion';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
 import SubscriptionPage from '../../src/pages/SubscriptionPage';
 import { ada } from '../helpers/fakeApi';

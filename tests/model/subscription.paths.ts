@@ -1,7 +1,7 @@
 import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { currentPlanOf, subscriptionMachine, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
 import { ApiRequestError, type SubscriptionInfo } from '../../src/lib/api';
 import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../../src/lib/planDisplay';

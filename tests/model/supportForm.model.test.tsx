@@ -7,7 +7,7 @@ import { supportFormMachine, type SupportFormEvent } from '../../machines/suppor
 import type { SupportValues } from '../../machines/supportForm/supportForm.schema';
 import { useAuthSelector } from '../../src/app/auth';
 import { toaster } from '../../src/components/ToastRegion';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import type { User } from '../../src/lib/api';
 import SupportPage, { SupportFormLogic } from '../../src/pages/SupportPage';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';

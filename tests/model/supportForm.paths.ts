@@ -2,7 +2,7 @@ import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { supportFormMachine, type SupportFormEvent, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import { SUPPORT_FIELDS, type SupportValues } from '../../machines/supportForm/supportForm.schema';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import { labelled, type Sight } from '../helpers/sights';
 

@@ -1,11 +1,11 @@
 import type { Page } from 'playwright-core';
 import type { EventObject } from 'xstate';
 import type { SubscriptionEvent } from '../../machines/subscription/subscription.machine';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { PLANS, type PlanId } from '../../src/content/plans';
 import type { SubscriptionInfo } from '../../src/lib/api';
 import type { TokenPair } from '../../src/lib/tokenStorage';
-import { useServerAndBrowser } from '../helpers/browser';
+import { appReady, useServerAndBrowser } from '../helpers/browser';
 import {
   answerChanged,
   answerError,
@@ -84,6 +84,7 @@ describe('subscription chart, generated paths, in Chromium against the real serv
 
     try {
       await page.goto(`${baseUrl}/subscription`);
+      await appReady(page);
       await path.test({
         states: {
           ...inBrowser(page, subscriptionViews),

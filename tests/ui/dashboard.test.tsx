@@ -1,6 +1,6 @@
 import { act, configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { toaster } from '../../src/components/ToastRegion';
 import type { DailyUsage, SubscriptionInfo, UsageStats } from '../../src/lib/api';
 import { ada, signedInApi, type Handler, type Reply } from '../helpers/fakeApi';

@@ -1,5 +1,5 @@
 import { screen, within } from '@testing-library/react';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
 import { renderApp } from '../helpers/renderApp';
 

@@ -1,6 +1,6 @@
 import { act, configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { messages } from '../../src/content/messages';
+import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
 import { toaster } from '../../src/components/ToastRegion';
 import type { SubscriptionInfo } from '../../src/lib/api';

@@ -1,0 +1,18 @@
+/**
+ * The inline script of the prerendered pages that hydrate (/login, /register, /support): loads the
+ * app's scripts once the page is on screen, so none of them holds back its first paint.
+ */
+import { afterFirstPaint, APP_READY_ATTRIBUTE, listedAppScripts, loadScripts } from './lib/pageScripts';
+
+const appScripts = listedAppScripts();
+afterFirstPaint(() => loadScripts(appScripts));
+
+// A form sent before the app has taken over would go to the server as a plain GET, its fields (a
+// password too) in the address: held back until then (src/app/mountApp.tsx marks <html>).
+document.addEventListener(
+  'submit',
+  (event) => {
+    if (!document.documentElement.hasAttribute(APP_READY_ATTRIBUTE)) event.preventDefault();
+  },
+  true,
+);

@@ -1,0 +1,15 @@
+export const login = {
+  title: 'Sign in',
+  heading: 'Sign in to your account',
+  lead: 'Welcome back. Enter your details to continue.',
+  email: 'Email',
+  password: 'Password',
+  submit: 'Sign in',
+  busy: 'Signing in...',
+  forgot: 'Forgot password?',
+  noAccount: "Don't have an account?",
+  toRegister: 'Create one',
+  home: 'Back to home',
+  emailRequired: 'Email is required',
+  passwordRequired: 'Password is required',
+} as const;

@@ -1,0 +1,15 @@
+export const resetPassword = {
+  title: 'Choose a new password',
+  heading: 'Choose a new password',
+  lead: 'Your new password must be at least 8 characters. Every device will be signed out.',
+  newPassword: 'New Password',
+  confirmPassword: 'Confirm New Password',
+  submit: 'Set new password',
+  busy: 'Saving...',
+  doneTitle: 'Password changed',
+  doneText: 'Your password has been changed. Sign in with your new password.',
+  failedTitle: 'Could not change the password',
+  missingToken: 'This reset link is incomplete. Please request a new one.',
+  requestNew: 'Request a new link',
+  toLogin: 'Sign in',
+} as const;

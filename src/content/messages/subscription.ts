@@ -1,0 +1,37 @@
+export const subscription = {
+  title: 'Subscription',
+  heading: 'Choose Your Plan',
+  lead: 'Start free and upgrade when the assistant becomes part of your day.',
+  currentTitle: 'Current Subscription',
+  plan: 'Plan',
+  status: 'Status',
+  nextBilling: 'Next billing date',
+  monthlyLimit: 'Monthly queries limit',
+  dailyLimit: 'Daily tokens limit',
+  plansTitle: 'Plans',
+  currentPlan: 'Current Plan',
+  downgrade: 'Downgrade',
+  upgradeTo: (plan: string) => `Upgrade to ${plan}`,
+  checkoutBusy: 'Opening checkout...',
+  checkoutFailed: 'Error',
+  checkoutFailedText: 'Failed to create checkout session. Please try again.',
+  faqTitle: 'Frequently Asked Questions',
+  faq: [
+    {
+      q: 'Can I change my plan anytime?',
+      a: 'Yes. You can change your plan at any time; the change takes effect with your next billing cycle. An upgrade starts a new cycle as soon as the payment succeeds.',
+    },
+    {
+      q: 'Do unused queries roll over?',
+      a: 'No. Your monthly queries start again at the beginning of each month, and unused queries do not roll over.',
+    },
+    {
+      q: 'What plan do new users start on?',
+      a: 'All new users start on the Free plan with 100 queries per month.',
+    },
+    {
+      q: 'How do I cancel?',
+      a: 'Cancel from your account settings by choosing Downgrade on the Free plan, or contact support and we will do it for you.',
+    },
+  ],
+} as const;
