@@ -1,7 +1,8 @@
 import createCache, { type EmotionCache, type StylisPlugin } from '@emotion/cache';
 import { CacheProvider } from '@emotion/react';
 import { ChakraProvider } from '@chakra-ui/react';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
+import { APP_READY_ATTRIBUTE } from '../lib/pageScripts';
 import { RuntimeConfigContext } from '../lib/useRuntimeConfig';
 import type { RuntimeConfig } from '../lib/runtimeConfig';
 import { system } from './system';
@@ -50,6 +51,10 @@ interface Props {
 export function AppProviders({ config, nonce, cache: givenCache, children }: Props) {
   const [cache] = useState(() => givenCache ?? createStyleCache(nonce));
   const [value] = useState(() => providedSystem(cache.key));
+  // Once the first render (or hydration) is committed, the app has taken over the page (see
+  // src/appPage.ts). Here rather than in a component of its own: a sibling in the tree would
+  // change the ids useId gives, which must match the prerendered ones.
+  useEffect(() => document.documentElement.setAttribute(APP_READY_ATTRIBUTE, ''), []);
   return (
     <CacheProvider value={cache}>
       <ChakraProvider value={value}>

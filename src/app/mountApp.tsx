@@ -1,21 +1,14 @@
-import { startTransition, StrictMode, Suspense, useEffect } from 'react';
+import { startTransition, StrictMode, Suspense } from 'react';
 import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { BrowserRouter, useRoutes } from 'react-router-dom';
 import { PageSpinner } from '../components/PageSpinner';
 import { nextTask } from '../lib/nextTask';
-import { APP_READY_ATTRIBUTE } from '../lib/pageScripts';
 import type { RuntimeConfig } from '../lib/runtimeConfig';
 import { AppProviders } from './AppProviders';
 import { preloadRoutes, routes } from './routes';
 
 function AppRoutes() {
   return useRoutes(routes);
-}
-
-/** Sets APP_READY_ATTRIBUTE once the first render (or hydration) is committed. */
-function ReadyMark() {
-  useEffect(() => document.documentElement.setAttribute(APP_READY_ATTRIBUTE, ''), []);
-  return null;
 }
 
 /**
@@ -29,10 +22,7 @@ export async function mountApp(root: HTMLElement, config: RuntimeConfig, nonce?:
   const app = (routeTree: React.ReactNode) => (
     <StrictMode>
       <AppProviders config={config} nonce={nonce}>
-        <BrowserRouter>
-          {routeTree}
-          <ReadyMark />
-        </BrowserRouter>
+        <BrowserRouter>{routeTree}</BrowserRouter>
       </AppProviders>
     </StrictMode>
   );
