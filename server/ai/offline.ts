@@ -77,7 +77,22 @@ function columnLetters(index: number): string {
 
 /** Twelve significant digits: enough for any cell, and 0.1 + 0.2 reads 0.3. */
 function formatNumber(value: number): string {
-  return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(12)));
+  const shortest = String(value);
+  // A number that reads in twelve digits or fewer already rounds to itself (and toPrecision is slow).
+  if (Number.isInteger(value) || significantDigits(shortest) <= 12) return shortest;
+  return String(Number(value.toPrecision(12)));
+}
+
+/** Digits of a number's text, without leading zeros, sign, point or exponent: "-0.0250" → 3. */
+function significantDigits(text: string): number {
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 101 /* e */) break;
+    if (code < 48 || code > 57 || (digits === 0 && code === 48)) continue;
+    digits += 1;
+  }
+  return digits;
 }
 
 /**

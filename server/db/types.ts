@@ -111,7 +111,7 @@ export type LedgerStatus = 'reserved' | 'settled';
 /** One accepted query: counts and times only, never its prompt, data or answer. */
 export interface UsageLedgerTable {
   user_id: string;
-  /** The client's Idempotency-Key, or a random id when it sent none. */
+  /** The client's Idempotency-Key, or a time-ordered id (UUIDv7) when it sent none. */
   request_id: string;
   task: string;
   month: string;

@@ -38,18 +38,31 @@ const DAY_MS = 86_400_000;
 
 const twoDigits = (n: number) => (n < 10 ? `0${n}` : String(n));
 
+export interface Periods {
+  month: string;
+  day: string;
+  monthEnds: number;
+  dayEnds: number;
+}
+
+// Every query asks for the periods of its moment, and almost all of them fall in the day asked about last.
+let lastPeriods: Periods & { dayStarts: number } = { month: '', day: '', monthEnds: 0, dayEnds: 0, dayStarts: 0 };
+
 /** The UTC calendar month ('2026-11') and day ('2026-11-22') a moment falls in, and when each ends. */
-export function periodsAt(now: number) {
+export function periodsAt(now: number): Periods {
+  if (now >= lastPeriods.dayStarts && now < lastPeriods.dayEnds) return lastPeriods;
   const date = new Date(now);
   const year = date.getUTCFullYear();
   const month = date.getUTCMonth();
   const monthKey = `${year}-${twoDigits(month + 1)}`;
-  return {
+  lastPeriods = Object.freeze({
     month: monthKey,
     day: `${monthKey}-${twoDigits(date.getUTCDate())}`,
     monthEnds: Date.UTC(year, month + 1, 1),
     dayEnds: Date.UTC(year, month, date.getUTCDate() + 1),
-  };
+    dayStarts: Date.UTC(year, month, date.getUTCDate()),
+  });
+  return lastPeriods;
 }
 
 function retryAfter(until: number, now: number): Record<string, string> {

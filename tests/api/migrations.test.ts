@@ -2,11 +2,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
 import { migrations } from '../../server/db/migrations';
 import type { Database } from '../../server/db/types';
+import { createTestDatabase } from '../helpers/postgres';
 
 const BEFORE_CLUSTERING = '2026-11-23T0300-billing';
+const BEFORE_LEDGER_BY_REQUEST = '2026-11-23T0500-account-generation';
+
+/** Moves `db` to the migration `name`, up or down. */
+function migratorOf(db: Kysely<Database>) {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  return async (name: string) => {
+    const { error } = await migrator.migrateTo(name);
+    if (error) throw error;
+  };
+}
 
 /** A SQLite database of an earlier release, at `version`, in a temp dir. */
 async function databaseAt(version: string) {
@@ -14,20 +26,31 @@ async function databaseAt(version: string) {
   const file = new SQLite(path.join(dir, 'sheetmind.db'));
   file.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const migrateTo = async (name: string) => {
-    const { error } = await migrator.migrateTo(name);
-    if (error) throw error;
-  };
+  const migrateTo = migratorOf(db);
   await migrateTo(version);
   return {
     db,
     file,
-    migrator,
     migrateTo,
     close: async () => {
       await db.destroy();
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A PostgreSQL database of an earlier release, at `version`, of its own. */
+async function postgresAt(version: string) {
+  const database = await createTestDatabase();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 2 }) }) });
+  const migrateTo = migratorOf(db);
+  await migrateTo(version);
+  return {
+    db,
+    migrateTo,
+    close: async () => {
+      await db.destroy();
+      await database.drop();
     },
   };
 }
@@ -133,6 +156,75 @@ describe('migrations of an existing SQLite database', () => {
       seen.push(generation());
       // Usage changed nothing; the cascade from users to usage_months counts once, as the user's delete.
       expect(seen).toEqual([0, 1, 2, 2, 3]);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+/** The ledger's primary key columns, in key order. */
+async function ledgerKey(db: Kysely<Database>, engine: 'sqlite' | 'postgres'): Promise<string[]> {
+  const query =
+    engine === 'sqlite'
+      ? sql<{ name: string }>`select name from pragma_table_info('usage_ledger') where pk > 0 order by pk`
+      : sql<{ name: string }>`select a.attname as name from pg_index i
+          join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
+          where i.indrelid = 'usage_ledger'::regclass and i.indisprimary
+          order by array_position(i.indkey::int2[], a.attnum)`;
+  return (await query.execute(db)).rows.map((row) => row.name);
+}
+
+describe.each([
+  ['SQLite', 'sqlite' as const, databaseAt],
+  ['PostgreSQL', 'postgres' as const, postgresAt],
+])('the ledger keyed by request id on %s', (_name, engine, at) => {
+  it('keeps every row, a request id per user and the cascade; down gives the user-first key back', async () => {
+    const database = await at(BEFORE_LEDGER_BY_REQUEST);
+    const { db } = database;
+    try {
+      const now = Date.UTC(2026, 10, 23, 12);
+      await db
+        .insertInto('users')
+        .values(
+          ['ada', 'bob'].map((id) => ({
+            id,
+            email: `${id}@example.com`,
+            username: id,
+            username_key: id,
+            full_name: id,
+            password_hash: 'x',
+            created_at: now,
+            updated_at: now,
+          })),
+        )
+        .execute();
+      await db
+        .insertInto('usage_ledger')
+        .values([{ ...ledgerRow('r2', now), status: 'settled', prompt_tokens: 40, completion_tokens: 60, processing_time_ms: 6, settled_at: now }, ledgerRow('r1', now)])
+        .execute();
+      const ledger = () => db.selectFrom('usage_ledger').selectAll().orderBy('request_id').orderBy('user_id').execute();
+      const before = await ledger();
+      expect(await ledgerKey(db, engine)).toEqual(['user_id', 'request_id']);
+
+      await database.migrateTo('2026-11-23T0600-ledger-by-request');
+      expect(await ledgerKey(db, engine)).toEqual(['request_id', 'user_id']);
+      if (engine === 'sqlite') {
+        const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = 'usage_ledger'`.execute(db);
+        expect(rows[0]!.sql).toMatch(/without rowid\s*$/i);
+      }
+      expect(await ledger()).toEqual(before);
+      // The same Idempotency-Key from another user is another query; from the same user, a repeat.
+      await db.insertInto('usage_ledger').values({ ...ledgerRow('r1', now), user_id: 'bob' }).execute();
+      await expect(db.insertInto('usage_ledger').values(ledgerRow('r1', now)).execute()).rejects.toMatchObject({
+        message: expect.stringMatching(/UNIQUE constraint failed|duplicate key value/),
+      });
+      // Deleting an account still deletes its usage.
+      await db.deleteFrom('users').where('id', '=', 'bob').execute();
+      expect(await ledger()).toEqual(before);
+
+      await database.migrateTo(BEFORE_LEDGER_BY_REQUEST);
+      expect(await ledgerKey(db, engine)).toEqual(['user_id', 'request_id']);
+      expect(await ledger()).toEqual(before);
     } finally {
       await database.close();
     }

@@ -234,6 +234,23 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
     expect(res.json().answer.split('\n')[1]).toBe('A: 100 values, 100 numeric, 0 blanks; sum 495000, mean 4950, min 0, max 9900.');
   });
 
+  it('gives a query sent without an Idempotency-Key a time-ordered id (a UUIDv7)', async () => {
+    const { access_token } = await register(ctx.app);
+    const body = { task: 'analyze', prompt: 'Totals please', data: sheet(3) };
+    const before = Date.now();
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await query(ctx.app, access_token, body)).json().request_id as string);
+    const after = Date.now();
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = parseInt(id.replace('-', '').slice(0, 12), 16);
+      expect(ms).toBeGreaterThanOrEqual(before);
+      expect(ms).toBeLessThanOrEqual(after);
+    }
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(3);
+  });
+
   it('answers a retried Idempotency-Key with the first answer’s counts and does not count it again', async () => {
     const { access_token } = await register(ctx.app);
     const key = { 'idempotency-key': `retry-${crypto.randomUUID()}` };

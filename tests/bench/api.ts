@@ -102,6 +102,8 @@ interface Sample {
   p99Ms: number;
   /** Responses that were not 2xx, plus connection errors and timeouts. */
   failures: number;
+  /** What the failures were: 'HTTP 429', 'timeout', 'error'; with their counts. */
+  failureKinds: Map<string, number>;
   /** What the target's count check found wrong, if anything. */
   problem: string | null;
 }
@@ -295,8 +297,13 @@ async function measure(target: Target, durationS: number): Promise<Sample> {
     workers: 1,
   });
   const failures = result.non2xx + result.errors + result.timeouts;
+  const failureKinds = new Map<string, number>();
+  for (const [status, { count = 0 }] of Object.entries(result.statusCodeStats ?? {})) if (!status.startsWith('2')) failureKinds.set(`HTTP ${status}`, count);
+  if (result.timeouts > 0) failureKinds.set('timeout', result.timeouts);
+  // Autocannon counts each timeout as an error as well.
+  if (result.errors > result.timeouts) failureKinds.set('connection error', result.errors - result.timeouts);
   const problem = target.verify ? await target.verify({ ok: result['2xx'], sent: result.requests.sent, notOk: result.non2xx }) : null;
-  return { rps: result['2xx'] / result.duration, p99Ms: result.latency.p99, failures, problem };
+  return { rps: result['2xx'] / result.duration, p99Ms: result.latency.p99, failures, failureKinds, problem };
 }
 
 function formatRow(cells: string[], widths: number[]): string {
@@ -360,9 +367,11 @@ function printReport(targets: Target[], samples: Map<Target, Sample[]>): void {
   console.log('req/s per round:');
   for (const target of targets) {
     const runs = samples.get(target)!;
-    const failures = runs.reduce((sum, s) => sum + s.failures, 0);
+    const kinds = new Map<string, number>();
+    for (const [kind, count] of runs.flatMap((s) => [...s.failureKinds])) kinds.set(kind, (kinds.get(kind) ?? 0) + count);
+    const failures = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ');
     const perRound = runs.map((s) => s.rps.toFixed(s.rps < 100 ? 1 : 0)).join(', ');
-    console.log(`  ${target.name}: ${perRound}${failures > 0 ? `  (${failures} non-2xx/errors!)` : ''}`);
+    console.log(`  ${target.name}: ${perRound}${failures ? `  (failed: ${failures}!)` : ''}`);
   }
 }
 

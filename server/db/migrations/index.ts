@@ -6,6 +6,7 @@ import * as usage from './2026-11-23T0200-usage';
 import * as billing from './2026-11-23T0300-billing';
 import * as usageClustered from './2026-11-23T0400-usage-clustered';
 import * as accountGeneration from './2026-11-23T0500-account-generation';
+import * as ledgerByRequest from './2026-11-23T0600-ledger-by-request';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T0300-billing': billing,
   '2026-11-23T0400-usage-clustered': usageClustered,
   '2026-11-23T0500-account-generation': accountGeneration,
+  '2026-11-23T0600-ledger-by-request': ledgerByRequest,
 };
