@@ -46,7 +46,8 @@ export interface DatabaseHandle {
    * the event loop share one transaction and one sync (group commit), each in its own savepoint.
    * PostgreSQL gives each unit its own transaction: the server already flushes concurrent commits
    * together. There, units of one `key` (the rows they lock) run one after another, so they
-   * wait for each other here rather than on row locks while holding pooled connections.
+   * wait for each other here rather than on row locks while holding pooled connections, and
+   * those that waited together then share one transaction, each in its own savepoint.
    */
   groupCommit<T>(work: (tx: SqlTransaction) => Promise<T>, key?: string): Promise<T>;
   close(): Promise<void>;
@@ -385,19 +386,55 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         client.release(broken);
       }
     };
-    const queues = new Map<string, Promise<unknown>>();
+    // Units waiting for their key's transaction to end; a key is here while one is running.
+    const waiting = new Map<string, Unit[]>();
+    /**
+     * The units of one key that waited together commit together, each in a savepoint (as a SQLite
+     * batch does): a user's queries that come at once then wait for one commit each, not for
+     * one commit after another.
+     */
+    const commitTogether = async (key: string, batch: Unit[]) => {
+      const outcomes: Array<() => void> = [];
+      try {
+        await inTransaction(async (tx) => {
+          for (const unit of batch) {
+            if (batch.length > 1) await tx.all('savepoint unit', []);
+            try {
+              const value = await unit.work(tx);
+              if (batch.length > 1) await tx.all('release savepoint unit', []);
+              outcomes.push(() => unit.resolve(value));
+            } catch (error) {
+              // A batch of one rolls back with its transaction.
+              if (batch.length === 1) throw error;
+              await tx.all('rollback to savepoint unit', []);
+              outcomes.push(() => unit.reject(error));
+            }
+          }
+        });
+        for (const outcome of outcomes) outcome();
+      } catch (error) {
+        for (const unit of batch) unit.reject(error);
+      }
+      const next = waiting.get(key)!;
+      if (next.length === 0) {
+        waiting.delete(key);
+      } else {
+        waiting.set(key, []);
+        void commitTogether(key, next);
+      }
+    };
     const groupCommit = <T,>(work: (tx: SqlTransaction) => Promise<T>, key?: string): Promise<T> => {
       if (key === undefined) return inTransaction(work);
-      const run = (queues.get(key) ?? Promise.resolve()).then(() => inTransaction(work));
-      const settled = run.then(
-        () => undefined,
-        () => undefined,
-      );
-      queues.set(key, settled);
-      void settled.then(() => {
-        if (queues.get(key) === settled) queues.delete(key);
+      return new Promise<T>((resolve, reject) => {
+        const unit: Unit = { work, resolve: resolve as (value: unknown) => void, reject };
+        const queue = waiting.get(key);
+        if (queue) {
+          queue.push(unit);
+          return;
+        }
+        waiting.set(key, []);
+        void commitTogether(key, [unit]);
       });
-      return run;
     };
     const keyedRead = postgresKeyedReads(pool);
     handle = { db, engine: 'postgres', ping, preparedFirst, keyedRead, groupCommit, close: () => db.destroy() };

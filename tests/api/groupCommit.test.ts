@@ -30,3 +30,25 @@ describe.each(ENGINES)('group commit on %s', (engine) => {
     expect(order).toEqual(['first starts', 'first ends', 'second starts', 'second ends']);
   });
 });
+
+describe('group commit on postgres, for one key', () => {
+  const ctx = useTestApp('postgres');
+
+  it('commits the units that waited for the same key in one transaction, and one that throws takes nothing', async () => {
+    const { database } = ctx.app;
+    const put = (key: string, fail = false) =>
+      database.groupCommit(async (tx) => {
+        await tx.all('insert into settings (key, value) values (?, ?)', [key, 'v']);
+        if (fail) throw new Error(`unit ${key} failed`);
+        return (await tx.all<{ id: string }>('select txid_current()::text as id', []))[0]!.id;
+      }, 'one-user');
+    // The first runs alone; the others wait for it, then share a transaction.
+    const outcomes = await Promise.allSettled([put('pg-a'), put('pg-b'), put('pg-c', true), put('pg-d')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    const [a, b, , d] = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : null));
+    expect(b).toBe(d);
+    expect(a).not.toBe(b);
+    const keys = await database.db.selectFrom('settings').select('key').where('key', 'like', 'pg-%').orderBy('key').execute();
+    expect(keys.map((k) => k.key)).toEqual(['pg-a', 'pg-b', 'pg-d']);
+  });
+});
