@@ -68,6 +68,15 @@ const ledgerRow = (request_id: string, now: number) => ({
   created_at: now,
 });
 
+/** Accounts with these ids (and the id as every name). */
+const addUsers = (db: Kysely<Database>, ids: string[], now: number) =>
+  db
+    .insertInto('users')
+    .values(
+      ids.map((id) => ({ id, email: `${id}@example.com`, username: id, username_key: id, full_name: id, password_hash: 'x', created_at: now, updated_at: now })),
+    )
+    .execute();
+
 const rowsOf = (db: Kysely<Database>) =>
   Promise.all(USAGE_TABLES.map(async (table) => (await sql`select * from ${sql.table(table)} order by 1, 2`.execute(db)).rows));
 
@@ -80,21 +89,7 @@ describe('migrations of an existing SQLite database', () => {
     const { db, file } = database;
     try {
       const now = Date.UTC(2026, 10, 23, 12);
-      await db
-        .insertInto('users')
-        .values(
-          ['ada', 'bob'].map((id) => ({
-            id,
-            email: `${id}@example.com`,
-            username: id,
-            username_key: id,
-            full_name: id,
-            password_hash: 'x',
-            created_at: now,
-            updated_at: now,
-          })),
-        )
-        .execute();
+      await addUsers(db, ['ada', 'bob'], now);
       await db.insertInto('usage_months').values({ user_id: 'ada', month: '2026-11', queries: 7, settled: 6, processing_ms: 42 }).execute();
       await db.insertInto('usage_days').values({ user_id: 'ada', day: '2026-11-23', queries: 7, tokens: 900, last_grant: 150 }).execute();
       await db.insertInto('usage_seconds').values({ user_id: 'ada', second: now / 1000, queries: 2 }).execute();
@@ -183,21 +178,7 @@ describe.each([
     const { db } = database;
     try {
       const now = Date.UTC(2026, 10, 23, 12);
-      await db
-        .insertInto('users')
-        .values(
-          ['ada', 'bob'].map((id) => ({
-            id,
-            email: `${id}@example.com`,
-            username: id,
-            username_key: id,
-            full_name: id,
-            password_hash: 'x',
-            created_at: now,
-            updated_at: now,
-          })),
-        )
-        .execute();
+      await addUsers(db, ['ada', 'bob'], now);
       await db
         .insertInto('usage_ledger')
         .values([{ ...ledgerRow('r2', now), status: 'settled', prompt_tokens: 40, completion_tokens: 60, processing_time_ms: 6, settled_at: now }, ledgerRow('r1', now)])
