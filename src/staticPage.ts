@@ -6,7 +6,7 @@
  * bar shows their account.
  */
 import { chooseColorMode, currentColorMode, subscribeColorMode, watchSystemColorMode } from './lib/colorMode';
-import { afterFirstPaint, listedAppScripts, loadScripts } from './lib/pageScripts';
+import { afterFirstPaint, APP_READY_ATTRIBUTE, listedAppScripts, loadScripts } from './lib/pageScripts';
 import { ACCESS_TOKEN_KEY, tokenStorage } from './lib/tokenStorage';
 
 const appScripts = listedAppScripts();
@@ -43,4 +43,5 @@ afterFirstPaint(() => {
   window.addEventListener('storage', (event) => {
     if (event.key === ACCESS_TOKEN_KEY && event.newValue) window.location.reload();
   });
+  document.documentElement.setAttribute(APP_READY_ATTRIBUTE, '');
 });

@@ -3,7 +3,10 @@
  * src/appPage.ts): the build lists them, in order, in the script element's `data-app`.
  */
 
-/** The attribute of <html> that says the app has taken over the page (set by src/app/mountApp.tsx). */
+/**
+ * The attribute of <html> that says the page's script has taken over: the app (set in
+ * src/app/AppProviders.tsx), or on a static page for a signed-out visitor src/staticPage.ts.
+ */
 export const APP_READY_ATTRIBUTE = 'data-app-ready';
 
 /** The app's scripts for this page as the build listed them; read while the inline script runs. */

@@ -132,6 +132,7 @@ describe('authentication in Chromium', () => {
       if (request.url().endsWith('/api/v1/auth/refresh')) refreshCalls.push(request.url());
     });
     await page.goto(`${live.server.baseUrl}/`);
+    await appReady(page);
     await page.evaluate((refresh) => {
       localStorage.setItem('access_token', 'expired.or.invalid');
       localStorage.setItem('refresh_token', refresh);
@@ -151,6 +152,7 @@ describe('authentication in Chromium', () => {
     await api('/auth/refresh', { refresh_token: second.refresh_token });
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/`);
+    await appReady(page);
     await page.evaluate((refresh) => {
       localStorage.setItem('access_token', 'expired.or.invalid');
       localStorage.setItem('refresh_token', refresh);
@@ -204,6 +206,8 @@ describe('authentication in Chromium', () => {
     });
     const first = await context.newPage();
     await first.goto(`${live.server.baseUrl}/`);
+    // Signed out when its script looks: the landing page stays without the app.
+    await appReady(first);
     await first.evaluate((refresh) => {
       localStorage.setItem('access_token', 'expired.or.invalid');
       localStorage.setItem('refresh_token', refresh);

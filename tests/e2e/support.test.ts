@@ -102,6 +102,7 @@ describe('support page in Chromium', () => {
     }).then((r) => r.json());
     const page = await live.browser.newPage();
     await page.goto(`${live.server.baseUrl}/`);
+    await appReady(page);
     await page.evaluate((tokens) => {
       localStorage.setItem('access_token', tokens.access_token);
       localStorage.setItem('refresh_token', tokens.refresh_token);

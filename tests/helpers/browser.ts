@@ -62,9 +62,9 @@ export function useServerAndBrowser(env: Record<string, string> = {}): { server:
 }
 
 /**
- * Waits until the app has taken over a prerendered page (it loads once the page is painted, and
- * hydrates in short tasks): what a person's first keystroke on a slow phone may not wait for, but
- * a test that types at once must.
+ * Waits until the page's script has taken over a prerendered page (the app, or a static page's
+ * own script; both start once the page is painted, and the app hydrates in short tasks): what a
+ * person's first keystroke on a slow phone may not wait for, but a test that acts at once must.
  */
 export async function appReady(page: Page): Promise<void> {
   await page.locator('html[data-app-ready]').waitFor({ state: 'attached' });
