@@ -390,8 +390,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const waiting = new Map<string, Unit[]>();
     /**
      * The units of one key that waited together commit together, each in a savepoint (as a SQLite
-     * batch does): a user's queries that come at once then wait for one commit each, not for
-     * one commit after another.
+     * batch does): a user's queries that come at once share a commit instead of queueing for one
+     * each.
      */
     const commitTogether = async (key: string, batch: Unit[]) => {
       const outcomes: Array<() => void> = [];
