@@ -1,4 +1,11 @@
 import '@testing-library/jest-dom';
+import { configure } from '@testing-library/react';
+
+// A test's first visit to a page compiles and loads the page's lazy chunk, which on a busy machine
+// (CI runs six projects at once) takes longer than Testing Library's default second; the test
+// itself gets room for that wait and the steps after it.
+configure({ asyncUtilTimeout: 5000 });
+jest.setTimeout(20000);
 
 // jsdom lacks the layout APIs Chakra and its positioning helpers ask about.
 if (!window.matchMedia) {

@@ -1,13 +1,9 @@
-import { act, configure, screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import * as messages from '../../src/content/messages';
 import { toaster } from '../../src/components/ToastRegion';
 import { ada, signedInApi, type Handler, type Reply } from '../helpers/fakeApi';
 import { renderApp } from '../helpers/renderApp';
-
-// The first visit compiles and loads the page's lazy chunk, which on a busy machine takes longer
-// than Testing Library's default second.
-configure({ asyncUtilTimeout: 5000 });
 
 const t = messages.profile;
 

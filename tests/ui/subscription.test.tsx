@@ -1,4 +1,4 @@
-import { act, configure, screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
@@ -7,10 +7,6 @@ import type { SubscriptionInfo } from '../../src/lib/api';
 import { signedInApi, type Handler } from '../helpers/fakeApi';
 import { freeSubscription } from '../helpers/fixtures';
 import { renderApp } from '../helpers/renderApp';
-
-// The first visit compiles and loads the page's lazy chunk, which on a busy machine takes longer
-// than Testing Library's default second.
-configure({ asyncUtilTimeout: 5000 });
 
 const t = messages.subscription;
 
