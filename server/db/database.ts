@@ -130,6 +130,31 @@ interface WaitingRead {
 }
 
 /**
+ * Runs a batch's units one after another in an open transaction, each in its own savepoint, so a
+ * unit that throws takes back only its own writes. Returns how to report each unit, to be called
+ * once the transaction is known to be committed. A batch of one needs no savepoint: its error
+ * ends the transaction.
+ */
+async function runUnits(tx: SqlTransaction, batch: Unit[]): Promise<Array<() => void>> {
+  const outcomes: Array<() => void> = [];
+  const alone = batch.length === 1;
+  for (const unit of batch) {
+    if (!alone) await tx.all('savepoint unit', []);
+    try {
+      const value = await unit.work(tx);
+      if (!alone) await tx.all('release savepoint unit', []);
+      outcomes.push(() => unit.resolve(value));
+    } catch (error) {
+      if (alone) throw error;
+      await tx.all('rollback to savepoint unit', []);
+      await tx.all('release savepoint unit', []);
+      outcomes.push(() => unit.reject(error));
+    }
+  }
+  return outcomes;
+}
+
+/**
  * Reads by key on SQLite, answered from what was read before for as long as the account tables
  * stay as they were then (their `account_generation`, moved by triggers on every change). Looking
  * at it costs a read transaction, whose file locks cost more than the lookups themselves, so the
@@ -288,28 +313,19 @@ function sqliteGroupCommit(db: Kysely<Database>, statements: ReturnType<typeof w
   const tx: SqlTransaction = { all: async (sqlText, params) => run(sqlText, params) };
 
   const flush = async (batch: Unit[]) => {
-    const outcomes: Array<() => void> = [];
+    let outcomes: Array<() => void>;
     try {
-      await db.connection().execute(async () => {
+      outcomes = await db.connection().execute(async () => {
         run('PRAGMA synchronous = NORMAL');
         try {
           run('BEGIN IMMEDIATE');
-          for (const unit of batch) {
-            run('SAVEPOINT unit');
-            try {
-              const value = await unit.work(tx);
-              run('RELEASE unit');
-              outcomes.push(() => unit.resolve(value));
-            } catch (error) {
-              run('ROLLBACK TO unit');
-              run('RELEASE unit');
-              outcomes.push(() => unit.reject(error));
-            }
-          }
+          const reports = await runUnits(tx, batch);
           run('COMMIT');
+          return reports;
         } catch (error) {
-          // The batch itself failed (disk full, I/O error): nothing of it is kept. Still holding
-          // the connection, so the rollback cannot reach anyone else's transaction.
+          // The batch failed (disk full, I/O error, or the error of a batch of one): nothing of
+          // it is kept. Still holding the connection, so the rollback cannot reach anyone else's
+          // transaction.
           if (statements.inTransaction) run('ROLLBACK');
           throw error;
         } finally {
@@ -394,23 +410,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
      * each.
      */
     const commitTogether = async (key: string, batch: Unit[]) => {
-      const outcomes: Array<() => void> = [];
       try {
-        await inTransaction(async (tx) => {
-          for (const unit of batch) {
-            if (batch.length > 1) await tx.all('savepoint unit', []);
-            try {
-              const value = await unit.work(tx);
-              if (batch.length > 1) await tx.all('release savepoint unit', []);
-              outcomes.push(() => unit.resolve(value));
-            } catch (error) {
-              // A batch of one rolls back with its transaction.
-              if (batch.length === 1) throw error;
-              await tx.all('rollback to savepoint unit', []);
-              outcomes.push(() => unit.reject(error));
-            }
-          }
-        });
+        const outcomes = await inTransaction((tx) => runUnits(tx, batch));
         for (const outcome of outcomes) outcome();
       } catch (error) {
         for (const unit of batch) unit.reject(error);

@@ -3,19 +3,26 @@ import { ENGINES, useTestApp } from '../helpers/testApp';
 describe.each(ENGINES)('group commit on %s', (engine) => {
   const ctx = useTestApp(engine);
 
+  const put = (key: string, fail = false) =>
+    ctx.app.database.groupCommit(async (tx) => {
+      await tx.all('insert into settings (key, value) values (?, ?)', [key, 'v']);
+      if (fail) throw new Error(`unit ${key} failed`);
+      return (await tx.all<{ value: string }>('select value from settings where key = ?', [key]))[0]!.value;
+    });
+  const keysLike = async (prefix: string) =>
+    (await ctx.app.database.db.selectFrom('settings').select('key').where('key', 'like', `${prefix}%`).orderBy('key').execute()).map((k) => k.key);
+
   it('commits the units submitted together, except one that throws, which takes nothing', async () => {
-    const { database } = ctx.app;
-    const put = (key: string, fail = false) =>
-      database.groupCommit(async (tx) => {
-        await tx.all('insert into settings (key, value) values (?, ?)', [key, 'v']);
-        if (fail) throw new Error(`unit ${key} failed`);
-        return (await tx.all<{ value: string }>('select value from settings where key = ?', [key]))[0]!.value;
-      });
     const outcomes = await Promise.allSettled([put('gc-a'), put('gc-b', true), put('gc-c')]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('unit gc-b failed');
-    const keys = await database.db.selectFrom('settings').select('key').where('key', 'like', 'gc-%').orderBy('key').execute();
-    expect(keys.map((k) => k.key)).toEqual(['gc-a', 'gc-c']);
+    expect(await keysLike('gc-')).toEqual(['gc-a', 'gc-c']);
+  });
+
+  it('takes nothing of a unit submitted alone that throws, and commits the next', async () => {
+    await expect(put('alone-a', true)).rejects.toThrow('unit alone-a failed');
+    await expect(put('alone-b')).resolves.toBe('v');
+    expect(await keysLike('alone-')).toEqual(['alone-b']);
   });
 
   it('runs units of one key one after another, in the order they came', async () => {
