@@ -61,6 +61,11 @@ const QUERY_BODY = JSON.stringify({
     ['West', 760, 18],
   ],
 });
+/**
+ * Starts each of a query target's connections at its own user (see the file). With workers,
+ * autocannon takes setupClient as a module's path, which its types do not know.
+ */
+const SPREAD_CLIENTS = path.join(__dirname, 'spreadClients.cjs') as unknown as autocannon.Options['setupClient'];
 const RACE_QUERIES = 300;
 const RACE_LEFT = 100;
 
@@ -290,7 +295,7 @@ async function measure(target: Target, durationS: number): Promise<Sample> {
     method: target.method,
     headers: target.headers,
     body: target.body,
-    ...(target.requests ? { requests: target.requests } : {}),
+    ...(target.requests ? { requests: target.requests, setupClient: SPREAD_CLIENTS } : {}),
     connections: target.connections,
     duration: durationS,
     // The load generator gets its own thread (and core), away from the servers' event loop.
