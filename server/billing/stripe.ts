@@ -59,7 +59,7 @@ export function createStripeProvider(options: {
   /**
    * A billing-portal session opened on the confirmation of one change: cancel (to Free) or a
    * switch of price. Whether a downgrade waits for the period end is the portal configuration's
-   * "schedule at period end" setting (see README).
+   * "schedule at period end" setting (see docs/billing.md).
    */
   const portal = async (request: PlanChangeRequest, live: { subscription: string; customer: string }) => {
     const afterCompletion = { type: 'redirect' as const, redirect: { return_url: urls.manage } };

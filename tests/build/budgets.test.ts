@@ -10,7 +10,7 @@ import { prerenderedFile } from '../../src/lib/pageSlots';
  * at level 9, in KiB. The sizes are deterministic for a given lockfile, so a budget is a fair test.
  * Issue #9's budgets: 100 KiB on the landing page (no React there for a signed-out visitor) and
  * 160 KiB on /login, which hydrates: react-dom, Chakra with Emotion, xstate, react-router, formik
- * and the app (README, "Performance and accessibility").
+ * and the app (docs/performance.md, "Front end").
  */
 const BUDGETS_KIB: Record<string, number> = {
   '/': 100,
