@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import Fastify from 'fastify';
+import Fastify, { type FastifySchema } from 'fastify';
 import { documentedAnswers, type OpenApiDocument } from '../helpers/documentedAnswers';
 import { bearer, checkedAgainstDocument, ENGINES, register, useTestApp, type TestContext } from '../helpers/testApp';
 
@@ -21,7 +21,7 @@ async function servedDocument(ctx: TestContext): Promise<OpenApiDocument & Recor
 }
 
 function operations(doc: OpenApiDocument): Array<[string, string, Operation]> {
-  return Object.entries(doc.paths).flatMap(([path, methods]) =>
+  return Object.entries(doc.paths as Record<string, Record<string, Operation>>).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]): [string, string, Operation] => [method.toUpperCase(), path, operation]),
   );
 }
@@ -119,7 +119,8 @@ describe('the check of answers against the document', () => {
   it('fails the request in the test suites, through the shared test app', async () => {
     const app = Fastify();
     await app.register(swagger, { openapi: { info: { title: 'teapot', version: '1' } } });
-    app.get('/api/v1/teapot', { schema: { response: { 200: { type: 'object' } } } }, (_request, reply) => reply.status(418).send({ short: true }));
+    const schema: FastifySchema = { response: { 200: { type: 'object' } } };
+    app.get('/api/v1/teapot', { schema }, (_request, reply) => reply.status(418).send({ short: true }));
     checkedAgainstDocument(app);
     await expect(app.inject({ method: 'GET', url: '/api/v1/teapot' })).rejects.toThrow(
       'Not in the OpenAPI document: GET /api/v1/teapot answered 418, a status the document does not list',
