@@ -28,10 +28,25 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
   });
 }
 
-/** The error body with a response description; without the $id, which names the shared shape once. */
-function error(description: string) {
+/** What an error status means on this API, as the document's response descriptions say it. */
+const ERROR_ANSWERS: Record<string, string> = {
+  400: 'The request is invalid: malformed JSON, or a field or header that is refused (`error.field` names it).',
+  401: 'Not signed in, or the credentials or token are not valid (any more).',
+  409: 'The request conflicts with the current state.',
+  413: 'The request body is too large.',
+  415: 'The request body is not JSON.',
+  422: 'The request is well formed but cannot be carried out as it stands.',
+  429: 'Too many requests; the Retry-After header says how many seconds to wait.',
+  500: 'Something went wrong on the server.',
+  502: 'A service the server depends on answered with an error.',
+  503: 'The service is shutting down, or it or a service it depends on is temporarily unavailable; try again shortly.',
+  504: 'A service the server depends on did not answer in time.',
+};
+
+/** The error body with its status's description; without the $id, which names the shared shape once. */
+function error(status: string) {
   const { $id: _id, ...shape } = ErrorSchema;
-  return { ...shape, description };
+  return { ...shape, description: ERROR_ANSWERS[status] ?? 'The request failed.' };
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -53,27 +68,28 @@ export function documentCommonAnswers(api: FastifyInstance): void {
     if (method === 'HEAD') return;
     const schema: FastifySchema = route.schema ?? {};
     const signedIn = (schema.security?.length ?? 0) > 0;
-    const common: Record<string, unknown> = {
-      // Any request can meet a fault of ours, or the server shutting down (return503OnClosing).
-      500: error('Something went wrong on the server.'),
-      503: error('The service is shutting down or temporarily unavailable; try again shortly.'),
-    };
+    // Any request can meet a fault of ours, or the server shutting down (return503OnClosing).
+    const common: Record<string, unknown> = { 500: error('500'), 503: error('503') };
     // The content-type parsers run before any handler: malformed JSON, a body over the limit, and
     // where JSON is the one type parsed (not in the Stripe webhook's raw-bytes scope), any other type.
     if (BODY_METHODS.has(method)) {
-      common[400] = error('The request is invalid.');
-      common[413] = error('The request body is too large.');
-      if (this.hasContentTypeParser('application/json')) common[415] = error('The request body is not JSON.');
+      common[400] = error('400');
+      common[413] = error('413');
+      if (this.hasContentTypeParser('application/json')) common[415] = error('415');
     }
-    if (schema.headers || schema.querystring || schema.params) common[400] = error('The request is invalid.');
-    if (signedIn) common[401] = error('Missing, invalid or expired access token, or the session has ended.');
+    if (schema.headers || schema.querystring || schema.params) common[400] = error('400');
+    if (signedIn) common[401] = error('401');
+    // The route's own answer for a status wins over the generic one; its error bodies get their status's description.
+    const own = Object.entries((schema.response ?? {}) as Record<string, unknown>).map(([status, answer]) => [
+      status,
+      answer === ErrorSchema ? error(status) : answer,
+    ]);
     route.schema = {
       ...schema,
       operationId: schema.operationId ?? operationId(method, route.url.slice(this.prefix.length)),
       // Public unless the route says otherwise: the document then states it rather than leaving it open.
       security: schema.security ?? [],
-      // The route's own answer for a status wins over the generic one.
-      response: { ...common, ...(schema.response as object | undefined) },
+      response: { ...common, ...Object.fromEntries(own) },
     };
   });
 }
