@@ -4,13 +4,13 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config';
 import { createAiProvider } from './ai';
 import type { AiProvider } from './ai/provider';
-import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { openDatabase, type DatabaseHandle } from './db/database';
 import { systemClock, type Clock } from './domain/clock';
 import { createTokenService, loadAuthSecret, type TokenService } from './domain/tokens';
 import { createMailer, type Mailer } from './mail/mailer';
 import { registerAuth } from './plugins/auth';
+import { API_PREFIX, documentCommonAnswers, registerOpenApi } from './plugins/openapi';
 import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimit';
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
@@ -122,12 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
   await registerCors(app, config);
-  await app.register(swagger, {
-    openapi: {
-      info: { title: `${config.web.brandName} API`, version: '1' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-    },
-  });
+  await registerOpenApi(app, config);
   await app.register(
     async (api) => {
       // JSON answers need none of the page policies helmet computes per response (nonces and
@@ -137,6 +132,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         reply.headers(apiHeaders);
         done();
       });
+      documentCommonAnswers(api);
       await api.register(healthRoutes);
       await api.register(authRoutes);
       await api.register(userRoutes);
@@ -149,7 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           .send(errorBody('not_found', `There is no API route ${request.method} ${request.url.split('?')[0]}.`)),
       );
     },
-    { prefix: '/api/v1' },
+    { prefix: API_PREFIX },
   );
   // Pages, files and the API docs: helmet's headers and compression apply here only, since JSON
   // answers are small and carry their own fixed headers.

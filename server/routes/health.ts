@@ -12,7 +12,7 @@ const Health = Type.Object({
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/health',
-    { schema: { tags: ['health'], response: { 200: Health, 503: Health, 500: ErrorSchema } } },
+    { schema: { tags: ['health'], summary: 'Whether the server and its database answer', response: { 200: Health, 503: Health, 500: ErrorSchema } } },
     async (_request, reply) => {
       const reachable = await app.database.ping();
       return reply.status(reachable ? 200 : 503).send({

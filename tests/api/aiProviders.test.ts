@@ -6,7 +6,7 @@ import { messageTokens } from '../../server/ai/provider';
 import { periodsAt } from '../../server/domain/usage';
 import { ConfigError, loadConfig } from '../../server/config';
 import { startFakeOpenAi, type FakeBehaviour, type FakeOpenAi } from '../helpers/fakeAi';
-import { bearer, ENGINES, register, useTestApp } from '../helpers/testApp';
+import { bearer, checkedAgainstDocument, ENGINES, register, useTestApp } from '../helpers/testApp';
 
 describe('AI provider configuration', () => {
   it('is offline unless an endpoint is configured', () => {
@@ -46,7 +46,7 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     const logStream = new PassThrough();
     logStream.on('data', (chunk: Buffer) => (logs += chunk.toString()));
     const { ai } = loadConfig({ LLM_BASE_URL: fake.baseUrl, LLM_API_KEY: 'sk-test', LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: '1500', LLM_MAX_TOKENS: '300' });
-    app = await buildApp({ config: { ...ctx.config, logLevel: 'trace', ai }, database: ctx.app.database, clock: ctx.clock, logStream });
+    app = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'trace', ai }, database: ctx.app.database, clock: ctx.clock, logStream }));
   });
   afterAll(async () => {
     await app.close();

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../../server/app';
 import { approxTokens } from '../../server/ai/provider';
 import { setPlan, tinyProvider } from '../helpers/fakeAi';
-import { bearer, ENGINES, newAccount, post, register, useTestApp } from '../helpers/testApp';
+import { bearer, checkedAgainstDocument, ENGINES, newAccount, post, register, useTestApp } from '../helpers/testApp';
 
 type Account = ReturnType<typeof newAccount>;
 
@@ -31,7 +31,9 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
   /** Same database and clock, with queries that cost two tokens: only the monthly limit binds. */
   let tiny: FastifyInstance;
   beforeAll(async () => {
-    tiny = await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, clock: ctx.clock, aiProvider: tinyProvider });
+    tiny = checkedAgainstDocument(
+      await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, clock: ctx.clock, aiProvider: tinyProvider }),
+    );
   });
   afterAll(() => tiny.close());
 

@@ -8,7 +8,7 @@ import { periodsAt } from '../../server/domain/usage';
 import { setPlan, tinyProvider } from '../helpers/fakeAi';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
 import { startServer, type RunningServer } from '../helpers/server';
-import { bearer, ENGINES, newAccount, register, useTestApp } from '../helpers/testApp';
+import { bearer, checkedAgainstDocument, ENGINES, newAccount, register, useTestApp } from '../helpers/testApp';
 
 function tally(statuses: number[]): Record<number, number> {
   const counts: Record<number, number> = {};
@@ -28,7 +28,9 @@ describe.each(ENGINES)('quota race on %s', (engine) => {
       ['two units', tinyProvider],
       ['one unit', { ...tinyProvider, inMemory: true }],
     ] as const) {
-      apps[name] = await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, clock: ctx.clock, aiProvider });
+      apps[name] = checkedAgainstDocument(
+        await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, clock: ctx.clock, aiProvider }),
+      );
     }
   });
   afterAll(() => Promise.all(Object.values(apps).map((app) => app.close())));

@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../server/app';
 import { loadConfig, type Config } from '../../server/config';
 import type { Clock } from '../../server/domain/clock';
 import type { MailMessage, Mailer } from '../../server/mail/mailer';
+import { documentedAnswers, type OpenApiDocument } from './documentedAnswers';
 import { createTestDatabase, type TestDatabase } from './postgres';
 
 export type EngineName = 'sqlite' | 'postgres';
@@ -78,12 +79,14 @@ export function useTestApp(engine: EngineName, options: TestAppOptions = {}): Te
     const logStream = new PassThrough();
     logStream.on('data', (chunk: Buffer) => (logText += chunk.toString()));
     context.logs = () => logText;
-    context.app = await buildApp({
-      config: context.config,
-      clock: context.clock,
-      logStream,
-      ...(options.realMailer ? {} : { mailer: context.mail }),
-    });
+    context.app = checkedAgainstDocument(
+      await buildApp({
+        config: context.config,
+        clock: context.clock,
+        logStream,
+        ...(options.realMailer ? {} : { mailer: context.mail }),
+      }),
+    );
   });
   afterAll(async () => {
     await context.app?.close();
@@ -91,6 +94,27 @@ export function useTestApp(engine: EngineName, options: TestAppOptions = {}): Te
     fs.rmSync(context.dataDir, { recursive: true, force: true });
   });
   return context;
+}
+
+/**
+ * Makes every `app.inject` answer to an operation of the app's OpenAPI document fail the test
+ * unless the document lists its status and its body fits the schema for that status: the API
+ * suites, run through this, check the document against what the server really sends.
+ */
+export function checkedAgainstDocument(app: FastifyInstance): FastifyInstance {
+  const inject = app.inject.bind(app);
+  let check: ReturnType<typeof documentedAnswers> | undefined;
+  const checked = async (options: InjectOptions | string) => {
+    const res = await inject(options);
+    check ??= documentedAnswers(app.swagger() as OpenApiDocument);
+    const problem = check(res);
+    if (problem) throw new Error(`Not in the OpenAPI document: ${problem}`);
+    return res;
+  };
+  // The chained form (`inject().get(…)`) and the callback form are left as they are; the suites use neither.
+  app.inject = ((options?: InjectOptions | string, callback?: (error: Error | undefined, res?: LightMyRequestResponse) => void) =>
+    options === undefined ? inject() : callback ? inject(options, callback) : checked(options)) as typeof app.inject;
+  return app;
 }
 
 let counter = 0;
