@@ -59,6 +59,11 @@ describe.each(ENGINES)('hostile input on %s', (engine) => {
     expect([proto.statusCode, proto.json()]).toEqual([400, errorShape()]);
   });
 
+  it('answers a malformed address in the product shape', async () => {
+    const answers = await Promise.all(['/api/v1/%zz', '/api/v1/health%', '/%E0%A4%A'].map((url) => ctx.app.inject({ method: 'GET', url })));
+    for (const res of answers) expect([res.statusCode, res.json()]).toEqual([400, { error: { code: 'invalid_request', message: expect.any(String) } }]);
+  });
+
   it('refuses NUL and other control characters in every text field with a 400 naming it', async () => {
     const { account, refresh_token, access_token } = await register(ctx.app);
     const cases: Array<[string, string, Record<string, unknown>, string, Record<string, string>?]> = [
