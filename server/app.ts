@@ -122,10 +122,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
     // Requests still arriving on a kept-alive connection during shutdown go to another instance.
+    // Sent as text, so no route's own 503 schema (health's) reshapes it.
     void reply
       .status(503)
       .header('connection', 'close')
-      .send(errorBody('service_unavailable', 'The service is restarting. Please try again shortly.'));
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(errorBody('service_unavailable', 'The service is restarting. Please try again shortly.')));
   });
   app.addHook('preClose', (done) => {
     closing = true;

@@ -1,4 +1,9 @@
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../../server/app';
+import { loadConfig } from '../../server/config';
 import { useTestApp } from '../helpers/testApp';
 
 /**
@@ -12,8 +17,12 @@ const HEADERS_TIMEOUT_MS = 500;
 const REQUEST_TIMEOUT_MS = 1000;
 const KEEP_ALIVE_TIMEOUT_MS = 500;
 const MAX_CONNECTIONS = 320;
-/** Node checks the request timeouts on a timer (a quarter of the headers timeout here), plus a loaded machine. */
-const SLACK_MS = 1500;
+/**
+ * Node checks the request timeouts on a timer (a quarter of the headers timeout here); the rest is
+ * room for a loaded machine (two cores shared with other test runs). Without the bounds nothing
+ * is ever cut, so the test still fails on a server that has none.
+ */
+const SLACK_MS = 3000;
 
 jest.setTimeout(30_000);
 
@@ -98,8 +107,8 @@ describe('slow, idle and too many clients', () => {
         'POST /api/v1/auth/login/email HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
       );
     }
-    // One byte every 100 ms for at most 6 s: slower than any honest client, never the whole body.
-    const trickling = slow.map(({ socket }) => trickle(socket, 60, 100));
+    // One byte every 250 ms for at most 20 s: slower than any honest client, never the whole body.
+    const trickling = slow.map(({ socket }) => trickle(socket, 80, 250));
     expect(await health()).toEqual({ status: 200, body: expect.objectContaining({ status: 'ok' }) });
     const closedAfter = (await Promise.all(slow.map(({ closed }) => closed))).map((at) => at - sent);
     await Promise.all(trickling);
@@ -113,7 +122,7 @@ describe('slow, idle and too many clients', () => {
     const slow = await client();
     const sent = Date.now();
     slow.socket.write('GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
-    const trickling = trickle(slow.socket, 60, 100);
+    const trickling = trickle(slow.socket, 80, 250);
     const closedAfter = (await slow.closed) - sent;
     await trickling;
     expect(closedAfter).toBeLessThan(HEADERS_TIMEOUT_MS + SLACK_MS);
@@ -161,5 +170,36 @@ describe('slow, idle and too many clients', () => {
     huge.socket.write(`GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`);
     await huge.closed;
     expect(answers(huge.received())).toEqual([{ status: 431, body: productError('headers_too_large') }]);
+  });
+});
+
+describe('a request arriving while the server shuts down', () => {
+  it('is answered 503 in the product shape with Connection: close', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-closing-'));
+    const app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', DATA_DIR: root, WEB_DIR: path.join(root, 'no-web') }) });
+    try {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as net.AddressInfo;
+      const kept = await connect(port);
+      // A sign-in takes a password hash's time: the connection is busy when shutdown begins.
+      const login = JSON.stringify({ email: 'nobody@example.com', password: 'wrong-password' });
+      kept.socket.write(
+        `POST /api/v1/auth/login/email HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${login.length}\r\n\r\n${login}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const closing = app.close();
+      kept.socket.write('GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await kept.closed;
+      await closing;
+      const got = answers(kept.received());
+      expect(got).toEqual([
+        { status: 401, body: { error: { code: 'invalid_credentials', message: expect.any(String) } } },
+        { status: 503, body: productError('service_unavailable') },
+      ]);
+      expect(kept.received()).toMatch(/HTTP\/1\.1 503[^]*connection: close/i);
+    } finally {
+      await app.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
