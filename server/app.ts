@@ -11,11 +11,13 @@ import { createTokenService, loadAuthSecret, type TokenService } from './domain/
 import { createMailer, type Mailer } from './mail/mailer';
 import { registerAuth } from './plugins/auth';
 import { API_PREFIX, documentCommonAnswers, registerOpenApi } from './plugins/openapi';
+import { registerBodyParsers } from './plugins/bodies';
+import { limitConnections } from './plugins/connections';
 import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimit';
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
 import { queryRoutes } from './routes/query';
-import { errorBody, registerErrorHandling } from './errors';
+import { clientErrorHandler, errorBody, frameworkErrorHandler, registerErrorHandling } from './errors';
 import { apiSecurityHeaders, registerCors, registerPageSecurity } from './plugins/security';
 import { registerWeb } from './plugins/web';
 import { healthRoutes } from './routes/health';
@@ -73,13 +75,36 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
   };
 }
 
+/**
+ * Fastify trusts nobody for a bare hop count (it cannot tell the proxy from a client that reached
+ * the server directly), so hops are counted here, from the server outwards: with 1 the client is
+ * the address the proxy itself appended, never the left end of `X-Forwarded-For` the client wrote.
+ */
+function trustedProxies(trust: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
+  const limits = config.connections;
   const app = Fastify({
     logger: loggerOptions(config, options.logStream),
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
-    return503OnClosing: true,
+    trustProxy: trustedProxies(config.trustProxy),
+    // A client sending its headers or body slower than these is cut with a 408, and an idle
+    // kept-alive connection is closed: none can hold a connection open for ever. Node checks the
+    // two request timeouts on a timer (30 s by default), run here often enough for the bounds to hold.
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
+    // Fastify's own 503 while closing has its default body: the hook below answers it instead.
+    return503OnClosing: false,
     // On close, drop idle keep-alive sockets at once; requests in flight still get their answers.
     forceCloseConnections: 'idle',
     // Union types (`type: [...]`) state "a cell is text, a number, a boolean or empty" directly,
@@ -90,8 +115,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // A keep-alive connection whose request was still being answered when shutdown began is not
   // idle at that moment, so Node would leave it open until its keep-alive timeout and hold the
   // exit for a minute: while closing, connections are closed as soon as they fall idle.
+  limitConnections(app.server, limits.maxConnections, app.log);
+
   let sweeper: NodeJS.Timeout | undefined;
+  let closing = false;
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    // Requests still arriving on a kept-alive connection during shutdown go to another instance.
+    // Sent as text, so no route's own 503 schema (health's) reshapes it.
+    void reply
+      .status(503)
+      .header('connection', 'close')
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(errorBody('service_unavailable', 'The service is restarting. Please try again shortly.')));
+  });
   app.addHook('preClose', (done) => {
+    closing = true;
     sweeper = setInterval(() => app.server.closeIdleConnections(), 25);
     done();
   });
@@ -118,8 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('ai', options.aiProvider ?? createAiProvider(config.ai));
   registerAuth(app);
 
-  // JSON is the only body the API accepts: a text/plain body is a 415, not a string.
-  app.removeContentTypeParser('text/plain');
+  registerBodyParsers(app);
   registerErrorHandling(app);
   await registerCors(app, config);
   await registerOpenApi(app, config);
@@ -127,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (api) => {
       // JSON answers need none of the page policies helmet computes per response (nonces and
       // all): one fixed, strict set is sent instead, which is cheaper on every API call.
-      const apiHeaders = apiSecurityHeaders(config.trustProxy);
+      const apiHeaders = apiSecurityHeaders(config.trustProxy !== false);
       api.addHook('onRequest', (_request, reply, done) => {
         reply.headers(apiHeaders);
         done();

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { defaultRuntimeConfig as defaults, type RuntimeConfig } from '../src/lib/runtimeConfig';
 
@@ -16,7 +17,14 @@ export interface Config {
   webDir: string;
   /** Origins allowed to call the API from a SPA hosted elsewhere (CORS). */
   corsOrigins: string[];
-  trustProxy: boolean;
+  /**
+   * Which proxies in front of the server to believe about the client's address and protocol:
+   * `false` none, a number of hops counted from the server, or the proxies' addresses and CIDRs.
+   * Never the whole `X-Forwarded-For` header, whose left end the client writes itself.
+   */
+  trustProxy: false | number | string[];
+  /** Bounds on what one connection may hold: slow or idle clients are cut, their number capped. */
+  connections: ConnectionLimits;
   /** Public address of the web app, for links in e-mails. */
   publicUrl: string;
   /** Token-signing secret; `null` means one generated once and kept in the database. */
@@ -34,6 +42,17 @@ export interface Config {
   billing: BillingConfig;
   /** The AI provider behind `POST /api/v1/query`. */
   ai: AiConfig;
+}
+
+export interface ConnectionLimits {
+  /** Time to receive a request's headers. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, headers and body: a body trickled slower is cut with a 408. */
+  requestTimeoutMs: number;
+  /** How long a kept-alive connection may sit idle between requests. */
+  keepAliveTimeoutMs: number;
+  /** Open connections one process takes; more are answered 503 and closed at once. */
+  maxConnections: number;
 }
 
 export interface AiConfig {
@@ -111,11 +130,44 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
   return value;
 }
 
-function bool(env: Env, name: string): boolean {
-  const raw = str(env, name, 'false').toLowerCase();
-  if (['1', 'true', 'yes'].includes(raw)) return true;
+/** Proxy names proxy-addr understands besides addresses and CIDRs. */
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = str(env, 'TRUST_PROXY', 'false').toLowerCase();
   if (['0', 'false', 'no'].includes(raw)) return false;
-  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+  // `true` once meant "believe every hop", which lets a client pick its own address; it now means
+  // the one proxy in front of the server, the usual set-up.
+  if (['true', 'yes'].includes(raw)) return 1;
+  if (/^\d+$/.test(raw)) return wholeNumber(env, 'TRUST_PROXY', 1, 1, 10);
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = net.isIP(address ?? '');
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (PROXY_RANGES.includes(entry)) continue;
+    if (family === 0 || !bitsOk || extra !== undefined) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `must be false, true (one proxy), a number of proxies, or proxy addresses/CIDRs separated by commas, got "${entry}"`,
+      );
+    }
+  }
+  return entries;
+}
+
+function connectionLimits(env: Env): ConnectionLimits {
+  const limits = {
+    headersTimeoutMs: wholeNumber(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 300_000),
+    requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    keepAliveTimeoutMs: wholeNumber(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
+    maxConnections: wholeNumber(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+  };
+  // Node refuses a headers timeout longer than the whole request's.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`);
+  }
+  return limits;
 }
 
 function required(env: Env, name: string, prefixes: string[], why: string): string {
@@ -204,7 +256,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel: logLevel as Config['logLevel'],
     webDir: path.resolve(cwd, str(env, 'WEB_DIR', 'dist/web')),
     corsOrigins,
-    trustProxy: bool(env, 'TRUST_PROXY'),
+    trustProxy: trustProxy(env),
+    connections: connectionLimits(env),
     publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${listenPort}`, ['http:', 'https:']).replace(/\/+$/, ''),
     authSecret,
     smtpUrl: env.SMTP_URL?.trim() ? url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']) : null,

@@ -1,4 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TEXT_PATTERN_MESSAGES } from './schemas';
 
 /** The one error body the API ever sends: `{"error": {"code", "message"}}`, plus the field when one is at fault. */
 export interface ErrorBody {
@@ -60,7 +63,9 @@ function validationMessage(error: FastifyError, field: string | undefined): stri
   if (params.additionalProperty) return `Unknown field "${params.additionalProperty}".`;
   if (first?.keyword === 'required') return `The field "${field}" is required.`;
   const where = field ? `The field "${field}"` : `The ${error.validationContext ?? 'request'}`;
-  return `${where} ${first?.message ?? 'is invalid'}.`;
+  // Ajv would quote the regular expression; say what it refuses instead.
+  const textRule = first?.keyword === 'pattern' ? TEXT_PATTERN_MESSAGES[(first.params as { pattern: string }).pattern] : undefined;
+  return `${where} ${textRule ?? first?.message ?? 'is invalid'}.`;
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -90,4 +95,45 @@ export function registerErrorHandling(app: FastifyInstance): void {
           : errorBody('internal_error', 'Something went wrong on our side. Please try again.'),
       );
   });
+}
+
+/**
+ * An error answer written straight to the socket, for the layers below Fastify (a malformed
+ * request, a timed-out or over-limit connection): the same shape as every other error.
+ */
+export function rawErrorResponse(status: number, code: string, message: string): string {
+  const body = JSON.stringify(errorBody(code, message));
+  return (
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/** Node's parser and timeouts report here (`clientError`) before any request object exists. */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  this.log.debug({ err: error }, 'client error');
+  let response: string;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    response = rawErrorResponse(408, 'request_timeout', 'The request took too long to arrive; send it again.');
+  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    response = rawErrorResponse(431, 'headers_too_large', 'The request headers are too large.');
+  } else {
+    response = rawErrorResponse(400, 'invalid_request', 'The request is not valid HTTP (its body may be longer than its Content-Length).');
+  }
+  // A response already under way cannot be followed by another on the same connection.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) socket.write(response);
+  socket.destroy();
+}
+
+/** Fastify's router errors (a malformed URL), which would otherwise bypass the error handler. */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.status(414).send(errorBody('uri_too_long', 'The request address is too long.'));
+  } else if (error.code === 'FST_ERR_BAD_URL') {
+    void reply.status(400).send(errorBody('invalid_request', 'The request address is not valid.'));
+  } else {
+    void reply.status(500).send(errorBody('internal_error', 'Something went wrong on our side. Please try again.'));
+  }
 }

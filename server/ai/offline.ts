@@ -47,8 +47,15 @@ function cannotDo(task: Exclude<Task, 'analyze'>, data: Cell[][]): string {
 }
 
 function size(data: Cell[][]): string {
-  const columns = Math.max(0, ...data.map((row) => row.length));
+  const columns = widest(data);
   return `${plural(data.length, 'row')} × ${plural(columns, 'column')}`;
+}
+
+/** The longest row's length. A loop, not `Math.max(...rows)`: spreading 100,000 rows overflows the stack. */
+function widest(data: Cell[][]): number {
+  let width = 0;
+  for (const row of data) width = Math.max(width, row.length);
+  return width;
 }
 
 function plural(n: number, noun: string): string {
@@ -101,7 +108,7 @@ function significantDigits(text: string): number {
  * shorter than the widest one count their missing cells as blanks.
  */
 function describeData(data: Cell[][]): string {
-  const width = Math.max(0, ...data.map((row) => row.length));
+  const width = widest(data);
   if (width === 0) return 'No data came with this request, so there is nothing to analyse: select a range and ask again.';
   const first = data[0]!;
   const hasHeaders =

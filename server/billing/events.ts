@@ -68,7 +68,15 @@ const HANDLED_EVENTS = [
   'invoice.payment_failed',
 ] as const;
 
-export type Outcome = 'applied' | 'duplicate' | 'stale' | 'ignored';
+/** `refused`: a second subscription while the user's current one runs (a payment made twice). */
+export type Outcome = 'applied' | 'duplicate' | 'stale' | 'ignored' | 'refused';
+
+/**
+ * Runs in the transaction that applies the change, once the user's subscriptions are locked, and
+ * may write in it; false refuses the change. The test provider claims its checkout here: a check
+ * made before the transaction can be passed by two payments at once.
+ */
+export type Precondition = (trx: Transaction<Database>, row: SubscriptionsTable | undefined) => Promise<boolean>;
 
 export interface BillingContext {
   db: Kysely<Database>;
@@ -177,7 +185,7 @@ function decide(
   row: SubscriptionsTable | undefined,
   change: Change,
   at: number,
-): SubscriptionsTable | 'stale' | 'ignored' {
+): SubscriptionsTable | 'stale' | 'ignored' | 'refused' {
   const now = context.now();
   if (change.kind === 'payment_failed') {
     if (!row || row.provider_subscription_id !== change.subscriptionId) return 'ignored';
@@ -201,6 +209,17 @@ function decide(
     if (same && at === row.provider_updated_at && status === 'incomplete' && row.status !== 'incomplete') return 'stale';
     // The end of an older subscription does not end the one the user has now.
     if (!same && status === 'canceled' && row.status !== 'canceled') return 'ignored';
+    // Plan changes of a subscriber go through the subscription they have (the billing portal), so
+    // another subscription while that one runs is a second payment: applying it would leave the
+    // first one billing with no plan behind it.
+    const running = (row.status === 'active' || row.status === 'past_due') && (row.current_period_end ?? 0) > now;
+    if (!same && running && row.provider_subscription_id !== null) {
+      context.log.error(
+        { event: 'billing.second_subscription', userId, current: row.provider_subscription_id, refused: subscription.id },
+        'a second subscription was paid while one runs: it was not applied; cancel and refund it with the provider',
+      );
+      return 'refused';
+    }
   }
   const cancelAt = typeof subscription.cancel_at === 'number' ? subscription.cancel_at * 1000 : null;
   const periodEnd = item.current_period_end * 1000;
@@ -227,7 +246,7 @@ function decide(
  * Applies one provider event and says what became of it. Throws only when the database fails,
  * which leaves nothing recorded, so the sender's retry is applied.
  */
-export async function handleBillingEvent(context: BillingContext, event: BillingEvent): Promise<Outcome> {
+export async function handleBillingEvent(context: BillingContext, event: BillingEvent, precondition?: Precondition): Promise<Outcome> {
   if (!(HANDLED_EVENTS as readonly string[]).includes(event.type)) return 'ignored';
   const { db } = context;
   // A redelivery of a handled event needs no call to the provider; the UNIQUE row below is
@@ -249,7 +268,11 @@ export async function handleBillingEvent(context: BillingContext, event: Billing
 
     const userId = change ? await userOf(trx, context, change) : null;
     if (!change || !userId) return { outcome: 'ignored' as const, userId };
-    const next = decide(context, userId, await findSubscription(trx, userId), change, at);
+    // The user's row is locked (PostgreSQL) or the database is (SQLite): the row read here stays
+    // as it is until this transaction ends, so a user's changes apply one after another.
+    const row = await findSubscription(trx, userId);
+    let next = decide(context, userId, row, change, at);
+    if (typeof next !== 'string' && precondition && !(await precondition(trx, row))) next = 'refused';
     if (typeof next === 'string') {
       await trx.updateTable('billing_events').set({ outcome: next, user_id: userId }).where('id', '=', event.id).execute();
       return { outcome: next, userId };

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { findPlan, type PlanId } from '../../src/content/plans';
-import type { BillingTestSessionsTable, SubscriptionsTable } from '../db/types';
+import type { Transaction } from 'kysely';
+import type { BillingTestSessionsTable, Database, SubscriptionsTable } from '../db/types';
 import { findSubscription, planAt } from '../domain/subscriptions';
 import { hashToken, randomToken } from '../domain/tokens';
 import { handleBillingEvent, type BillingContext, type BillingEvent, type Outcome, type SubscriptionObject } from './events';
@@ -202,8 +203,30 @@ export function createTestProvider(options: { context: BillingContext; baseUrl: 
         customer: subscription.customer,
         subscription,
       };
-      // One event id per checkout: a double-submitted form pays once.
-      const outcome = await handle(event(`evt_test_${checkoutId}`, 'checkout.session.completed', start, completed));
+      // One event id per checkout: a double-submitted form pays once. The checkout is claimed where
+      // the payment is applied, under the user's lock, and closes the user's other checkouts: one
+      // paid at the same moment (another plan, in another tab) finds its own closed and is refused,
+      // never applied as a second subscription.
+      const eventId = `evt_test_${checkoutId}`;
+      const claim = async (trx: Transaction<Database>, current: SubscriptionsTable | undefined) => {
+        const now = context.now();
+        if (priceRank(session.plan) <= priceRank(planAt(current, now))) return false;
+        const closed = await trx
+          .updateTable('billing_test_sessions')
+          .set({ used_at: now })
+          .where('user_id', '=', session.user_id)
+          .where('kind', '=', 'checkout')
+          .where('used_at', 'is', null)
+          .returning('token_hash')
+          .execute();
+        return closed.some((row) => row.token_hash === session.token_hash);
+      };
+      let outcome = await handleBillingEvent(context, event(eventId, 'checkout.session.completed', start, completed), claim);
+      if (outcome === 'duplicate') {
+        const first = await db.selectFrom('billing_events').select('outcome').where('id', '=', eventId).executeTakeFirst();
+        if (first?.outcome === 'refused') outcome = 'refused';
+      }
+      if (outcome === 'refused') return 'plan_changed';
       if (!applied(outcome)) return 'failed';
       await markUsed(session);
       return 'paid';

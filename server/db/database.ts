@@ -63,9 +63,19 @@ export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'sheetmind.db');
 }
 
+/**
+ * The file holds the signing secret and the password hashes: only the server's user may read it.
+ * SQLite gives the -wal and -shm files the database file's mode, so creating that one 0600 is
+ * enough for new files; files left by an older version are narrowed on open.
+ */
 function openSqlite(dataDir: string): SQLite.Database {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const file = new SQLite(sqliteFile(dataDir));
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const name = sqliteFile(dataDir);
+  fs.closeSync(fs.openSync(name, 'a', 0o600));
+  for (const owned of [name, `${name}-wal`, `${name}-shm`]) {
+    if (fs.existsSync(owned)) fs.chmodSync(owned, 0o600);
+  }
+  const file = new SQLite(name);
   // WAL lets readers proceed during a write; FULL syncs every commit so an acknowledged write
   // survives a power cut, not only a process crash.
   file.pragma('journal_mode = WAL');

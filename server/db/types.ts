@@ -69,7 +69,7 @@ export interface BillingEventsTable {
   /** Provider time of the event (ms). */
   event_at: number;
   received_at: number;
-  outcome: 'applied' | 'stale' | 'ignored';
+  outcome: 'applied' | 'stale' | 'ignored' | 'refused';
 }
 
 /** A test-mode hosted checkout (single use) or billing-management page (short-lived). */

@@ -36,7 +36,9 @@ export function normaliseUsername(raw: string): string {
 }
 
 export function normaliseFullName(raw: string): string {
-  const fullName = raw.trim();
+  // NFC, so "é" typed as e + combining accent is stored, compared and counted as one character;
+  // the limit counts code points, as the spec's "characters" means.
+  const fullName = raw.normalize('NFC').trim();
   const length = [...fullName].length;
   if (length < 1 || length > 100 || CONTROL.test(fullName)) {
     throw new ApiError(400, 'invalid_input', 'Full name must be 1 to 100 characters.', { field: 'full_name' });

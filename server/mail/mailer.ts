@@ -33,7 +33,8 @@ export function createMailer(options: { smtpUrl: string | null; from: string; da
   return {
     async send(message) {
       const info = await transport.sendMail({ from: options.from, ...message });
-      fs.mkdirSync(outbox, { recursive: true });
+      // Mails carry reset links: the folder and its files are the server user's alone.
+      fs.mkdirSync(outbox, { recursive: true, mode: 0o700 });
       const file = path.join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${crypto.randomBytes(3).toString('hex')}.eml`);
       fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
       options.log.info({ file }, 'no SMTP_URL set: mail written to the outbox');

@@ -18,7 +18,7 @@ import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
 import { passwordChangedMail, passwordResetMail } from '../mail/templates';
 import { assertUnderLimit, countHit, type Limit } from '../plugins/rateLimit';
-import { AuthResponseSchema, Email, ErrorSchema, MessageSchema, OpaqueToken, Password, TokenPairSchema } from '../schemas';
+import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../schemas';
 import { wireUser } from './users';
 
 const MINUTE = 60_000;
@@ -62,7 +62,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['auth'],
         summary: 'Create an account and sign in',
         body: Type.Object(
-          { email: Email, password: Password, full_name: Type.String({ maxLength: 1000 }), username: Type.String({ maxLength: 1000 }) },
+          { email: Email, password: Password, full_name: FullName, username: Username },
           { additionalProperties: false },
         ),
         response: { 201: AuthResponseSchema, ...errors },

@@ -29,7 +29,7 @@ export const billingWebhookRoutes: FastifyPluginAsyncTypebox<{ stripe: StripePro
         response: {
           200: Type.Object({
             received: Type.Boolean(),
-            outcome: Type.Union([Type.Literal('applied'), Type.Literal('duplicate'), Type.Literal('stale'), Type.Literal('ignored')]),
+            outcome: Type.Union([Type.Literal('applied'), Type.Literal('duplicate'), Type.Literal('stale'), Type.Literal('ignored'), Type.Literal('refused')]),
           }),
           400: ErrorSchema,
           500: ErrorSchema,

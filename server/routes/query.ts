@@ -21,7 +21,7 @@ import {
 } from '../domain/usage';
 import { uuidV7 } from '../domain/uuidv7';
 import { ApiError } from '../errors';
-import { ErrorSchema } from '../schemas';
+import { ErrorSchema, MultilineText } from '../schemas';
 
 /** Bounds of one query's data: what a selection in the add-on can reasonably hold. */
 export const MAX_CELLS = 10_000;
@@ -42,10 +42,12 @@ const UsageSchema = Type.Object({
 const QueryBody = Type.Object(
   {
     task: Type.Unsafe<Task>({ type: 'string', enum: [...TASKS] }),
-    prompt: Type.String({ minLength: 1, maxLength: 4000 }),
+    prompt: MultilineText({ minLength: 1, maxLength: 4000 }),
     data: Type.Optional(
-      Type.Array(Type.Array(Type.Unsafe<Cell>({ type: ['string', 'number', 'boolean', 'null'] })), {
-        description: `The selected range, row by row: at most ${MAX_CELLS} cells and 1 MiB.`,
+      // Rows and columns are bounded too: an empty row holds no cell but is still one to walk.
+      Type.Array(Type.Array(Type.Unsafe<Cell>({ type: ['string', 'number', 'boolean', 'null'] }), { maxItems: MAX_CELLS }), {
+        maxItems: MAX_CELLS,
+        description: `The selected range, row by row: at most ${MAX_CELLS} cells (an empty row counts as one) and 1 MiB.`,
       }),
     ),
   },
@@ -87,7 +89,8 @@ async function checkDataSize(request: FastifyRequest): Promise<void> {
   const data = (request.body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) return;
   let cells = 0;
-  for (const row of data) cells += Array.isArray(row) ? row.length : 1;
+  // An empty row counts as one cell, so 100,000 of them are refused like 100,000 cells.
+  for (const row of data) cells += Array.isArray(row) ? Math.max(1, row.length) : 1;
   if (cells > MAX_CELLS) throw dataTooLarge(`The data has ${cells} cells; a query can take at most ${MAX_CELLS}.`);
   const length = request.headers['content-length'];
   if ((length === undefined || Number(length) > MAX_DATA_BYTES) && Buffer.byteLength(JSON.stringify(data)) > MAX_DATA_BYTES) {

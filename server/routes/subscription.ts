@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { findPlan, PLAN_IDS } from '../../src/content/plans';
 import { findSubscription, planAt, subscriptionView } from '../domain/subscriptions';
 import { ApiError } from '../errors';
-import { ErrorSchema, UserSchema } from '../schemas';
+import { ErrorSchema, Text, UserSchema } from '../schemas';
 
 const PlanIdSchema = UserSchema.properties.subscription_plan;
 
@@ -60,7 +60,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'An Idempotency-Key header makes a retried request reuse the same checkout.',
         security: [{ bearer: [] }],
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY })) }),
-        body: Type.Object({ plan: Type.String({ maxLength: 100 }) }, { additionalProperties: false }),
+        body: Type.Object({ plan: Text({ maxLength: 100 }) }, { additionalProperties: false }),
         response: { 200: Type.Object({ checkout_url: Type.String({ format: 'uri' }) }), 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 503: ErrorSchema },
       },
     },

@@ -10,7 +10,7 @@ import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
 import { passwordChangedMail } from '../mail/templates';
 import { assertUnderLimit, countHit, type Limit } from '../plugins/rateLimit';
-import { ErrorSchema, Password, UserSchema } from '../schemas';
+import { ErrorSchema, FullName, Password, UserSchema, Username } from '../schemas';
 
 const PASSWORD_CHANGE_LIMIT: Limit = { what: 'password change attempts', max: 10, windowMs: 15 * 60_000 };
 
@@ -46,7 +46,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change the full name or username (nothing else can be set here)',
         security: [{ bearer: [] }],
         body: Type.Object(
-          { full_name: Type.Optional(Type.String({ maxLength: 1000 })), username: Type.Optional(Type.String({ maxLength: 1000 })) },
+          { full_name: Type.Optional(FullName), username: Type.Optional(Username) },
           { additionalProperties: false, minProperties: 1 },
         ),
         response: { 200: UserSchema, ...errors },
