@@ -39,9 +39,9 @@ export const REGISTER_LIMITS = {
 } satisfies Record<string, Limit>;
 /**
  * After each failed sign-in to an account, the next guess waits this long (by the count of guesses
- * this window; the last value repeats). The first few mistakes cost nothing; a guesser is slowed to
- * about ten guesses in 17 minutes, so the hard limit above is seldom what stops them and the owner
- * waits minutes at most, not the whole window.
+ * this window; the last value repeats). The first few mistakes cost nothing; one after another,
+ * guesses get about nine tries per window, ever further apart, so the hard limit above stops only
+ * bursts, and the owner waits five minutes at most rather than the rest of the window.
  */
 export const LOGIN_PAUSES_MS = [0, 0, 0, 30_000, 60_000, 120_000, 240_000, 300_000];
 export const RESET_TTL_MS = 60 * MINUTE;
