@@ -39,9 +39,9 @@ export const REGISTER_LIMITS = {
 } satisfies Record<string, Limit>;
 /**
  * After each failed sign-in to an account, the next guess waits this long (by the count of guesses
- * this window; the last value repeats). The first few mistakes cost nothing; one after another,
- * guesses get about nine tries per window, ever further apart, so the hard limit above stops only
- * bursts, and the owner waits five minutes at most rather than the rest of the window.
+ * in the last 15 minutes; the last value repeats). The first few mistakes cost nothing; one after
+ * another, guesses get about nine tries in 15 minutes, ever further apart, so the hard limit above
+ * stops only bursts, and the owner waits five minutes at most rather than the rest of the window.
  */
 export const LOGIN_PAUSES_MS = [0, 0, 0, 30_000, 60_000, 120_000, 240_000, 300_000];
 export const RESET_TTL_MS = 60 * MINUTE;
@@ -73,12 +73,18 @@ const loginAccountKey = (email: string) => `login:account:${email}`;
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.database;
 
-  /** Runs work a limit's place was taken for; when it fails (busy, database down), the place is given back. */
-  async function givenBackOnFailure<T>(limits: Array<[string, Limit]>, work: () => Promise<T>): Promise<T> {
+  /** Takes a place under every limit (or throws the 429); `giveBack` returns it. */
+  async function takePlace(limits: Array<[string, Limit]>) {
+    const { counts, ticket } = await consume(app.rateLimits, limits);
+    return { counts, giveBack: () => app.rateLimits.release(limits.map(([key]) => key), ticket) };
+  }
+
+  /** Runs work a place was taken for; when it fails (busy, database down), the place is given back. */
+  async function givenBackOnFailure<T>(place: { giveBack(): Promise<void> }, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      await app.rateLimits.release(limits.map(([key]) => key));
+      await place.giveBack();
       throw error;
     }
   }
@@ -117,13 +123,12 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const username = normaliseUsername(request.body.username);
       passwordPolicy(request.body.password, 'password');
       // Counted before the lookups, so "email taken" cannot be asked about without limit either.
-      const limits: Array<[string, Limit]> = [[`register:ip:${request.ip}`, REGISTER_LIMITS.ip]];
-      await consume(app.rateLimits, limits);
+      const place = await takePlace([[`register:ip:${request.ip}`, REGISTER_LIMITS.ip]]);
       if (await findUserByEmail(db, email)) throw emailTaken();
       const taken = await db.selectFrom('users').select('id').where('username_key', '=', username.toLowerCase()).executeTakeFirst();
       if (taken) throw usernameTaken();
 
-      const passwordHash = await givenBackOnFailure(limits, () => hashPassword(request.body.password));
+      const passwordHash = await givenBackOnFailure(place, () => hashPassword(request.body.password));
       const now = app.clock.now();
       const { user, session } = await db.transaction().execute(async (trx) => {
         const user = await insertUser(trx, { email, username, full_name: fullName, password_hash: passwordHash }, now);
@@ -147,25 +152,25 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const email = normaliseEmail(request.body.email);
       const accountKey = loginAccountKey(email);
-      const limits: Array<[string, Limit]> = [
+      // The guess takes its place before it is evaluated: a burst cannot get more guesses than the limit.
+      const place = await takePlace([
         [accountKey, LOGIN_LIMITS.account],
         [`login:ip:${request.ip}`, LOGIN_LIMITS.ip],
-      ];
-      // The guess takes its place before it is evaluated: a burst cannot get more guesses than the limit.
-      const [guess] = await consume(app.rateLimits, limits);
+      ]);
+      const guess = place.counts[0]!;
 
-      const user = await givenBackOnFailure(limits, () => findUserByEmail(db, email));
+      const user = await givenBackOnFailure(place, () => findUserByEmail(db, email));
       let valid = false;
-      if (user) valid = await givenBackOnFailure(limits, () => verifyPassword(user.password_hash, request.body.password));
-      else await givenBackOnFailure(limits, () => verifyAgainstDummy(request.body.password));
+      if (user) valid = await givenBackOnFailure(place, () => verifyPassword(user.password_hash, request.body.password));
+      else await givenBackOnFailure(place, () => verifyAgainstDummy(request.body.password));
       if (!user || !valid) {
-        await app.rateLimits.delay(accountKey, LOGIN_PAUSES_MS[Math.min(guess!, LOGIN_PAUSES_MS.length) - 1]!);
+        await app.rateLimits.delay(accountKey, LOGIN_PAUSES_MS[Math.min(guess, LOGIN_PAUSES_MS.length) - 1]!);
         request.log.warn({ event: 'auth.login_failed', userId: user?.id ?? null, ip: request.ip }, 'sign-in failed');
         throw new ApiError(401, 'invalid_credentials', 'Invalid email or password.');
       }
       // A right password gives its place back; the wrong guesses before it stay counted, so
       // the owner signing in does not hand a guesser a fresh allowance.
-      await app.rateLimits.release(limits.map(([key]) => key));
+      await place.giveBack();
       const session = await createSession(db, app.tokens, user.id, app.clock.now());
       request.log.info({ event: 'auth.login', userId: user.id, ip: request.ip }, 'signed in');
       return { ...(await issueTokens(app, session)), user: await wireUser(app, user) };

@@ -81,23 +81,22 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { userId, sessionId } = request.auth!;
-      const limit: Array<[string, Limit]> = [[`password-change:${userId}`, PASSWORD_CHANGE_LIMIT]];
-      const keys = limit.map(([key]) => key);
+      const key = `password-change:${userId}`;
       const user = await currentUser(userId);
       // The check of the current password takes its place first, so a burst gets no more than the limit.
-      await consume(app.rateLimits, limit);
+      const { ticket } = await consume(app.rateLimits, [[key, PASSWORD_CHANGE_LIMIT]]);
       let valid: boolean;
       try {
         valid = await verifyPassword(user.password_hash, request.body.current_password);
       } catch (error) {
-        await app.rateLimits.release(keys);
+        await app.rateLimits.release([key], ticket);
         throw error;
       }
       if (!valid) {
         request.log.warn({ event: 'auth.password_change_failed', userId, ip: request.ip }, 'wrong current password');
         throw new ApiError(400, 'invalid_current_password', 'The current password is not correct.', { field: 'current_password' });
       }
-      await app.rateLimits.release(keys);
+      await app.rateLimits.release([key], ticket);
       const problem = passwordProblem(request.body.new_password);
       if (problem) throw new ApiError(400, problem.code, problem.message, { field: 'new_password' });
       const passwordHash = await hashPassword(request.body.new_password);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import { LOGIN_LIMITS, LOGIN_PAUSES_MS, RESET_REQUESTED } from '../../server/routes/auth';
 import { REFRESH_GRACE_MS } from '../../server/domain/sessions';
-import { ENGINES, bearer, newAccount, post, register, useTestApp } from '../helpers/testApp';
+import { ENGINES, bearer, newAccount, newAddress, post, register, useTestApp } from '../helpers/testApp';
 
 const MINUTE = 60_000;
 
@@ -151,6 +151,23 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
       expect((await login(other.account.email, other.account.password)).statusCode).toBe(200);
       ctx.clock.advance(LOGIN_LIMITS.account.windowMs + 1);
       expect((await login(victim.account.email, victim.account.password)).statusCode).toBe(200);
+    });
+
+    it('evaluates no more guesses than the account limit in any 15 minutes, however they are timed', async () => {
+      const { account } = await register(ctx.app);
+      const from = newAddress();
+      const guess = (password: string) =>
+        ctx.app.inject({ method: 'POST', url: '/api/v1/auth/login/email', payload: { email: account.email, password }, remoteAddress: from });
+      const burst = async () => (await Promise.all(Array.from({ length: 30 }, (_, i) => guess(`Wrong-guess-${i}-x`)))).filter((r) => r.statusCode === 401).length;
+      expect((await guess('Wrong-password-123')).statusCode).toBe(401);
+      // A burst just before the first guess is 15 minutes old, and another once its pause is over.
+      ctx.clock.advance(LOGIN_LIMITS.account.windowMs - 1000);
+      const before = await burst();
+      ctx.clock.advance(Math.max(...LOGIN_PAUSES_MS) + 1000);
+      const after = await burst();
+      // The two bursts lie within 15 minutes of each other (the first guess no longer does).
+      expect(before).toBeGreaterThan(0);
+      expect(before + after).toBeLessThanOrEqual(LOGIN_LIMITS.account.max);
     });
 
     it('lets the owner in with a few typos, and a reset lifts the pause at once', async () => {
