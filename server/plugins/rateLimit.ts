@@ -41,7 +41,7 @@ export function memoryStore(clock: Clock): RateLimitStore {
   const live = (key: string, windowMs: number, now: number) => {
     const entry = keys.get(key) ?? { taken: [], nextAt: 0 };
     entry.taken = entry.taken.filter((place) => place.at > now - windowMs);
-    // A key with nothing left to remember goes, so the map does not keep every address ever seen.
+    // A key with nothing left to remember is dropped when it is next looked at.
     if (entry.taken.length === 0 && entry.nextAt <= now) keys.delete(key);
     return entry;
   };
