@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { hash, verify } from '@node-rs/argon2';
+import { ApiError } from '../errors';
 
 // argon2id at OWASP's recommended minimum (19 MiB, 2 passes, 1 lane). @node-rs/argon2 hashes on
 // libuv's thread pool, so the event loop keeps serving while a hash is computed.
@@ -11,16 +13,44 @@ const HASH_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, par
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
-export function hashPassword(password: string): Promise<string> {
-  return hash(password, HASH_OPTIONS);
+/**
+ * How many hashes run at once, and how many may wait for a turn. Hashes share libuv's four
+ * threads with file reads and compression, and more of them than cores only makes each slower:
+ * a flood of sign-ups or guesses waits in a short queue, and beyond it is told to come back (503)
+ * rather than piling up until every sign-in takes seconds.
+ */
+export const HASHING = { running: Math.min(os.availableParallelism(), 3), waiting: 64 };
+export const HASHING_RETRY_AFTER_S = 2;
+
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (running < HASHING.running) running += 1;
+  else if (waiting.length < HASHING.waiting) await new Promise<void>((resolve) => waiting.push(resolve));
+  else {
+    throw new ApiError(503, 'busy', 'The server is busy. Please try again in a few seconds.', {
+      headers: { 'Retry-After': String(HASHING_RETRY_AFTER_S) },
+    });
+  }
+  try {
+    return await work();
+  } finally {
+    // The turn passes straight to the next in line, so `running` never dips while some wait.
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
 }
 
-export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
-  try {
-    return await verify(passwordHash, password);
-  } catch {
-    return false;
-  }
+/** Throws a 503 `busy` ApiError when too many hashes are running and waiting already. */
+export function hashPassword(password: string): Promise<string> {
+  return inTurn(() => hash(password, HASH_OPTIONS));
+}
+
+/** Throws a 503 `busy` ApiError when too many hashes are running and waiting already. */
+export function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  return inTurn(() => verify(passwordHash, password).catch(() => false));
 }
 
 let dummyHash: Promise<string> | undefined;
@@ -30,7 +60,8 @@ let dummyHash: Promise<string> | undefined;
  * time does not tell which emails have accounts.
  */
 export async function verifyAgainstDummy(password: string): Promise<void> {
-  dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
+  // Made outside the queue: a refused first guess must not leave a rejected promise here for good.
+  dummyHash ??= hash(crypto.randomBytes(16).toString('hex'), HASH_OPTIONS);
   await verifyPassword(await dummyHash, password);
 }
 

@@ -127,6 +127,8 @@ export async function updateProfile(
   }
 }
 
+/** Sets a new password and voids every reset link still outstanding: a link mailed earlier must not undo it. */
 export async function setPasswordHash(db: Kysely<Database>, id: string, passwordHash: string, now: number) {
   await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).execute();
+  await db.updateTable('password_resets').set({ used_at: now }).where('user_id', '=', id).where('used_at', 'is', null).execute();
 }

@@ -17,7 +17,7 @@ import {
 import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
 import { passwordChangedMail, passwordResetMail } from '../mail/templates';
-import { assertUnderLimit, countHit, type Limit } from '../plugins/rateLimit';
+import { consume, type Limit } from '../plugins/rateLimit';
 import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../schemas';
 import { wireUser } from './users';
 
@@ -30,6 +30,20 @@ export const RESET_LIMITS = {
   account: { what: 'password reset requests', max: 5, windowMs: 60 * MINUTE },
   ip: { what: 'password reset requests', max: 20, windowMs: 15 * MINUTE },
 } satisfies Record<string, Limit>;
+/**
+ * Sign-ups per address: enough for a household or an office behind one address, far too few to
+ * fill the database or keep the CPU hashing (every sign-up is an argon2 hash) from one machine.
+ */
+export const REGISTER_LIMITS = {
+  ip: { what: 'sign-ups from this network', max: 20, windowMs: 60 * MINUTE },
+} satisfies Record<string, Limit>;
+/**
+ * After each failed sign-in to an account, the next guess waits this long (by the count of guesses
+ * in the last 15 minutes; the last value repeats). The first few mistakes cost nothing; one after
+ * another, guesses get about nine tries in 15 minutes, ever further apart, so the hard limit above
+ * stops only bursts, and the owner waits five minutes at most rather than the rest of the window.
+ */
+export const LOGIN_PAUSES_MS = [0, 0, 0, 30_000, 60_000, 120_000, 240_000, 300_000];
 export const RESET_TTL_MS = 60 * MINUTE;
 
 export const RESET_REQUESTED = {
@@ -37,6 +51,8 @@ export const RESET_REQUESTED = {
 };
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 413: ErrorSchema, 415: ErrorSchema, 429: ErrorSchema };
+/** Routes that hash a password may answer 503 `busy` when too many hashes are queued already. */
+const hashingErrors = { ...errors, 503: ErrorSchema };
 
 function passwordPolicy(password: string, field: string): void {
   const problem = passwordProblem(password);
@@ -52,8 +68,41 @@ async function issueTokens(app: FastifyInstance, session: { sessionId: string; u
   };
 }
 
+const loginAccountKey = (email: string) => `login:account:${email}`;
+
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.database;
+
+  /** Takes a place under every limit (or throws the 429); `giveBack` returns it. */
+  async function takePlace(limits: Array<[string, Limit]>) {
+    const { counts, ticket } = await consume(app.rateLimits, limits);
+    return { counts, giveBack: () => app.rateLimits.release(limits.map(([key]) => key), ticket) };
+  }
+
+  /** Runs work a place was taken for; when it fails (busy, database down), the place is given back. */
+  async function givenBackOnFailure<T>(place: { giveBack(): Promise<void> }, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      await place.giveBack();
+      throw error;
+    }
+  }
+
+  async function mailResetLink(email: string, ip: string): Promise<void> {
+    const user = await findUserByEmail(db, email);
+    if (user) {
+      const token = randomToken();
+      const now = app.clock.now();
+      await db
+        .insertInto('password_resets')
+        .values({ token_hash: hashToken(token), user_id: user.id, created_at: now, expires_at: now + RESET_TTL_MS, used_at: null })
+        .execute();
+      const link = `${app.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
+      deliverLater(app.mailer, app.log, passwordResetMail(user.email, link, app.config.web));
+    }
+    app.log.info({ event: 'auth.reset_requested', userId: user?.id ?? null, ip }, 'password reset requested');
+  }
 
   app.post(
     '/auth/register',
@@ -65,7 +114,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { email: Email, password: Password, full_name: FullName, username: Username },
           { additionalProperties: false },
         ),
-        response: { 201: AuthResponseSchema, ...errors },
+        response: { 201: AuthResponseSchema, ...hashingErrors },
       },
     },
     async (request, reply) => {
@@ -73,11 +122,13 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const fullName = normaliseFullName(request.body.full_name);
       const username = normaliseUsername(request.body.username);
       passwordPolicy(request.body.password, 'password');
+      // Counted before the lookups, so "email taken" cannot be asked about without limit either.
+      const place = await takePlace([[`register:ip:${request.ip}`, REGISTER_LIMITS.ip]]);
       if (await findUserByEmail(db, email)) throw emailTaken();
       const taken = await db.selectFrom('users').select('id').where('username_key', '=', username.toLowerCase()).executeTakeFirst();
       if (taken) throw usernameTaken();
 
-      const passwordHash = await hashPassword(request.body.password);
+      const passwordHash = await givenBackOnFailure(place, () => hashPassword(request.body.password));
       const now = app.clock.now();
       const { user, session } = await db.transaction().execute(async (trx) => {
         const user = await insertUser(trx, { email, username, full_name: fullName, password_hash: passwordHash }, now);
@@ -95,27 +146,31 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['auth'],
         summary: 'Sign in with email and password',
         body: Type.Object({ email: Email, password: Password }, { additionalProperties: false }),
-        response: { 200: AuthResponseSchema, ...errors },
+        response: { 200: AuthResponseSchema, ...hashingErrors },
       },
     },
     async (request) => {
       const email = normaliseEmail(request.body.email);
-      const limits: Array<[string, Limit]> = [
-        [`login:account:${email}`, LOGIN_LIMITS.account],
+      const accountKey = loginAccountKey(email);
+      // The guess takes its place before it is evaluated: a burst cannot get more guesses than the limit.
+      const place = await takePlace([
+        [accountKey, LOGIN_LIMITS.account],
         [`login:ip:${request.ip}`, LOGIN_LIMITS.ip],
-      ];
-      await assertUnderLimit(app.rateLimits, limits);
+      ]);
+      const guess = place.counts[0]!;
 
-      const user = await findUserByEmail(db, email);
+      const user = await givenBackOnFailure(place, () => findUserByEmail(db, email));
       let valid = false;
-      if (user) valid = await verifyPassword(user.password_hash, request.body.password);
-      else await verifyAgainstDummy(request.body.password);
+      if (user) valid = await givenBackOnFailure(place, () => verifyPassword(user.password_hash, request.body.password));
+      else await givenBackOnFailure(place, () => verifyAgainstDummy(request.body.password));
       if (!user || !valid) {
-        await countHit(app.rateLimits, limits);
+        await app.rateLimits.delay(accountKey, LOGIN_PAUSES_MS[Math.min(guess, LOGIN_PAUSES_MS.length) - 1]!);
         request.log.warn({ event: 'auth.login_failed', userId: user?.id ?? null, ip: request.ip }, 'sign-in failed');
         throw new ApiError(401, 'invalid_credentials', 'Invalid email or password.');
       }
-      await app.rateLimits.reset(`login:account:${email}`);
+      // A right password gives its place back; the wrong guesses before it stay counted, so
+      // the owner signing in does not hand a guesser a fresh allowance.
+      await place.giveBack();
       const session = await createSession(db, app.tokens, user.id, app.clock.now());
       request.log.info({ event: 'auth.login', userId: user.id, ip: request.ip }, 'signed in');
       return { ...(await issueTokens(app, session)), user: await wireUser(app, user) };
@@ -175,20 +230,12 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         [`reset:account:${email}`, RESET_LIMITS.account],
         [`reset:ip:${request.ip}`, RESET_LIMITS.ip],
       ];
-      await assertUnderLimit(app.rateLimits, limits);
-      await countHit(app.rateLimits, limits);
-      const user = await findUserByEmail(db, email);
-      if (user) {
-        const token = randomToken();
-        const now = app.clock.now();
-        await db
-          .insertInto('password_resets')
-          .values({ token_hash: hashToken(token), user_id: user.id, created_at: now, expires_at: now + RESET_TTL_MS, used_at: null })
-          .execute();
-        const link = `${app.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
-        deliverLater(app.mailer, app.log, passwordResetMail(user.email, link, app.config.web));
-      }
-      request.log.info({ event: 'auth.reset_requested', userId: user?.id ?? null, ip: request.ip }, 'password reset requested');
+      await consume(app.rateLimits, limits);
+      // The answer goes before anything that depends on the account is done, so how long it
+      // takes cannot tell whether the address has one.
+      setImmediate(() => {
+        mailResetLink(email, request.ip).catch((error: unknown) => request.log.error({ err: error }, 'reset link not sent'));
+      });
       return reply.status(202).send(RESET_REQUESTED);
     },
   );
@@ -200,7 +247,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['auth'],
         summary: 'Set a new password with a reset link token; ends every session',
         body: Type.Object({ token: OpaqueToken, new_password: Password }, { additionalProperties: false }),
-        response: { 204: Type.Null(), ...errors },
+        response: { 204: Type.Null(), ...hashingErrors },
       },
     },
     async (request, reply) => {
@@ -228,6 +275,8 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await revokeUserSessions(trx, reset.user_id, 'password_reset', now);
         return trx.selectFrom('users').select(['id', 'email']).where('id', '=', reset.user_id).executeTakeFirstOrThrow();
       });
+      // Whoever could read the mail owns the account: the guesses against it no longer hold them back.
+      await app.rateLimits.reset(loginAccountKey(user.email));
       deliverLater(app.mailer, app.log, passwordChangedMail(user.email, app.config.web));
       request.log.info({ event: 'auth.password_reset', userId: user.id, ip: request.ip }, 'password reset');
       return reply.status(204).send(null);

@@ -9,10 +9,10 @@ import { findUserById, normaliseFullName, normaliseUsername, setPasswordHash, to
 import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
 import { passwordChangedMail } from '../mail/templates';
-import { assertUnderLimit, countHit, type Limit } from '../plugins/rateLimit';
+import { consume, type Limit } from '../plugins/rateLimit';
 import { ErrorSchema, FullName, Password, UserSchema, Username } from '../schemas';
 
-const PASSWORD_CHANGE_LIMIT: Limit = { what: 'password change attempts', max: 10, windowMs: 15 * 60_000 };
+export const PASSWORD_CHANGE_LIMIT: Limit = { what: 'password change attempts', max: 10, windowMs: 15 * 60_000 };
 
 /** The user as the API shows it, with the plan that applies now (the billing module records it). */
 export async function wireUser(app: FastifyInstance, user: UsersTable): Promise<WireUser> {
@@ -75,19 +75,28 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change the password; signs out every other session',
         security: [{ bearer: [] }],
         body: Type.Object({ current_password: Password, new_password: Password }, { additionalProperties: false }),
-        response: { 204: Type.Null(), ...errors },
+        // 503 `busy`: too many password hashes are queued already.
+        response: { 204: Type.Null(), ...errors, 503: ErrorSchema },
       },
     },
     async (request, reply) => {
       const { userId, sessionId } = request.auth!;
-      const limit: Array<[string, Limit]> = [[`password-change:${userId}`, PASSWORD_CHANGE_LIMIT]];
-      await assertUnderLimit(app.rateLimits, limit);
+      const key = `password-change:${userId}`;
       const user = await currentUser(userId);
-      if (!(await verifyPassword(user.password_hash, request.body.current_password))) {
-        await countHit(app.rateLimits, limit);
+      // The check of the current password takes its place first, so a burst gets no more than the limit.
+      const { ticket } = await consume(app.rateLimits, [[key, PASSWORD_CHANGE_LIMIT]]);
+      let valid: boolean;
+      try {
+        valid = await verifyPassword(user.password_hash, request.body.current_password);
+      } catch (error) {
+        await app.rateLimits.release([key], ticket);
+        throw error;
+      }
+      if (!valid) {
         request.log.warn({ event: 'auth.password_change_failed', userId, ip: request.ip }, 'wrong current password');
         throw new ApiError(400, 'invalid_current_password', 'The current password is not correct.', { field: 'current_password' });
       }
+      await app.rateLimits.release([key], ticket);
       const problem = passwordProblem(request.body.new_password);
       if (problem) throw new ApiError(400, problem.code, problem.message, { field: 'new_password' });
       const passwordHash = await hashPassword(request.body.new_password);

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { createSigner } from 'fast-jwt';
-import { LOGIN_LIMITS, RESET_REQUESTED } from '../../server/routes/auth';
+import { LOGIN_LIMITS, LOGIN_PAUSES_MS, RESET_REQUESTED } from '../../server/routes/auth';
 import { REFRESH_GRACE_MS } from '../../server/domain/sessions';
-import { ENGINES, bearer, newAccount, post, register, useTestApp } from '../helpers/testApp';
+import { ENGINES, bearer, newAccount, newAddress, post, register, useTestApp } from '../helpers/testApp';
 
 const MINUTE = 60_000;
 
@@ -129,21 +129,57 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
       expect(wrong.ms).toBeGreaterThan(unknown.ms * 0.4);
     });
 
-    it('limits failed sign-ins per account with 429 and Retry-After, leaving other accounts alone', async () => {
+    it('slows failed sign-ins per account with a growing pause (429 and Retry-After), leaving other accounts alone', async () => {
       const victim = await register(ctx.app);
       const other = await register(ctx.app);
-      for (let i = 0; i < LOGIN_LIMITS.account.max; i++) {
+      const free = LOGIN_PAUSES_MS.filter((ms) => ms === 0).length;
+      for (let i = 0; i < free + 1; i++) expect((await login(victim.account.email, 'Wrong-password-123')).statusCode).toBe(401);
+      const pauses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const blocked = await login(victim.account.email, victim.account.password);
+        expect(blocked.statusCode).toBe(429);
+        expect(blocked.json().error.code).toBe('rate_limited');
+        pauses.push(Number(blocked.headers['retry-after']));
+        ctx.clock.advance(pauses.at(-1)! * 1000);
         expect((await login(victim.account.email, 'Wrong-password-123')).statusCode).toBe(401);
       }
-      const blocked = await login(victim.account.email, victim.account.password);
-      expect(blocked.statusCode).toBe(429);
-      expect(blocked.json().error.code).toBe('rate_limited');
-      const retryAfter = Number(blocked.headers['retry-after']);
-      expect(retryAfter).toBeGreaterThan(0);
-      expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+      // Each wrong guess makes the next wait longer, but never the whole window.
+      expect(pauses[0]).toBeGreaterThan(0);
+      expect(pauses[1]).toBeGreaterThan(pauses[0]!);
+      expect(pauses[2]).toBeGreaterThan(pauses[1]!);
+      expect(Math.max(...pauses)).toBeLessThan(LOGIN_LIMITS.account.windowMs / 1000);
       expect((await login(other.account.email, other.account.password)).statusCode).toBe(200);
       ctx.clock.advance(LOGIN_LIMITS.account.windowMs + 1);
       expect((await login(victim.account.email, victim.account.password)).statusCode).toBe(200);
+    });
+
+    it('evaluates no more guesses than the account limit in any 15 minutes, however they are timed', async () => {
+      const { account } = await register(ctx.app);
+      const from = newAddress();
+      const guess = (password: string) =>
+        ctx.app.inject({ method: 'POST', url: '/api/v1/auth/login/email', payload: { email: account.email, password }, remoteAddress: from });
+      const burst = async () => (await Promise.all(Array.from({ length: 30 }, (_, i) => guess(`Wrong-guess-${i}-x`)))).filter((r) => r.statusCode === 401).length;
+      expect((await guess('Wrong-password-123')).statusCode).toBe(401);
+      // A burst just before the first guess is 15 minutes old, and another once its pause is over.
+      ctx.clock.advance(LOGIN_LIMITS.account.windowMs - 1000);
+      const before = await burst();
+      ctx.clock.advance(Math.max(...LOGIN_PAUSES_MS) + 1000);
+      const after = await burst();
+      // The two bursts lie within 15 minutes of each other (the first guess no longer does).
+      expect(before).toBeGreaterThan(0);
+      expect(before + after).toBeLessThanOrEqual(LOGIN_LIMITS.account.max);
+    });
+
+    it('lets the owner in with a few typos, and a reset lifts the pause at once', async () => {
+      const { account } = await register(ctx.app);
+      for (let i = 0; i < 2; i++) expect((await login(account.email, `Typo-${account.password}`)).statusCode).toBe(401);
+      expect((await login(account.email, account.password)).statusCode).toBe(200);
+      while ((await login(account.email, 'Wrong-password-123')).statusCode === 401);
+      expect((await login(account.email, account.password)).statusCode).toBe(429);
+      await post(ctx.app, '/api/v1/auth/password-reset-request', { email: account.email });
+      const token = new URL(/https?:\/\/\S+/.exec((await ctx.mail.latestTo(account.email)).text)![0]).searchParams.get('token')!;
+      expect((await post(ctx.app, '/api/v1/auth/password-reset', { token, new_password: 'After-the-pause-1' })).statusCode).toBe(204);
+      expect((await login(account.email, 'After-the-pause-1')).statusCode).toBe(200);
     });
   });
 
@@ -332,6 +368,36 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
       const unknown = await post(ctx.app, '/api/v1/auth/password-reset', { token: 'nope', new_password: 'Reset-secret-2026' });
       expect(unknown.json().error.code).toBe('invalid_reset_token');
       expect((await login(session.account.email, session.account.password)).statusCode).toBe(200);
+    });
+
+    it('voids the other outstanding links when one is used, and every link when the password is changed', async () => {
+      const reset = (token: string, password: string) => post(ctx.app, '/api/v1/auth/password-reset', { token, new_password: password });
+      const requestLink = async (email: string) => {
+        const before = ctx.mail.sent.length;
+        expect((await post(ctx.app, '/api/v1/auth/password-reset-request', { email })).statusCode).toBe(202);
+        for (let i = 0; i < 50 && ctx.mail.sent.length === before; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        return tokenFrom((await ctx.mail.latestTo(email)).text);
+      };
+      const first = await register(ctx.app);
+      const [one, sibling] = [await requestLink(first.account.email), await requestLink(first.account.email)];
+      expect(one).not.toBe(sibling);
+      expect((await reset(one, 'Reset-secret-2026')).statusCode).toBe(204);
+      const late = await reset(sibling, 'Sibling-secret-2026');
+      expect(late.statusCode).toBe(400);
+      expect(late.json().error.code).toBe('invalid_reset_token');
+      expect((await login(first.account.email, 'Reset-secret-2026')).statusCode).toBe(200);
+
+      const second = await register(ctx.app);
+      const early = await requestLink(second.account.email);
+      const changed = await ctx.app.inject({
+        method: 'PUT',
+        url: '/api/v1/users/me/password',
+        headers: bearer(second.access_token),
+        payload: { current_password: second.account.password, new_password: 'Changed-secret-2026' },
+      });
+      expect(changed.statusCode).toBe(204);
+      expect((await reset(early, 'Old-link-secret-2026')).json().error.code).toBe('invalid_reset_token');
+      expect((await login(second.account.email, 'Changed-secret-2026')).statusCode).toBe(200);
     });
 
     it('limits reset requests per account with 429', async () => {

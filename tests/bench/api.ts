@@ -38,6 +38,7 @@ import { loadConfig } from '../../server/config';
 import { periodsAt } from '../../server/domain/usage';
 import { setPlan } from '../helpers/fakeAi';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
+import { newLoopbackAddress, postJsonFrom } from '../helpers/server';
 
 const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
 const DURATION_S = positiveInt('BENCH_DURATION', 3);
@@ -180,12 +181,9 @@ async function startRealApp(cleanup: Cleanup, tmpRoot: string, name: string, dat
 }
 
 async function registerAccount(baseUrl: string, account: typeof ACCOUNT = ACCOUNT): Promise<{ token: string; userId: string }> {
-  const res = await fetch(`${baseUrl}/api/v1/auth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(account),
-  });
-  const text = await res.text();
+  // From an address of its own: the bench makes more accounts than one address may sign up.
+  const res = await postJsonFrom(`${baseUrl}/api/v1/auth/register`, account, newLoopbackAddress());
+  const { text } = res;
   if (res.status !== 201) throw new Error(`register at ${baseUrl} failed: ${res.status} ${text}`);
   const body = JSON.parse(text) as { access_token?: unknown; user?: { id?: unknown } };
   if (typeof body.access_token !== 'string' || typeof body.user?.id !== 'string') throw new Error(`register at ${baseUrl} answered no access_token`);

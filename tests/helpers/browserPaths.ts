@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
+import { newLoopbackAddress, postJsonFrom } from './server';
 
 /**
  * What the Chromium replays of the charts' paths (tests/paths) share: the API calls of a chart held
@@ -151,8 +152,12 @@ export function apiClient(baseUrl: string) {
   }
   return {
     call,
-    register: (account: { email: string; password: string; full_name: string; username: string }) =>
-      ok<TokenPair & { user: { id: string } }>('POST', '/auth/register', account),
+    /** Signs up from an address of its own, as a different person would: a test makes more accounts than one address may. */
+    async register(account: { email: string; password: string; full_name: string; username: string }) {
+      const res = await postJsonFrom(`${baseUrl}/api/v1/auth/register`, account, newLoopbackAddress());
+      if (res.status !== 201) throw new Error(`POST /auth/register answered ${res.status}: ${res.text}`);
+      return JSON.parse(res.text) as TokenPair & { user: { id: string } };
+    },
     login: (email: string, password: string) => ok<TokenPair>('POST', '/auth/login/email', { email, password }),
     refresh: (refreshToken: string) => ok<TokenPair>('POST', '/auth/refresh', { refresh_token: refreshToken }),
     /** Ends the session the token belongs to: its access and refresh tokens are refused from now on. */

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,36 @@ export function freePort(): Promise<number> {
       const { port } = probe.address() as net.AddressInfo;
       probe.close(() => resolve(port));
     });
+  });
+}
+
+let loopbacks = 0;
+
+/**
+ * A loopback address of its own (127.1.x.y: all of 127/8 reaches this machine) for a test client,
+ * so that many accounts made by one test do not share one address's sign-up limit.
+ */
+export function newLoopbackAddress(): string {
+  loopbacks += 1;
+  return `127.1.${(loopbacks >> 8) & 255}.${loopbacks & 255}`;
+}
+
+/** POSTs JSON from the given local address (fetch cannot choose one); answers the status and body text. */
+export function postJsonFrom(url: string, body: unknown, localAddress: string): Promise<{ status: number; text: string }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
   });
 }
 
