@@ -75,7 +75,7 @@ function SignedInMenu() {
   const button = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLDivElement>(null);
   const { pathname } = useLocation();
-  // A link followed (or any other navigation) closes the menu.
+  // Any other navigation (the back button, say) closes it too.
   const [shownFor, setShownFor] = useState(pathname);
   if (shownFor !== pathname) {
     setShownFor(pathname);
@@ -132,7 +132,7 @@ function SignedInMenu() {
                   {ACCOUNT_LINKS.map(([to, label]) => (
                     <li key={to}>
                       <Button asChild variant="ghost" size="md" w="full" justifyContent="flex-start" css={currentPageStyle}>
-                        <NavLink to={to} onClick={() => button.current?.focus()}>
+                        <NavLink to={to} onClick={() => close(true)}>
                           {label}
                         </NavLink>
                       </Button>
