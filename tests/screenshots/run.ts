@@ -41,6 +41,8 @@ interface State {
   routes?: (page: Page) => Promise<void>;
   /** The whole page rather than the screen (pages; not toasts, which sit on the screen). */
   fullPage?: boolean;
+  /** Calls are held for ever: the picture is taken at once, before the page's own timeouts end the wait. */
+  holds?: boolean;
 }
 
 const never = () => new Promise<never>(() => undefined);
@@ -87,6 +89,7 @@ const STATES: State[] = [
   // The top bar.
   {
     name: 'topbar-session-check',
+    holds: true,
     path: '/dashboard',
     signedIn: true,
     routes: (page) => answer(page, '**/api/v1/users/me', 'hold'),
@@ -151,14 +154,25 @@ const STATES: State[] = [
     },
   },
   {
-    name: 'toast-info-logged-out',
+    name: 'toast-success-logged-out',
     path: '/login',
     act: async (page, account) => {
       await signInThroughForm(page, account);
       await page.waitForURL(/\/dashboard$/);
-      await page.getByRole('button', { name: messages.layout.menu }).or(page.getByRole('button', { name: messages.layout.logout })).first().click();
-      await page.getByRole('button', { name: messages.layout.logout }).click();
+      const menu = page.getByRole('button', { name: messages.layout.menu });
+      if (await menu.isVisible()) await menu.click();
+      await page.getByRole('button', { name: messages.layout.logout }).filter({ visible: true }).click();
       await toastShown(page, messages.auth.loggedOut);
+    },
+  },
+  {
+    name: 'toast-info-deletion-requested',
+    path: '/profile',
+    signedIn: true,
+    act: async (page) => {
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: messages.profile.deleteAccount }).click();
+      await toastShown(page, messages.profile.deletionRequested);
     },
   },
   {
@@ -173,7 +187,8 @@ const STATES: State[] = [
       ] as const) {
         await page.getByLabel(new RegExp(`^${label}`)).fill(value);
       }
-      await page.getByRole('button', { name: messages.support.submit }).click();
+      // Signed out, the button is disabled; Enter in a field still submits, and is told why not.
+      await page.getByLabel(new RegExp(`^${messages.support.emailLabel}`)).press('Enter');
       await toastShown(page, messages.support.authRequired);
     },
   },
@@ -191,6 +206,7 @@ const STATES: State[] = [
   // The account pages' own states.
   {
     name: 'dashboard-loading',
+    holds: true,
     path: '/dashboard',
     signedIn: true,
     routes: async (page) => {
@@ -241,6 +257,7 @@ const STATES: State[] = [
   },
   {
     name: 'subscription-loading',
+    holds: true,
     path: '/subscription',
     signedIn: true,
     routes: (page) => answer(page, '**/api/v1/subscription/me', 'hold'),
@@ -308,9 +325,9 @@ async function shoot(browser: Browser, baseUrl: string, state: State, account: A
       await state.routes?.(page);
       await page.goto(`${baseUrl}${state.path}`);
       await page.locator('html[data-app-ready]').waitFor({ state: 'attached' });
-      if (state.signedIn && !state.name.includes('session-check')) await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).first().waitFor({ state: 'attached' });
+      if (state.signedIn && state.name !== 'topbar-session-check') await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).first().waitFor({ state: 'attached' });
       await state.act?.(page, loginAccount);
-      await page.waitForLoadState('networkidle').catch(() => undefined);
+      if (!state.holds) await page.waitForLoadState('networkidle').catch(() => undefined);
       await settled(page);
       const file = path.join(OUT, `${state.name}.${size.name}.${colorScheme}.png`);
       await page.screenshot({ path: file, fullPage: state.fullPage ?? false });
