@@ -1,53 +1,150 @@
-import { Box, Button, Container, Flex, HStack, Link, Text } from '@chakra-ui/react';
+import { Box, Button, Container, Flex, HStack, Link, Stack, Text } from '@chakra-ui/react';
+import { useEffect, useId, useRef, useState } from 'react';
+import { useLocation } from 'react-router-dom';
 import { NavLink, RouterLink } from './RouterLink';
-import { LogoIcon, MoonIcon, SunIcon } from '../components/icons';
+import { LogoIcon, MenuIcon, MoonIcon, SunIcon } from '../components/icons';
 import * as messages from '../content/messages';
 import { chooseColorMode } from '../lib/colorMode';
+import { SESSION_CHECK_ATTRIBUTE } from '../lib/tokenStorage';
 import { useColorMode } from '../lib/useColorMode';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useAuthRef, useAuthSelector } from './auth';
 
 const t = messages.layout;
 
-/** Signed in: the account links (a second row on phones), the greeting and Logout. */
-function SignedInBar() {
-  const auth = useAuthRef();
-  const fullName = useAuthSelector((s) => s.context.user?.full_name ?? '');
-  const busy = useAuthSelector((s) => s.matches({ signedIn: 'loggingOut' }));
-  const links: Array<[string, string]> = [
-    ['/dashboard', t.dashboard],
-    ['/subscription', t.subscription],
-    ['/profile', t.profile],
-  ];
+const ACCOUNT_LINKS: Array<[string, string]> = [
+  ['/dashboard', t.dashboard],
+  ['/subscription', t.subscription],
+  ['/profile', t.profile],
+];
+
+const currentPageStyle = { '&[aria-current=page]': { bg: 'brand.subtle', color: 'brand.fg' } };
+
+/** 'Welcome, {full name}'; in the bar shortened with an ellipsis when very long, the whole of it in its title. */
+function Greeting({ truncate = false }: { truncate?: boolean }) {
+  const greeting = t.welcome(useAuthSelector((s) => s.context.user?.full_name ?? ''));
   return (
-    <>
-      <HStack
-        as="nav"
-        aria-label={t.mainNav}
-        order={{ base: 3, md: 0 }}
-        w={{ base: 'full', md: 'auto' }}
-        ms={{ md: 'auto' }}
-      >
-        <HStack as="ul" gap="1" listStyleType="none" w="full" justify={{ base: 'space-between', md: 'flex-start' }}>
-          {links.map(([to, label]) => (
+    <Text fontSize="sm" color="fg.muted" truncate={truncate} title={truncate ? greeting : undefined}>
+      {greeting}
+    </Text>
+  );
+}
+
+function LogoutButton(props: React.ComponentProps<typeof Button>) {
+  const auth = useAuthRef();
+  const busy = useAuthSelector((s) => s.matches({ signedIn: 'loggingOut' }));
+  return (
+    <Button variant="outline" size="sm" onClick={() => auth.send({ type: 'logout' })} loading={busy} loadingText={t.logout} {...props}>
+      {t.logout}
+    </Button>
+  );
+}
+
+/** Signed in, from tablets up: the account links, the greeting and Logout in the bar itself. */
+function SignedInBar() {
+  return (
+    <HStack hideBelow="md" flex="1" minW="0" gap="4">
+      <nav aria-label={t.mainNav}>
+        <HStack as="ul" gap="1" listStyleType="none">
+          {ACCOUNT_LINKS.map(([to, label]) => (
             <li key={to}>
-              <Button asChild variant="ghost" size="sm" css={{ '&[aria-current=page]': { bg: 'brand.subtle', color: 'brand.fg' } }}>
+              <Button asChild variant="ghost" size="sm" css={currentPageStyle}>
                 <NavLink to={to}>{label}</NavLink>
               </Button>
             </li>
           ))}
         </HStack>
-      </HStack>
-      <HStack gap="3">
-        {/* Shortened with an ellipsis on narrow screens rather than hidden: the greeting is part of the bar. */}
-        <Text fontSize="sm" color="fg.muted" truncate maxW={{ base: '32', sm: '60', lg: '72' }} title={t.welcome(fullName)}>
-          {t.welcome(fullName)}
-        </Text>
+      </nav>
+      <HStack gap="3" ms="auto" minW="0">
+        <Greeting truncate />
         <ColorModeToggle />
-        <Button variant="outline" size="sm" onClick={() => auth.send({ type: 'logout' })} loading={busy} loadingText={t.logout}>
-          {t.logout}
+        <LogoutButton />
+      </HStack>
+    </HStack>
+  );
+}
+
+/**
+ * Signed in, on a phone: one row with a menu button, whose panel (a disclosure, under the bar)
+ * holds the greeting in full, the account links and Logout. Opening it moves focus to its first
+ * link; Escape closes it and returns focus to the button, as does following a link.
+ */
+function SignedInMenu() {
+  const [open, setOpen] = useState(false);
+  const panelId = useId();
+  const button = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
+  const { pathname } = useLocation();
+  // Any other navigation (the back button, say) closes it too.
+  const [shownFor, setShownFor] = useState(pathname);
+  if (shownFor !== pathname) {
+    setShownFor(pathname);
+    setOpen(false);
+  }
+  useEffect(() => {
+    if (open) panel.current?.querySelector('a')?.focus();
+  }, [open]);
+  const close = (refocus: boolean) => {
+    setOpen(false);
+    if (refocus) button.current?.focus();
+  };
+  return (
+    <>
+      <HStack hideFrom="md" gap="1">
+        <ColorModeToggle />
+        <Button
+          ref={button}
+          variant="ghost"
+          size="sm"
+          aria-label={t.menu}
+          aria-expanded={open}
+          aria-controls={open ? panelId : undefined}
+          onClick={() => setOpen(!open)}
+        >
+          <MenuIcon boxSize="5" />
         </Button>
       </HStack>
+      {open && (
+        <Box
+          ref={panel}
+          id={panelId}
+          hideFrom="md"
+          position="absolute"
+          insetInline="0"
+          top="100%"
+          bg="bg"
+          borderBottomWidth="1px"
+          boxShadow="md"
+          onKeyDown={(event) => {
+            if (event.key === 'Escape') close(true);
+          }}
+          // Tabbing out of the panel (or clicking elsewhere) closes it.
+          onBlur={(event) => {
+            const next = event.relatedTarget as Node | null;
+            if (next && !panel.current?.contains(next) && next !== button.current) close(false);
+          }}
+        >
+          <Container maxW="6xl" py="3">
+            <Stack gap="3">
+              <Greeting />
+              <nav aria-label={t.mainNav}>
+                <Stack as="ul" gap="1" listStyleType="none">
+                  {ACCOUNT_LINKS.map(([to, label]) => (
+                    <li key={to}>
+                      <Button asChild variant="ghost" size="md" w="full" justifyContent="flex-start" css={currentPageStyle}>
+                        <NavLink to={to} onClick={() => close(true)}>
+                          {label}
+                        </NavLink>
+                      </Button>
+                    </li>
+                  ))}
+                </Stack>
+              </nav>
+              <LogoutButton alignSelf="flex-start" />
+            </Stack>
+          </Container>
+        </Box>
+      )}
     </>
   );
 }
@@ -76,41 +173,51 @@ function ColorModeToggle() {
   );
 }
 
-function SignedOutNav() {
+/**
+ * Login and Sign Up: also what the prerendered pages show, and what the app renders while a stored
+ * session is checked (so hydration matches). Hidden, their space kept, while <html> says a session
+ * is being checked: a signed-in visitor never sees them on a full page load.
+ */
+function SignedOutBar() {
   return (
-    <>
-      <Button asChild variant="ghost" size="sm">
-        <RouterLink to="/login">{t.login}</RouterLink>
-      </Button>
-      <Button asChild colorPalette="brand" size="sm">
-        <RouterLink to="/register">{t.signUp}</RouterLink>
-      </Button>
-    </>
+    <HStack gap="2">
+      <ColorModeToggle />
+      <HStack as="nav" aria-label={t.mainNav} gap="2" css={{ [`html[${SESSION_CHECK_ATTRIBUTE}] &`]: { visibility: 'hidden' } }}>
+        <Button asChild variant="ghost" size="sm">
+          <RouterLink to="/login">{t.login}</RouterLink>
+        </Button>
+        <Button asChild colorPalette="brand" size="sm">
+          <RouterLink to="/register">{t.signUp}</RouterLink>
+        </Button>
+      </HStack>
+    </HStack>
   );
 }
 
 export function TopBar() {
   const { brandName } = useRuntimeConfig();
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
+  const checking = useAuthSelector((s) => s.hasTag('loading'));
+  useEffect(() => {
+    if (!checking) document.documentElement.removeAttribute(SESSION_CHECK_ATTRIBUTE);
+  }, [checking]);
   return (
     <Box as="header" borderBottomWidth="1px" bg="bg/90" backdropFilter="blur(8px)" position="sticky" top="0" zIndex="sticky">
       <Container maxW="6xl">
-        <Flex minH="16" py={{ base: '2', md: '0' }} align="center" justify="space-between" gap="4" wrap="wrap">
-          <Link asChild fontWeight="bold" fontSize="lg" color="fg" _hover={{ textDecoration: 'none' }}>
+        <Flex h="16" align="center" justify="space-between" gap="4">
+          <Link asChild fontWeight="bold" fontSize="lg" color="fg" flexShrink="0" _hover={{ textDecoration: 'none' }}>
             <RouterLink to="/" aria-label={t.homeLink(brandName)}>
               <LogoIcon boxSize="7" color="brand.solid" />
               <Text as="span">{brandName}</Text>
             </RouterLink>
           </Link>
           {signedIn ? (
-            <SignedInBar />
+            <>
+              <SignedInBar />
+              <SignedInMenu />
+            </>
           ) : (
-            <HStack gap="2">
-              <ColorModeToggle />
-              <HStack as="nav" aria-label={t.mainNav} gap="2">
-                <SignedOutNav />
-              </HStack>
-            </HStack>
+            <SignedOutBar />
           )}
         </Flex>
       </Container>

@@ -97,8 +97,10 @@ const appTheme = defineConfig({
       button: defineRecipe({ variants: { variant: { solid: { _hover: { bg: 'colorPalette.solid', filter: 'brightness(0.9)' } } } } }),
     },
     slotRecipes: {
-      // Chakra fades a toast's description to 80 %: too faint on the red and green toasts.
-      toast: defineSlotRecipe({ slots: ['description'], base: { description: { opacity: 1 } } }),
+      // Chakra fades a toast's description to 80 %: too faint on the red and green toasts. The
+      // override lists every slot: configs merge arrays index by index, so `['description']` alone
+      // replaced the first slot, `root`, and every toast rendered as bare text (tests/ui/chakraStyles).
+      toast: defineSlotRecipe({ slots: toastSlotRecipe.slots, base: { description: { opacity: 1 } } }),
     },
     tokens: {
       colors: {

@@ -34,6 +34,7 @@ export const LogoIcon = (props: IconProps) => (
   </Icon>
 );
 
+export const MenuIcon = lineIcon(<path d="M4 6h16M4 12h16M4 18h16" />);
 export const MoonIcon = lineIcon(<path d="M20 14.5A8 8 0 1 1 9.5 4a6.5 6.5 0 0 0 10.5 10.5z" />);
 export const SunIcon = lineIcon(
   <>

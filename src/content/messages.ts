@@ -27,6 +27,7 @@ export const layout = {
   login: 'Login',
   signUp: 'Sign Up',
   darkMode: 'Dark mode',
+  menu: 'Menu',
 } as const;
 
 export const footer = {

@@ -4,6 +4,12 @@
  */
 export const ACCESS_TOKEN_KEY = 'access_token';
 export const REFRESH_TOKEN_KEY = 'refresh_token';
+/**
+ * On <html> from the first paint while a stored session is being checked (src/colorModeBoot.ts
+ * sets it, the top bar removes it once the auth chart knows): the top bar shows no account
+ * controls meanwhile, neither Login and Sign Up nor the signed-in ones.
+ */
+export const SESSION_CHECK_ATTRIBUTE = 'data-session-check';
 
 export interface TokenPair {
   access_token: string;

@@ -1,0 +1,383 @@
+/**
+ * `npm run screenshots`: every page and every state a visitor can reach, at 1280×900 and 390×844,
+ * in light and dark mode, against the real server and the production build (run `npm run build`
+ * first). The pictures go to screenshots/ (not committed): one PNG per state, size and mode, and
+ * per state a sheet of its four pictures side by side (screenshots/sheets/) for looking them over.
+ * Not part of `npm test`: nothing is asserted here, the pictures are for a person to look at.
+ *
+ * `npm run screenshots -- dashboard toast` takes only the states whose name contains one of the words.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import * as messages from '../../src/content/messages';
+import { launchBrowser } from '../helpers/browser';
+import { startServer } from '../helpers/server';
+
+const OUT = path.resolve(__dirname, '../../screenshots');
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+const SCHEMES = ['light', 'dark'] as const;
+
+type Tokens = { access_token: string; refresh_token: string };
+interface Account {
+  email: string;
+  password: string;
+  full_name: string;
+  username: string;
+  tokens: Tokens;
+}
+
+interface State {
+  name: string;
+  path: string;
+  /** Signed in (tokens stored before the page loads) with the shared account. */
+  signedIn?: boolean;
+  /** What to do on the page before the picture: fill forms, click, hold or fail calls. */
+  act?: (page: Page, account: Account) => Promise<void>;
+  /** Calls answered (or held, or failed) by the browser instead of the server, set before loading. */
+  routes?: (page: Page) => Promise<void>;
+  /** The whole page rather than the screen (pages; not toasts, which sit on the screen). */
+  fullPage?: boolean;
+  /** Calls are held for ever: the picture is taken at once, before the page's own timeouts end the wait. */
+  holds?: boolean;
+}
+
+const never = () => new Promise<never>(() => undefined);
+const fail = (status: number) => ({ status, json: { error: { code: 'internal', message: 'Something went wrong' } } });
+const usage = { monthly_queries: 85, daily_tokens: 420, queries_per_minute: 2, processing_time: 1.4, total_queries: 310 };
+const days = (count: (i: number) => number) =>
+  Array.from({ length: 30 }, (_, i) => ({ date: new Date(Date.UTC(2026, 10, i + 1)).toISOString().slice(0, 10), queries: count(i), tokens: count(i) * 31 }));
+const periodEnd = new Date(Date.UTC(2026, 11, 24)).toISOString();
+
+async function answer(page: Page, pattern: string, reply: 'hold' | 'abort' | { status?: number; json: unknown }) {
+  await page.route(pattern, async (route) => {
+    if (reply === 'hold') return never();
+    if (reply === 'abort') return route.abort('internetdisconnected');
+    return route.fulfill(reply);
+  });
+}
+
+async function signInThroughForm(page: Page, account: Account, password = account.password) {
+  await page.getByLabel(messages.login.email).fill(account.email);
+  await page.getByLabel(messages.login.password).fill(password);
+  await page.getByRole('button', { name: messages.login.submit }).click();
+}
+
+const toastShown = (page: Page, title: string) => page.locator('[data-scope=toast][data-part=root]').filter({ hasText: title }).first().waitFor();
+
+/** Every state; pages get the usage the server does not record yet, so their cards have numbers. */
+const STATES: State[] = [
+  ...['/', '/privacy', '/terms', '/support', '/login', '/register', '/forgot-password', '/reset-password?token=abc', '/no-such-page'].map(
+    (pagePath): State => ({ name: `page${pagePath.replace(/[/?=]+/g, '-').replace(/-$/, '') || '-landing'}`, path: pagePath, fullPage: true }),
+  ),
+  ...['/dashboard', '/subscription', '/profile', '/support'].map(
+    (pagePath): State => ({
+      name: `signed-in${pagePath.replace(/\//g, '-')}`,
+      path: pagePath,
+      signedIn: true,
+      fullPage: true,
+      routes: async (page) => {
+        await answer(page, '**/api/v1/query/usage', { json: usage });
+        await answer(page, '**/api/v1/query/usage/daily', { json: { days: days((i) => (i * 7) % 13) } });
+      },
+    }),
+  ),
+
+  // The top bar.
+  {
+    name: 'topbar-session-check',
+    holds: true,
+    path: '/dashboard',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/users/me', 'hold'),
+  },
+  {
+    name: 'topbar-phone-menu-open',
+    path: '/dashboard',
+    signedIn: true,
+    act: async (page) => {
+      const menu = page.getByRole('button', { name: messages.layout.menu });
+      if (await menu.isVisible()) await menu.click();
+    },
+  },
+
+  // Form errors.
+  { name: 'form-login-empty', path: '/login', act: (page) => page.getByRole('button', { name: messages.login.submit }).click() },
+  { name: 'form-register-empty', path: '/register', act: (page) => page.getByRole('button', { name: messages.register.submit }).click() },
+  { name: 'form-support-empty', path: '/support', signedIn: true, act: (page) => page.getByRole('button', { name: messages.support.submit }).click() },
+  { name: 'form-forgot-empty', path: '/forgot-password', act: (page) => page.getByRole('button', { name: messages.forgotPassword.submit }).click() },
+  {
+    name: 'form-reset-mismatch',
+    path: '/reset-password?token=abc',
+    act: async (page) => {
+      await page.getByRole('textbox', { name: messages.resetPassword.newPassword, exact: true }).fill('Fresh-start-2026');
+      await page.getByLabel(messages.resetPassword.confirmPassword).fill('Fresh-start-2027');
+      await page.getByRole('button', { name: messages.resetPassword.submit }).click();
+    },
+  },
+  {
+    name: 'form-profile-password-empty',
+    path: '/profile',
+    signedIn: true,
+    act: (page) => page.getByRole('button', { name: messages.profile.updatePassword }).click(),
+  },
+
+  // Toasts, each kind.
+  {
+    name: 'toast-error-login-failed',
+    path: '/login',
+    act: async (page, account) => {
+      await signInThroughForm(page, account, 'Not-the-password-1');
+      await toastShown(page, messages.auth.loginFailed);
+    },
+  },
+  {
+    name: 'toast-error-network',
+    path: '/login',
+    routes: (page) => answer(page, '**/api/v1/auth/login/**', 'abort'),
+    act: async (page, account) => {
+      await signInThroughForm(page, account);
+      await toastShown(page, messages.auth.loginFailed);
+    },
+  },
+  {
+    name: 'toast-success-and-error-stacked',
+    path: '/login',
+    act: async (page, account) => {
+      await signInThroughForm(page, account, 'Not-the-password-1');
+      await toastShown(page, messages.auth.loginFailed);
+      await signInThroughForm(page, account);
+      await toastShown(page, messages.auth.welcomeBack);
+    },
+  },
+  {
+    name: 'toast-success-logged-out',
+    path: '/login',
+    act: async (page, account) => {
+      await signInThroughForm(page, account);
+      await page.waitForURL(/\/dashboard$/);
+      const menu = page.getByRole('button', { name: messages.layout.menu });
+      if (await menu.isVisible()) await menu.click();
+      await page.getByRole('button', { name: messages.layout.logout }).filter({ visible: true }).click();
+      await toastShown(page, messages.auth.loggedOut);
+    },
+  },
+  {
+    name: 'toast-info-deletion-requested',
+    path: '/profile',
+    signedIn: true,
+    act: async (page) => {
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: messages.profile.deleteAccount }).click();
+      await toastShown(page, messages.profile.deletionRequested);
+    },
+  },
+  {
+    name: 'toast-error-support-auth-required',
+    path: '/support',
+    act: async (page) => {
+      for (const [label, value] of [
+        [messages.support.titleLabel, 'Formulas'],
+        [messages.support.descriptionLabel, 'The assistant explains VLOOKUP beautifully.'],
+        [messages.support.emailLabel, 'ada@example.com'],
+        [messages.support.telephoneLabel, '+44 20 7946 0000'],
+      ] as const) {
+        await page.getByLabel(new RegExp(`^${label}`)).fill(value);
+      }
+      // Signed out, the button is disabled; Enter in a field still submits, and is told why not.
+      await page.getByLabel(new RegExp(`^${messages.support.emailLabel}`)).press('Enter');
+      await toastShown(page, messages.support.authRequired);
+    },
+  },
+  {
+    name: 'toast-error-checkout-failed',
+    path: '/subscription',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/subscription/checkout', fail(500)),
+    act: async (page) => {
+      await page.getByRole('button', { name: /^Upgrade to/ }).first().click();
+      await toastShown(page, messages.subscription.checkoutFailed);
+    },
+  },
+
+  // The account pages' own states.
+  {
+    name: 'dashboard-loading',
+    holds: true,
+    path: '/dashboard',
+    signedIn: true,
+    routes: async (page) => {
+      for (const call of ['**/api/v1/query/usage', '**/api/v1/query/usage/daily', '**/api/v1/subscription/me']) await answer(page, call, 'hold');
+    },
+  },
+  {
+    name: 'dashboard-failed',
+    path: '/dashboard',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      for (const call of ['**/api/v1/query/usage', '**/api/v1/query/usage/daily', '**/api/v1/subscription/me']) await answer(page, call, fail(500));
+    },
+  },
+  {
+    name: 'dashboard-empty',
+    path: '/dashboard',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      await answer(page, '**/api/v1/query/usage', { json: {} });
+      await answer(page, '**/api/v1/query/usage/daily', { json: { days: days(() => 0) } });
+    },
+  },
+  {
+    name: 'dashboard-unlimited',
+    path: '/dashboard',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      await answer(page, '**/api/v1/query/usage', { json: { ...usage, monthly_queries: 4210, daily_tokens: 18000 } });
+      await answer(page, '**/api/v1/query/usage/daily', { json: { days: days((i) => 100 + ((i * 37) % 90)) } });
+      await answer(page, '**/api/v1/subscription/me', {
+        json: { plan: 'team', status: 'active', current_period_end: periodEnd, cancel_at_period_end: false, scheduled_plan: null, usage_limits: { monthly_queries: -1, daily_tokens: -1 } },
+      });
+    },
+  },
+  {
+    name: 'dashboard-near-limit',
+    path: '/dashboard',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      await answer(page, '**/api/v1/query/usage', { json: { ...usage, monthly_queries: 97, daily_tokens: 990 } });
+      await answer(page, '**/api/v1/query/usage/daily', { json: { days: days((i) => (i * 5) % 9) } });
+    },
+  },
+  {
+    name: 'subscription-loading',
+    holds: true,
+    path: '/subscription',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/subscription/me', 'hold'),
+  },
+  {
+    name: 'subscription-failed',
+    path: '/subscription',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/subscription/me', fail(500)),
+  },
+  {
+    name: 'subscription-scheduled-downgrade',
+    path: '/subscription',
+    signedIn: true,
+    fullPage: true,
+    routes: (page) =>
+      answer(page, '**/api/v1/subscription/me', {
+        json: {
+          plan: 'professional',
+          status: 'active',
+          current_period_end: periodEnd,
+          cancel_at_period_end: true,
+          scheduled_plan: 'free',
+          usage_limits: { monthly_queries: 1000, daily_tokens: 10000 },
+        },
+      }),
+  },
+  {
+    name: 'profile-scheduled-downgrade',
+    path: '/profile',
+    signedIn: true,
+    routes: (page) =>
+      answer(page, '**/api/v1/subscription/me', {
+        json: { plan: 'professional', status: 'active', current_period_end: periodEnd, cancel_at_period_end: true, scheduled_plan: 'free', usage_limits: null },
+      }),
+  },
+];
+
+async function register(baseUrl: string, name: string): Promise<Account> {
+  const id = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
+  const account = { email: `${name}${id}@example.com`, password: `Pictures-${id}`, full_name: 'Ada Lovelace', username: `${name}${id}` };
+  const res = await fetch(`${baseUrl}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
+  if (!res.ok) throw new Error(`register: ${res.status} ${await res.text()}`);
+  return { ...account, tokens: (await res.json()) as Tokens };
+}
+
+/** Until nothing moves but what loops for ever (spinners, skeletons). */
+const settled = (page: Page) =>
+  page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity));
+
+async function shoot(browser: Browser, baseUrl: string, state: State, account: Account, loginAccount: Account): Promise<string[]> {
+  const files: string[] = [];
+  for (const size of SIZES) {
+    for (const colorScheme of SCHEMES) {
+      const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, colorScheme, reducedMotion: 'reduce' });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (error) => problems.push(error.message));
+      if (state.signedIn) {
+        await page.addInitScript((pair: Tokens) => {
+          localStorage.setItem('access_token', pair.access_token);
+          localStorage.setItem('refresh_token', pair.refresh_token);
+        }, account.tokens);
+      }
+      await state.routes?.(page);
+      await page.goto(`${baseUrl}${state.path}`);
+      await page.locator('html[data-app-ready]').waitFor({ state: 'attached' });
+      if (state.signedIn && state.name !== 'topbar-session-check') await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).first().waitFor({ state: 'attached' });
+      await state.act?.(page, loginAccount);
+      if (!state.holds) await page.waitForLoadState('networkidle').catch(() => undefined);
+      await settled(page);
+      const file = path.join(OUT, `${state.name}.${size.name}.${colorScheme}.png`);
+      await page.screenshot({ path: file, fullPage: state.fullPage ?? false });
+      files.push(file);
+      if (problems.length) console.log(`  ${path.basename(file)}: ${problems.join('; ')}`);
+      await context.close();
+    }
+  }
+  return files;
+}
+
+/** The four pictures of a state on one sheet: desktop light and dark, then phone light and dark, each cut to its first screens. */
+async function sheet(browser: Browser, state: State, files: string[]) {
+  const page = await browser.newPage({ viewport: { width: 1800, height: 1000 } });
+  const images = files
+    .map((file) => {
+      const phone = file.includes('.phone.');
+      const data = fs.readFileSync(file).toString('base64');
+      return `<figure style="margin:0;width:${phone ? 300 : 560}px;height:${phone ? 650 : 394 * 1.6}px;overflow:hidden;border:1px solid #999"><figcaption style="font:12px sans-serif">${path.basename(file)}</figcaption><img style="width:100%" src="data:image/png;base64,${data}"></figure>`;
+    })
+    .join('');
+  await page.setContent(`<body style="margin:8px;display:flex;gap:8px;align-items:flex-start;background:#ddd">${images}</body>`);
+  await page.screenshot({ path: path.join(OUT, 'sheets', `${state.name}.png`), fullPage: true });
+  await page.close();
+}
+
+async function main() {
+  const only = process.argv.slice(2);
+  const states = only.length ? STATES.filter((state) => only.some((word) => state.name.includes(word))) : STATES;
+  fs.mkdirSync(path.join(OUT, 'sheets'), { recursive: true });
+  const server = await startServer({ LOG_LEVEL: 'warn' });
+  const browser = await launchBrowser();
+  try {
+    const account = await register(server.baseUrl, 'shots');
+    const loginAccount = await register(server.baseUrl, 'logins');
+    for (const state of states) {
+      try {
+        const files = await shoot(browser, server.baseUrl, state, account, loginAccount);
+        await sheet(browser, state, files);
+        console.log(`${state.name}: ${files.length} pictures`);
+      } catch (error) {
+        console.log(`${state.name}: FAILED ${(error as Error).message.split('\n')[0]}`);
+        process.exitCode = 1;
+      }
+    }
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+  console.log(`Pictures in ${OUT}`);
+}
+
+void main();

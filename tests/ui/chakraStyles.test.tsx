@@ -1,0 +1,276 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { act, render, screen } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Container,
+  createSystem,
+  createToaster,
+  DataList,
+  defaultConfig,
+  Field,
+  Heading,
+  Icon,
+  Input,
+  Link,
+  List,
+  Progress,
+  Skeleton,
+  Spinner,
+  Stat,
+  Textarea,
+  Toast,
+  Toaster,
+} from '@chakra-ui/react';
+import { AppProviders } from '../../src/app/AppProviders';
+import { defaultRuntimeConfig } from '../../src/lib/runtimeConfig';
+
+/**
+ * The guard against a component that silently renders without its recipe: src/app/system.ts keeps
+ * only the recipes the app lists, and a recipe can lose a slot when configs are merged (the toast
+ * once lost `root` that way and every toast was bare text). Every component the app imports from
+ * Chakra is rendered here with every part the app uses, in the app's provider, and each part must
+ * carry its recipe's class and have the recipe's own declarations in effect, as Chakra's full
+ * default theme would give it.
+ */
+
+const SRC = path.join(__dirname, '../../src');
+
+/** What src/ imports from '@chakra-ui/react' and, for namespaces, which parts it uses. */
+function chakraImports(): Map<string, Set<string>> {
+  const used = new Map<string, Set<string>>();
+  const files = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => /\.tsx?$/.test(file));
+  for (const file of files) {
+    const source = fs.readFileSync(path.join(SRC, file), 'utf8');
+    for (const [, list = ''] of source.matchAll(/import\s*\{([^}]+)\}\s*from\s*'@chakra-ui\/react'/g)) {
+      for (const specifier of list.split(',')) {
+        // Types (inline `type X`, or named `…Props`) render nothing.
+        const name = specifier.trim().split(/\s+as\s+/)[0];
+        if (!name || /^type\s/.test(name) || name.endsWith('Props')) continue;
+        const parts = used.get(name) ?? new Set<string>();
+        for (const [, part = ''] of source.matchAll(new RegExp(`\\b${name}\\.([A-Z]\\w*)`, 'g'))) parts.add(part);
+        used.set(name, parts);
+      }
+    }
+  }
+  return used;
+}
+
+/** Imports with no recipe: layout primitives (style props only), wrappers and functions. */
+const WITHOUT_RECIPE = new Set([
+  'Box',
+  'Center',
+  'ChakraProvider',
+  'Flex',
+  'Grid',
+  'GridItem',
+  'HStack',
+  'Portal',
+  'SimpleGrid',
+  'Stack',
+  'Text',
+  'Toaster',
+  'VisuallyHidden',
+  'createSystem',
+  'createToaster',
+  'defaultBaseConfig',
+  'defineConfig',
+  'defineRecipe',
+  'defineSlotRecipe',
+  'mergeConfigs',
+]);
+
+const testToaster = createToaster({ placement: 'bottom-end' });
+
+/** Each component with a recipe, rendered with every part the app uses; a part is marked by its name. */
+const SAMPLES: Record<string, { render: () => ReactNode; show?: () => void }> = {
+  Alert: {
+    render: () => (
+      <Alert.Root data-testid="Alert.Root" status="error">
+        <Alert.Indicator data-testid="Alert.Indicator" />
+        <Alert.Content data-testid="Alert.Content">
+          <Alert.Title data-testid="Alert.Title">Title</Alert.Title>
+          <Alert.Description data-testid="Alert.Description">Text</Alert.Description>
+        </Alert.Content>
+      </Alert.Root>
+    ),
+  },
+  Badge: { render: () => <Badge data-testid="Badge">Free</Badge> },
+  Button: { render: () => <Button data-testid="Button">Go</Button> },
+  Card: {
+    render: () => (
+      <Card.Root data-testid="Card.Root">
+        <Card.Body data-testid="Card.Body">Body</Card.Body>
+        <Card.Footer data-testid="Card.Footer">Footer</Card.Footer>
+      </Card.Root>
+    ),
+  },
+  Container: { render: () => <Container data-testid="Container">Text</Container> },
+  DataList: {
+    render: () => (
+      <DataList.Root data-testid="DataList.Root">
+        <DataList.Item data-testid="DataList.Item">
+          <DataList.ItemLabel data-testid="DataList.ItemLabel">Label</DataList.ItemLabel>
+          <DataList.ItemValue data-testid="DataList.ItemValue">Value</DataList.ItemValue>
+        </DataList.Item>
+      </DataList.Root>
+    ),
+  },
+  Field: {
+    render: () => (
+      <Field.Root data-testid="Field.Root" invalid required>
+        <Field.Label data-testid="Field.Label">
+          Name <Field.RequiredIndicator data-testid="Field.RequiredIndicator" />
+        </Field.Label>
+        <Input />
+        <Field.ErrorText data-testid="Field.ErrorText">Required</Field.ErrorText>
+      </Field.Root>
+    ),
+  },
+  Heading: { render: () => <Heading data-testid="Heading">Title</Heading> },
+  Icon: {
+    render: () => (
+      <Icon data-testid="Icon">
+        <svg viewBox="0 0 24 24" />
+      </Icon>
+    ),
+  },
+  Input: { render: () => <Input data-testid="Input" aria-label="Name" /> },
+  Link: { render: () => <Link data-testid="Link" href="/">Home</Link> },
+  List: {
+    render: () => (
+      <List.Root data-testid="List.Root">
+        <List.Item data-testid="List.Item">
+          <List.Indicator data-testid="List.Indicator">•</List.Indicator>
+          Item
+        </List.Item>
+      </List.Root>
+    ),
+  },
+  Progress: {
+    render: () => (
+      <Progress.Root data-testid="Progress.Root" value={40}>
+        <Progress.Track data-testid="Progress.Track">
+          <Progress.Range data-testid="Progress.Range" />
+        </Progress.Track>
+      </Progress.Root>
+    ),
+  },
+  Skeleton: { render: () => <Skeleton data-testid="Skeleton" h="4" /> },
+  Spinner: { render: () => <Spinner data-testid="Spinner" /> },
+  Stat: {
+    render: () => (
+      <Stat.Root data-testid="Stat.Root">
+        <Stat.Label data-testid="Stat.Label">Queries</Stat.Label>
+        <Stat.ValueText data-testid="Stat.ValueText">12</Stat.ValueText>
+      </Stat.Root>
+    ),
+  },
+  Textarea: { render: () => <Textarea data-testid="Textarea" aria-label="Message" /> },
+  Toast: {
+    // As src/components/ToastRegion.tsx renders a toast, through a toaster of its own.
+    render: () => (
+      <Toaster toaster={testToaster}>
+        {(toast) => (
+          <Toast.Root data-testid="Toast.Root">
+            <Toast.Indicator data-testid="Toast.Indicator" />
+            <Toast.Title data-testid="Toast.Title">{toast.title}</Toast.Title>
+            <Toast.Description data-testid="Toast.Description">{toast.description}</Toast.Description>
+            <Toast.CloseTrigger data-testid="Toast.CloseTrigger" />
+          </Toast.Root>
+        )}
+      </Toaster>
+    ),
+    show: () => testToaster.create({ type: 'error', title: 'Title', description: 'Text', closable: true }),
+  },
+};
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+const kebab = (property: string) => property.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/** Chakra with its whole default theme: what each part looks like when nothing is left out. */
+const reference = createSystem(defaultConfig);
+
+/** The plain declarations (no nested selectors or conditions) the reference recipe gives `slot`. */
+function recipeDeclarations(recipeKey: string, slot: string | undefined): Array<[string, string]> {
+  const styles = slot
+    ? (reference.getSlotRecipeFn(recipeKey) as unknown as (props: object) => Record<string, object>)({})[slot]
+    : (reference.getRecipeFn(recipeKey) as unknown as (props: object) => object)({});
+  const css = reference.css(styles ?? {}) as Record<string, unknown>;
+  return Object.entries(css)
+    .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && !entry[0].startsWith('--'))
+    .map(([property, value]) => [kebab(property), value]);
+}
+
+/**
+ * The declarations of every style rule that applies to `element` (jsdom's getComputedStyle skips
+ * Chakra's `@layer` blocks, so the rules are matched here).
+ */
+function declaredStyles(element: Element): Map<string, string> {
+  const declared = new Map<string, string>();
+  const visit = (rules: CSSRuleList) => {
+    for (const rule of Array.from(rules)) {
+      if ('selectorText' in rule && 'style' in rule) {
+        const { selectorText, style } = rule as CSSStyleRule;
+        let matches = false;
+        try {
+          matches = element.matches(selectorText);
+        } catch {
+          // A selector jsdom cannot parse; Chakra's recipes' plain declarations are on plain class selectors.
+        }
+        if (matches) for (const property of Array.from(style)) declared.set(property, style.getPropertyValue(property).trim());
+      } else if ('cssRules' in rule) {
+        visit((rule as CSSGroupingRule).cssRules);
+      }
+    }
+  };
+  for (const sheet of Array.from(document.styleSheets)) visit(sheet.cssRules);
+  return declared;
+}
+
+/** Why `element`, part `label` of the component with recipe `recipeKey`, looks unstyled; null when it does not. */
+function unstyledReason(element: Element, label: string, recipeKey: string, slot: string | undefined): string | null {
+  const recipe = (slot ? defaultConfig.theme!.slotRecipes : defaultConfig.theme!.recipes)![recipeKey] as { className: string };
+  const className = slot ? `${recipe.className}__${slot}` : recipe.className;
+  // Chakra gives every root (and every part but a few indicators) its recipe's class.
+  if ((!slot || slot === 'root') && !element.classList.contains(className)) return `${label} lacks the class ${className}`;
+  const expected = recipeDeclarations(recipeKey, slot);
+  if (expected.length === 0) return null;
+  const declared = declaredStyles(element);
+  if (expected.some(([property, value]) => declared.get(property) === value)) return null;
+  return `${label} has none of its recipe's styles (${expected.map(([p, v]) => `${p}: ${v}`).join('; ')})`;
+}
+
+const imports = chakraImports();
+
+describe('every Chakra component the app imports renders with its recipe', () => {
+  it('finds the imports in src/ (the scan itself works)', () => {
+    expect(imports.get('Toast')).toEqual(new Set(['Root', 'Indicator', 'Title', 'Description', 'CloseTrigger']));
+    expect(imports.has('Button')).toBe(true);
+  });
+
+  it('has a sample here for each of them', () => {
+    const missing = [...imports.keys()].filter((name) => !WITHOUT_RECIPE.has(name) && !SAMPLES[name]);
+    expect(missing).toEqual([]);
+  });
+
+  it.each([...imports.keys()].filter((name) => SAMPLES[name]))('%s', async (name) => {
+    const sample = SAMPLES[name]!;
+    const recipeKey = lowerFirst(name);
+    render(<AppProviders config={defaultRuntimeConfig}>{sample.render()}</AppProviders>);
+    if (sample.show) act(sample.show);
+    const parts = [...imports.get(name)!];
+    const problems: string[] = [];
+    for (const part of parts.length ? parts : [undefined]) {
+      const label = part ? `${name}.${part}` : name;
+      const element = await screen.findByTestId(label);
+      const reason = unstyledReason(element, label, recipeKey, part && lowerFirst(part));
+      if (reason) problems.push(reason);
+    }
+    expect(problems).toEqual([]);
+  });
+});
