@@ -17,10 +17,8 @@ export const registerSchema = yup.object({
     .matches(/^[A-Za-z0-9_.-]{3,30}$/, r.usernameInvalid),
   email: yup.string().trim().required(r.emailRequired).matches(EMAIL, r.emailInvalid),
   password: yup.string().required(r.passwordRequired).min(8, r.passwordShort),
-  confirm_password: yup
-    .string()
-    .required(r.passwordsMismatch)
-    .oneOf([yup.ref('password')], r.passwordsMismatch),
+  // Only a confirmation that differs: with both empty, 'Password is required' says it all.
+  confirm_password: yup.string().defined().oneOf([yup.ref('password')], r.passwordsMismatch),
 });
 export type RegisterValues = yup.InferType<typeof registerSchema>;
 
@@ -37,8 +35,5 @@ export const forgotPasswordSchema = yup.object({
 
 export const resetPasswordSchema = yup.object({
   new_password: yup.string().required(r.passwordRequired).min(8, r.passwordShort),
-  confirm_password: yup
-    .string()
-    .required(r.passwordsMismatch)
-    .oneOf([yup.ref('new_password')], r.passwordsMismatch),
+  confirm_password: yup.string().defined().oneOf([yup.ref('new_password')], r.passwordsMismatch),
 });
