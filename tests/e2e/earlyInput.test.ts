@@ -1,8 +1,10 @@
-import type { Locator, Page, Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { DRAFT_KEY } from '../../machines/supportForm/supportForm.actors';
 import { useServerAndBrowser, watchPage } from '../helpers/browser';
 import { apiClient, openContext, storedTokens, uniqueAccount } from '../helpers/browserPaths';
+import { labelled } from '../helpers/sights';
+import { seesInBrowser } from '../helpers/sightsInBrowser';
 
 /**
  * What people and password managers do on the prerendered forms (/login, /register, /support) in
@@ -16,14 +18,7 @@ jest.setTimeout(90_000);
 
 const live = useServerAndBrowser();
 const toast = (page: Page, text: string) => page.getByRole('status').filter({ hasText: text }).first();
-const field = (page: Page, label: string) => page.getByLabel(new RegExp(`^${label}`));
-
-/** Waits until the field shows `value` (after a reload, once the app has restored the draft). */
-async function showsValue(locator: Locator, value: string): Promise<void> {
-  const element = await locator.elementHandle();
-  await element!.waitForElementState('visible');
-  await locator.page().waitForFunction(([input, expected]) => (input as HTMLInputElement).value === expected, [element, value] as const);
-}
+const field = (page: Page, label: string) => page.getByLabel(labelled(label));
 
 /** Holds every script file the page asks for until `release` is called. */
 async function holdAppScripts(page: Page): Promise<{ release: () => Promise<void> }> {
@@ -157,9 +152,11 @@ describe('input before the app takes over a prerendered form, in Chromium', () =
     await page.waitForFunction(([key, title]) => localStorage.getItem(key)?.includes(title), [DRAFT_KEY, expected.title] as const);
     expect(JSON.parse((await page.evaluate((key) => localStorage.getItem(key), DRAFT_KEY))!)).toEqual(expected);
     await page.reload();
-    await showsValue(field(page, t.titleLabel), expected.title);
-    await showsValue(field(page, t.descriptionLabel), expected.description);
-    await showsValue(field(page, t.telephoneLabel), expected.telephone);
+    await seesInBrowser(page, [
+      { label: labelled(t.titleLabel), value: expected.title },
+      { label: labelled(t.descriptionLabel), value: expected.description },
+      { label: labelled(t.telephoneLabel), value: expected.telephone },
+    ]);
     await context.close();
   });
 
@@ -177,14 +174,12 @@ describe('input before the app takes over a prerendered form, in Chromium', () =
     expect(JSON.parse((await page.evaluate((key) => localStorage.getItem(key), DRAFT_KEY))!)).toMatchObject(typed);
     await page.reload();
     // The email field, left empty, shows the account's.
-    for (const [label, value] of [
-      [t.titleLabel, typed.title],
-      [t.descriptionLabel, typed.description],
-      [t.emailLabel, account.email],
-      [t.telephoneLabel, typed.telephone],
-    ] as const) {
-      await showsValue(field(page, label), value);
-    }
+    await seesInBrowser(page, [
+      { label: labelled(t.titleLabel), value: typed.title },
+      { label: labelled(t.descriptionLabel), value: typed.description },
+      { label: labelled(t.emailLabel), value: account.email },
+      { label: labelled(t.telephoneLabel), value: typed.telephone },
+    ]);
     await context.close();
   });
 });
