@@ -10,7 +10,7 @@ export interface SupportUser extends Submitter {
 
 export interface SupportFormContext {
   values: SupportValues;
-  /** What the fields held when the page took over, before the draft was read: it wins over the draft. */
+  /** What was typed before the draft was read (when the page took over, or since): it wins over the draft. */
   typed: Partial<SupportValues>;
   errors: SupportErrors;
   /** After the first submit, every change re-validates (spec §5). */
@@ -32,6 +32,10 @@ const t = messages.support;
 /** Prefills the email from the account when the field is empty (spec §4). */
 function withAccountEmail(values: SupportValues, user: SupportUser | null): SupportValues {
   return user && values.email.trim() === '' ? { ...values, email: user.email } : values;
+}
+
+function typedEarly(context: SupportFormContext, values: Partial<SupportValues>): Partial<SupportFormContext> {
+  return { typed: { ...context.typed, ...values }, values: { ...context.values, ...values } };
 }
 
 /** The restored draft (if any) with what was typed before it was read over it. */
@@ -84,11 +88,11 @@ export const supportFormMachine = setup({
   initial: 'restoring',
   states: {
     restoring: {
+      // Typed before the draft is read (the page may take input before the chart has started):
+      // shown as typed meanwhile, then merged over the draft.
       on: {
-        // Shown as typed while the draft is read, then merged over it.
-        'draft.fill': {
-          actions: assign(({ context, event }) => ({ typed: { ...context.typed, ...event.values }, values: { ...context.values, ...event.values } })),
-        },
+        'draft.change': { actions: assign(({ context, event }) => typedEarly(context, { [event.field]: event.value })) },
+        'draft.fill': { actions: assign(({ context, event }) => typedEarly(context, event.values)) },
       },
       invoke: {
         id: 'loadDraft',

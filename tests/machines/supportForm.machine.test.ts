@@ -43,11 +43,12 @@ describe('support form chart', () => {
     expect(JSON.parse(localStorage.getItem(DRAFT_KEY)!)).toMatchObject({ title: 'Saved', telephone: '123' });
   });
 
-  it('keeps what the fields held when the page took over, over the restored draft, and saves both', async () => {
+  it('keeps what the fields held when the page took over, and what was typed before the draft was read, over the draft, and saves both', async () => {
     localStorage.setItem(DRAFT_KEY, JSON.stringify({ title: 'Saved', telephone: '123' }));
     const { actor } = start(null);
     // Sent while the draft is being read: the fields show it meanwhile.
-    actor.send({ type: 'draft.fill', values: { title: 'Typed', description: 'typed at once' } });
+    actor.send({ type: 'draft.fill', values: { title: 'Typed' } });
+    actor.send({ type: 'draft.change', field: 'description', value: 'typed at once' });
     expect(actor.getSnapshot().context.values).toMatchObject({ title: 'Typed', description: 'typed at once' });
     await waitFor(actor, (s) => s.matches('editing'));
     const merged = { title: 'Typed', description: 'typed at once', email: '', telephone: '123' };
