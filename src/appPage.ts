@@ -8,11 +8,16 @@ const appScripts = listedAppScripts();
 afterFirstPaint(() => loadScripts(appScripts));
 
 // A form sent before the app has taken over would go to the server as a plain GET, its fields (a
-// password too) in the address: held back until then (src/app/mountApp.tsx marks <html>).
+// password too) in the address: held back until then (src/app/AppProviders.tsx marks <html>), and
+// then sent by the app (src/lib/useEarlyInput.ts). Nor does React get it while it hydrates: it
+// would see the fields' values from before the app read them.
 document.addEventListener(
   'submit',
   (event) => {
-    if (!document.documentElement.hasAttribute(APP_READY_ATTRIBUTE)) event.preventDefault();
+    if (document.documentElement.hasAttribute(APP_READY_ATTRIBUTE)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    window.heldSubmit = event.target as HTMLFormElement;
   },
   true,
 );

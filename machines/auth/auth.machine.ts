@@ -279,8 +279,9 @@ export const authMachine = setup({
         },
       },
       states: {
-        /** Just signed in: the welcome toast shows, then the login page moves on. */
+        /** Just signed in: the welcome toast shows, then the login page moves on; until it has, the sign-in is not over. */
         welcoming: {
+          tags: ['busy'],
           on: { logout: 'loggingOut' },
           entry: { type: 'notify', params: { type: 'success', title: t.welcomeBack, description: t.welcomeBackText } },
           after: {

@@ -7,6 +7,16 @@ const l = messages.login;
 // The same shape of address the server accepts.
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/**
+ * A confirmation must equal the password, and only that: with both empty, 'Password is required'
+ * says it all. (Formik hands an empty field to yup as undefined.)
+ */
+const sameAs = (password: string) =>
+  yup
+    .string()
+    .default('')
+    .test('same-as-password', r.passwordsMismatch, (value, context) => value === ((context.parent as Record<string, string | undefined>)[password] ?? ''));
+
 /** Product-spec section 5, "Register (client side)". */
 export const registerSchema = yup.object({
   full_name: yup.string().trim().required(r.fullNameRequired),
@@ -17,10 +27,7 @@ export const registerSchema = yup.object({
     .matches(/^[A-Za-z0-9_.-]{3,30}$/, r.usernameInvalid),
   email: yup.string().trim().required(r.emailRequired).matches(EMAIL, r.emailInvalid),
   password: yup.string().required(r.passwordRequired).min(8, r.passwordShort),
-  confirm_password: yup
-    .string()
-    .required(r.passwordsMismatch)
-    .oneOf([yup.ref('password')], r.passwordsMismatch),
+  confirm_password: sameAs('password'),
 });
 export type RegisterValues = yup.InferType<typeof registerSchema>;
 
@@ -37,8 +44,5 @@ export const forgotPasswordSchema = yup.object({
 
 export const resetPasswordSchema = yup.object({
   new_password: yup.string().required(r.passwordRequired).min(8, r.passwordShort),
-  confirm_password: yup
-    .string()
-    .required(r.passwordsMismatch)
-    .oneOf([yup.ref('new_password')], r.passwordsMismatch),
+  confirm_password: sameAs('new_password'),
 });

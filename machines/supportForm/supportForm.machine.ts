@@ -10,6 +10,8 @@ export interface SupportUser extends Submitter {
 
 export interface SupportFormContext {
   values: SupportValues;
+  /** What was typed before the draft was read (when the page took over, or since): it wins over the draft. */
+  typed: Partial<SupportValues>;
   errors: SupportErrors;
   /** After the first submit, every change re-validates (spec §5). */
   validateOnChange: boolean;
@@ -19,6 +21,8 @@ export interface SupportFormContext {
 
 export type SupportFormEvent =
   | { type: 'draft.change'; field: SupportField; value: string }
+  /** Several fields at once: what they held when the app took over the page (src/lib/useEarlyInput.ts). */
+  | { type: 'draft.fill'; values: Partial<SupportValues> }
   | { type: 'form.submit' }
   /** The signed-in user changed (null when signed out). */
   | { type: 'session.update'; user: SupportUser | null };
@@ -28,6 +32,15 @@ const t = messages.support;
 /** Prefills the email from the account when the field is empty (spec §4). */
 function withAccountEmail(values: SupportValues, user: SupportUser | null): SupportValues {
   return user && values.email.trim() === '' ? { ...values, email: user.email } : values;
+}
+
+function typedEarly(context: SupportFormContext, values: Partial<SupportValues>): Partial<SupportFormContext> {
+  return { typed: { ...context.typed, ...values }, values: { ...context.values, ...values } };
+}
+
+/** The restored draft (if any) with what was typed before it was read over it. */
+function restoredValues(draft: Partial<SupportValues>, context: SupportFormContext): SupportValues {
+  return withAccountEmail({ ...EMPTY_SUPPORT_VALUES, ...draft, ...context.typed }, context.user);
 }
 
 /**
@@ -44,6 +57,10 @@ export const supportFormMachine = setup({
   actions: {
     saveDraft: ({ context }) => localStorage.setItem(DRAFT_KEY, JSON.stringify(context.values)),
     removeDraft: () => localStorage.removeItem(DRAFT_KEY),
+    /** What was typed before the draft was read is saved with it, as any later change is. */
+    saveTypedDraft: ({ context }) => {
+      if (Object.keys(context.typed).length > 0) localStorage.setItem(DRAFT_KEY, JSON.stringify(context.values));
+    },
     logCorruptDraft: (_, error: unknown) => console.error('Ignoring a corrupt support form draft:', error),
     /** Moves focus to the first field with an error; the page provides it. */
     focusField: (_, _field: SupportField | undefined) => undefined,
@@ -57,6 +74,7 @@ export const supportFormMachine = setup({
   id: 'supportForm',
   context: ({ input }) => ({
     values: EMPTY_SUPPORT_VALUES,
+    typed: {},
     errors: {},
     validateOnChange: false,
     user: input.user,
@@ -70,20 +88,25 @@ export const supportFormMachine = setup({
   initial: 'restoring',
   states: {
     restoring: {
+      // Typed before the draft is read (the page may take input before the chart has started):
+      // shown as typed meanwhile, then merged over the draft.
+      on: {
+        'draft.change': { actions: assign(({ context, event }) => typedEarly(context, { [event.field]: event.value })) },
+        'draft.fill': { actions: assign(({ context, event }) => typedEarly(context, event.values)) },
+      },
       invoke: {
         id: 'loadDraft',
         src: 'loadDraft',
         onDone: {
           target: 'editing',
-          actions: assign(({ context, event }) => ({
-            values: withAccountEmail({ ...EMPTY_SUPPORT_VALUES, ...event.output }, context.user),
-          })),
+          actions: [assign(({ context, event }) => ({ values: restoredValues(event.output, context) })), 'saveTypedDraft'],
         },
         onError: {
           target: 'editing',
           actions: [
             { type: 'logCorruptDraft', params: ({ event }: { event: { error: unknown } }) => event.error },
-            assign(({ context }) => ({ values: withAccountEmail(EMPTY_SUPPORT_VALUES, context.user) })),
+            assign(({ context }) => ({ values: restoredValues({}, context) })),
+            'saveTypedDraft',
           ],
         },
       },
@@ -94,6 +117,15 @@ export const supportFormMachine = setup({
           actions: [
             assign(({ context, event }) => {
               const values = { ...context.values, [event.field]: event.value };
+              return { values, errors: context.validateOnChange ? validateSupport(values) : context.errors };
+            }),
+            'saveDraft',
+          ],
+        },
+        'draft.fill': {
+          actions: [
+            assign(({ context, event }) => {
+              const values = { ...context.values, ...event.values };
               return { values, errors: context.validateOnChange ? validateSupport(values) : context.errors };
             }),
             'saveDraft',

@@ -2,6 +2,7 @@ import { Field, Input, type InputProps } from '@chakra-ui/react';
 import { validateYupSchema, yupToFormErrors, type FormikErrors, type FormikProps, type FormikValues } from 'formik';
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { Schema } from 'yup';
+import { useEarlyInput } from '../lib/useEarlyInput';
 
 interface Props<V> extends Omit<InputProps, 'form'> {
   form: FormikProps<V>;
@@ -53,9 +54,15 @@ interface ValidatedFormProps<V> {
   children: ReactNode;
 }
 
-/** A form that validates with Formik on submit and focuses the first invalid field. */
+/**
+ * A form that validates with Formik on submit and focuses the first invalid field. On a prerendered
+ * page, what was typed and sent before the app took over is kept and sent.
+ */
 export function ValidatedForm<V>({ form, preload, children }: ValidatedFormProps<V>) {
   const ref = useRef<HTMLFormElement>(null);
+  useEarlyInput(ref, Object.keys(form.initialValues as object) as Array<keyof V & string>, (typed) =>
+    form.setValues((values) => ({ ...values, ...typed })),
+  );
   useEffect(() => {
     void preload?.();
   }, [preload]);

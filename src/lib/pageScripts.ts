@@ -9,6 +9,16 @@
  */
 export const APP_READY_ATTRIBUTE = 'data-app-ready';
 
+declare global {
+  interface Window {
+    /**
+     * A form sent before the app took over the page: held back by src/appPage.ts, and sent again
+     * by the app once it has the fields' values (src/lib/useEarlyInput.ts).
+     */
+    heldSubmit?: HTMLFormElement;
+  }
+}
+
 /** The app's scripts for this page as the build listed them; read while the inline script runs. */
 export function listedAppScripts(): string[] {
   return (document.currentScript as HTMLScriptElement | null)?.dataset.app?.split(' ') ?? [];

@@ -16,10 +16,10 @@ import {
   Textarea,
 } from '@chakra-ui/react';
 import { useMachine } from '@xstate/react';
-import { createContext, useContext, useEffect, useState } from 'react';
+import { createContext, useContext, useEffect, useRef, useState } from 'react';
 import { RouterLink } from '../app/RouterLink';
 import { supportFormMachine, type SupportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
-import type { SupportField } from '../../machines/supportForm/supportForm.schema';
+import { SUPPORT_FIELDS, type SupportField } from '../../machines/supportForm/supportForm.schema';
 import { useAuthSelector } from '../app/auth';
 import { showToast } from '../components/Toaster';
 import type { User } from '../lib/api';
@@ -27,6 +27,7 @@ import { lineIcon } from '../components/icons';
 import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
+import { useEarlyInput } from '../lib/useEarlyInput';
 import { actorOptions } from '../lib/inspector';
 import { PageHeader } from '../components/PageHeader';
 
@@ -140,6 +141,8 @@ export default function SupportPage() {
   );
   const [state, send] = useMachine(logic, { ...actorOptions(), input: { user: toSupportUser(user), supportEmail } });
   useEffect(() => send({ type: 'session.update', user: toSupportUser(user) }), [user, send]);
+  const formRef = useRef<HTMLFormElement>(null);
+  useEarlyInput(formRef, SUPPORT_FIELDS, (typed) => send({ type: 'draft.fill', values: typed }));
   const busy = state.hasTag('busy');
   const { values, errors } = state.context;
 
@@ -166,6 +169,7 @@ export default function SupportPage() {
               </Alert.Root>
             )}
             <form
+              ref={formRef}
               id={FORM_ID}
               noValidate
               onSubmit={(event) => {

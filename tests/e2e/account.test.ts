@@ -2,7 +2,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { BrowserContext, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
-import { appReady, useServerAndBrowser, watchPage } from '../helpers/browser';
+import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
 /**
  * The account screens against the real server in Chromium: a plan bought through the test-mode
@@ -73,7 +73,6 @@ describe('account screens in Chromium against the real server', () => {
     const { context, page } = await signedIn(account);
     const watch = await watchPage(page);
     await page.goto(`${live.server.baseUrl}/subscription`);
-    await appReady(page);
     await page.getByRole('heading', { name: s.heading }).waitFor();
     await page.getByRole('button', { name: s.currentPlan }).waitFor();
     expect(await page.getByRole('button', { name: s.currentPlan }).isDisabled()).toBe(true);
@@ -115,7 +114,6 @@ describe('account screens in Chromium against the real server', () => {
     const account = await newAccount();
     const { context, page } = await signedIn(account);
     await page.goto(`${live.server.baseUrl}/subscription`);
-    await appReady(page);
     const tab = await payInNewTab(page, s.upgradeTo('Team'), '4000 0000 0000 0002');
     await tab.getByRole('alert').filter({ hasText: 'Your card was declined.' }).waitFor();
     await tab.close();
@@ -135,7 +133,6 @@ describe('account screens in Chromium against the real server', () => {
     const account = await newAccount();
     const { context, page } = await signedIn(account, { width: 390, height: 844 });
     await page.goto(`${live.server.baseUrl}/profile`);
-    await appReady(page);
     await page.getByText(account.email).waitFor();
     // Nothing on the page is wider than a phone.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
-import { appReady, useServerAndBrowser, watchPage } from '../helpers/browser';
+import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(90_000);
 
@@ -45,7 +45,6 @@ describe('authentication in Chromium', () => {
     const page = await newPage();
     const a = account();
     await page.goto(`${live.server.baseUrl}/register`);
-    await appReady(page);
     await fillRegister(page, a);
     await page.getByRole('button', { name: messages.register.submit }).click();
     await page.waitForURL(`${live.server.baseUrl}/dashboard`);
@@ -67,7 +66,6 @@ describe('authentication in Chromium', () => {
   it('shows the register validation messages and clears a field error when it is edited', async () => {
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/register`);
-    await appReady(page);
     await page.getByRole('button', { name: messages.register.submit }).click();
     for (const text of [messages.register.fullNameRequired, messages.register.usernameRequired, messages.register.emailRequired, messages.register.passwordRequired]) {
       await page.getByText(text).waitFor();
@@ -84,7 +82,6 @@ describe('authentication in Chromium', () => {
     await api('/auth/register', a);
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/register`);
-    await appReady(page);
     await fillRegister(page, { ...a, username: `${a.username}x` });
     await page.getByRole('button', { name: messages.register.submit }).click();
     await toast(page, messages.auth.registerConflict).waitFor();
@@ -96,7 +93,6 @@ describe('authentication in Chromium', () => {
     await api('/auth/register', a);
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/login`);
-    await appReady(page);
     await page.getByLabel(messages.login.email).fill(a.email);
     await page.getByLabel(messages.login.password).fill('Not-the-password-1');
     await page.getByRole('button', { name: messages.login.submit }).click();
@@ -111,7 +107,6 @@ describe('authentication in Chromium', () => {
     await api('/auth/register', a);
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/profile`);
-    await appReady(page);
     await page.waitForURL(`${live.server.baseUrl}/login`);
     await page.getByLabel(messages.login.email).fill(a.email);
     await page.getByLabel(messages.login.password).fill(a.password);
@@ -131,14 +126,13 @@ describe('authentication in Chromium', () => {
     page.on('request', (request) => {
       if (request.url().endsWith('/api/v1/auth/refresh')) refreshCalls.push(request.url());
     });
-    await page.goto(`${live.server.baseUrl}/`);
-    await appReady(page);
+    // A page of the site without any script of its own, to write the session into its storage.
+    await page.goto(`${live.server.baseUrl}/api/v1/health`);
     await page.evaluate((refresh) => {
       localStorage.setItem('access_token', 'expired.or.invalid');
       localStorage.setItem('refresh_token', refresh);
     }, body.refresh_token);
     await page.goto(`${live.server.baseUrl}/dashboard`);
-    await appReady(page);
     await page.getByText(messages.dashboard.greeting(a.full_name)).waitFor();
     expect(refreshCalls).toHaveLength(1);
     expect(await page.evaluate(() => localStorage.getItem('refresh_token'))).not.toBe(body.refresh_token);
@@ -151,14 +145,13 @@ describe('authentication in Chromium', () => {
     const second = (await api('/auth/refresh', { refresh_token: first.refresh_token })).body;
     await api('/auth/refresh', { refresh_token: second.refresh_token });
     const page = await newPage();
-    await page.goto(`${live.server.baseUrl}/`);
-    await appReady(page);
+    // A page of the site without any script of its own, to write the session into its storage.
+    await page.goto(`${live.server.baseUrl}/api/v1/health`);
     await page.evaluate((refresh) => {
       localStorage.setItem('access_token', 'expired.or.invalid');
       localStorage.setItem('refresh_token', refresh);
     }, first.refresh_token);
     await page.goto(`${live.server.baseUrl}/dashboard`);
-    await appReady(page);
     await page.waitForURL(`${live.server.baseUrl}/login`);
     expect(await page.evaluate(() => localStorage.getItem('refresh_token'))).toBeNull();
     await page.close();
@@ -169,7 +162,6 @@ describe('authentication in Chromium', () => {
     await api('/auth/register', a);
     const page = await newPage();
     await page.goto(`${live.server.baseUrl}/login`);
-    await appReady(page);
     await page.getByRole('link', { name: messages.login.forgot }).click();
     // The login page has an Email field too: fill the one of the page that sends the link.
     await page.getByRole('button', { name: messages.forgotPassword.submit }).waitFor();
@@ -205,9 +197,8 @@ describe('authentication in Chromium', () => {
       if (request.url().endsWith('/api/v1/auth/refresh')) refreshCalls.push(request.url());
     });
     const first = await context.newPage();
-    await first.goto(`${live.server.baseUrl}/`);
-    // Signed out when its script looks: the landing page stays without the app.
-    await appReady(first);
+    // A page of the site without any script of its own, to write the session into its storage.
+    await first.goto(`${live.server.baseUrl}/api/v1/health`);
     await first.evaluate((refresh) => {
       localStorage.setItem('access_token', 'expired.or.invalid');
       localStorage.setItem('refresh_token', refresh);

@@ -5,7 +5,7 @@ import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
 import { COLOR_MODE_KEY } from '../../src/lib/colorMode';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../src/lib/tokenStorage';
-import { appReady, useServerAndBrowser, watchPage } from '../helpers/browser';
+import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(60_000);
 
@@ -113,7 +113,6 @@ describe('the static public pages', () => {
 
   it('switches the color mode without the app: the button, the page, the stored choice, and the next page', async () => {
     const { page, watch } = await open('/');
-    await appReady(page);
     const toggle = page.getByRole('button', { name: messages.layout.darkMode });
     await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
     await toggle.click();
@@ -122,7 +121,6 @@ describe('the static public pages', () => {
     expect(await page.evaluate((key) => localStorage.getItem(key), COLOR_MODE_KEY)).toBe('dark');
     await page.getByRole('contentinfo').getByRole('link', { name: messages.footer.privacy }).click();
     await page.getByRole('heading', { level: 1, name: 'Privacy Policy' }).waitFor();
-    await appReady(page);
     await expect(page.getByRole('button', { name: messages.layout.darkMode }).getAttribute('aria-pressed')).resolves.toBe('true');
     await page.getByRole('button', { name: messages.layout.darkMode }).click();
     expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(false);
@@ -157,8 +155,8 @@ describe('the static public pages', () => {
     it.each(STATIC_PAGES)('%s loads the app, which shows the signed-in top bar', async (path) => {
       const page = await live.browser.newPage({ viewport: { width: 1280, height: 900 } });
       const watch = await watchPage(page);
-      await page.goto(live.server.baseUrl);
-      await appReady(page);
+      // A page of the site without any script of its own, to write the session into its storage.
+      await page.goto(`${live.server.baseUrl}/api/v1/health`);
       await signIn(page);
       await page.goto(live.server.baseUrl + path, { waitUntil: 'networkidle' });
       await page.getByRole('button', { name: messages.layout.logout }).waitFor();
@@ -174,8 +172,6 @@ describe('the static public pages', () => {
       const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
       const landing = await context.newPage();
       await landing.goto(live.server.baseUrl);
-      // Listening for a sign-in elsewhere from when its script has run.
-      await appReady(landing);
       const other = await context.newPage();
       await other.goto(live.server.baseUrl);
       await signIn(other);

@@ -60,12 +60,3 @@ export function useServerAndBrowser(env: Record<string, string> = {}): { server:
   });
   return live;
 }
-
-/**
- * Waits until the page's script has taken over a prerendered page (the app, or a static page's
- * own script; both start once the page is painted, and the app hydrates in short tasks): what a
- * person's first keystroke on a slow phone may not wait for, but a test that acts at once must.
- */
-export async function appReady(page: Page): Promise<void> {
-  await page.locator('html[data-app-ready]').waitFor({ state: 'attached' });
-}

@@ -43,6 +43,35 @@ describe('support form chart', () => {
     expect(JSON.parse(localStorage.getItem(DRAFT_KEY)!)).toMatchObject({ title: 'Saved', telephone: '123' });
   });
 
+  it('keeps what the fields held when the page took over, and what was typed before the draft was read, over the draft, and saves both', async () => {
+    localStorage.setItem(DRAFT_KEY, JSON.stringify({ title: 'Saved', telephone: '123' }));
+    const { actor } = start(null);
+    // Sent while the draft is being read: the fields show it meanwhile.
+    actor.send({ type: 'draft.fill', values: { title: 'Typed' } });
+    actor.send({ type: 'draft.change', field: 'description', value: 'typed at once' });
+    expect(actor.getSnapshot().context.values).toMatchObject({ title: 'Typed', description: 'typed at once' });
+    await waitFor(actor, (s) => s.matches('editing'));
+    const merged = { title: 'Typed', description: 'typed at once', email: '', telephone: '123' };
+    expect(actor.getSnapshot().context.values).toEqual(merged);
+    expect(JSON.parse(localStorage.getItem(DRAFT_KEY)!)).toEqual(merged);
+    actor.send({ type: 'draft.fill', values: { email: 'ada@example.com', telephone: '456' } });
+    expect(JSON.parse(localStorage.getItem(DRAFT_KEY)!)).toEqual({ ...merged, email: 'ada@example.com', telephone: '456' });
+  });
+
+  it('saves what was typed over a corrupt draft, and saves nothing when nothing was', async () => {
+    const log = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    localStorage.setItem(DRAFT_KEY, '{not json');
+    const typed = start(null).actor;
+    typed.send({ type: 'draft.fill', values: { title: 'Typed' } });
+    await waitFor(typed, (s) => s.matches('editing'));
+    expect(JSON.parse(localStorage.getItem(DRAFT_KEY)!)).toEqual({ title: 'Typed', description: '', email: '', telephone: '' });
+    localStorage.clear();
+    const untouched = start(null).actor;
+    await waitFor(untouched, (s) => s.matches('editing'));
+    expect(localStorage.getItem(DRAFT_KEY)).toBeNull();
+    log.mockRestore();
+  });
+
   it('logs and ignores a corrupt draft', async () => {
     const log = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     localStorage.setItem(DRAFT_KEY, '{not json');

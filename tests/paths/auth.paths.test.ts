@@ -2,7 +2,7 @@ import type { Page, Route } from 'playwright-core';
 import type { EventObject } from 'xstate';
 import * as messages from '../../src/content/messages';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
-import { appReady, useServerAndBrowser } from '../helpers/browser';
+import { useServerAndBrowser } from '../helpers/browser';
 import {
   answerChanged,
   answerError,
@@ -268,7 +268,6 @@ describe('auth chart, generated paths, in Chromium against the real server', () 
 
     try {
       await page.goto(`${baseUrl}/dashboard`);
-      await appReady(page);
       await path.test({ states: inBrowser(page, authViews), events });
     } finally {
       await context.close();

@@ -5,7 +5,7 @@ import * as messages from '../../src/content/messages';
 import { PLANS, type PlanId } from '../../src/content/plans';
 import type { SubscriptionInfo } from '../../src/lib/api';
 import type { TokenPair } from '../../src/lib/tokenStorage';
-import { appReady, useServerAndBrowser } from '../helpers/browser';
+import { useServerAndBrowser } from '../helpers/browser';
 import {
   answerChanged,
   answerError,
@@ -84,7 +84,6 @@ describe('subscription chart, generated paths, in Chromium against the real serv
 
     try {
       await page.goto(`${baseUrl}/subscription`);
-      await appReady(page);
       await path.test({
         states: {
           ...inBrowser(page, subscriptionViews),

@@ -2,7 +2,7 @@ import type { EventObject } from 'xstate';
 import { DRAFT_KEY, supportMailto } from '../../machines/supportForm/supportForm.actors';
 import type { SupportFormEvent } from '../../machines/supportForm/supportForm.machine';
 import * as messages from '../../src/content/messages';
-import { appReady, useServerAndBrowser } from '../helpers/browser';
+import { useServerAndBrowser } from '../helpers/browser';
 import { apiClient, openContext, storedTokens } from '../helpers/browserPaths';
 import { coverageLine } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
@@ -94,7 +94,6 @@ describe('support-form chart, generated paths, in Chromium against the real serv
 
     try {
       await page.goto(`${baseUrl}/support`);
-      await appReady(page);
       await path.test({
         states: {
           ...inBrowser(page, supportViews),
