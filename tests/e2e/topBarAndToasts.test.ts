@@ -1,6 +1,6 @@
 import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
-import { appReady, useServerAndBrowser, watchPage } from '../helpers/browser';
+import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(120_000);
 
@@ -43,8 +43,6 @@ const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width &
 
 /** Signs in on /login, once with a wrong password and then the right one: an error toast and a success toast. */
 async function twoToasts(page: Page) {
-  // Typing before the app has taken over the page is another part's concern (src/appPage.ts).
-  await appReady(page);
   const signIn = async (password: string) => {
     await page.getByLabel(messages.login.email).fill(account.email);
     await page.getByLabel(messages.login.password).fill(password);

@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { launchBrowser } from '../helpers/browser';
 import { startServer } from '../helpers/server';
+import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
 
 const OUT = path.resolve(__dirname, '../../screenshots');
 const SIZES = [
@@ -324,7 +325,8 @@ async function shoot(browser: Browser, baseUrl: string, state: State, account: A
       }
       await state.routes?.(page);
       await page.goto(`${baseUrl}${state.path}`);
-      await page.locator('html[data-app-ready]').waitFor({ state: 'attached' });
+      // A picture is of a settled page, not of the moment a person may already act in.
+      await page.locator(`html[${APP_READY_ATTRIBUTE}]`).waitFor({ state: 'attached' });
       if (state.signedIn && state.name !== 'topbar-session-check') await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).first().waitFor({ state: 'attached' });
       await state.act?.(page, loginAccount);
       if (!state.holds) await page.waitForLoadState('networkidle').catch(() => undefined);
