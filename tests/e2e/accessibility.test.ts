@@ -78,9 +78,12 @@ async function seriousViolations(page: Page): Promise<string[]> {
     .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} (${node.any.map((check) => check.message).join('; ')})`));
 }
 
-/** Console errors, less the one the 404 page writes on purpose (it logs the missing path). */
+/**
+ * Console errors, less those of the 404 page: it logs the missing path on purpose, and the browser
+ * reports the page's own status 404.
+ */
 const unexpectedErrors = (watch: PageWatch, path: string) =>
-  watch.consoleErrors.filter((text) => !(path === '/no-such-page' && text.includes(path)));
+  watch.consoleErrors.filter((text) => !(path === '/no-such-page' && (text.includes(path) || text.includes('status of 404'))));
 
 describe('axe-core on every page', () => {
   describe.each(SCHEMES)('%s mode', (colorScheme) => {

@@ -1,6 +1,9 @@
 import { screen, within } from '@testing-library/react';
 import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
+import type { RouteObject } from 'react-router-dom';
+import { routes } from '../../src/app/routes';
+import { APP_PATHS, isAppPath } from '../../src/lib/appPaths';
 import { renderApp } from '../helpers/renderApp';
 
 describe('public pages', () => {
@@ -82,5 +85,23 @@ describe('public pages', () => {
     expect(screen.getByRole('link', { name: 'Return to Home' })).toHaveAttribute('href', '/');
     expect(log).toHaveBeenCalledWith(expect.any(String), '/no/such/page');
     log.mockRestore();
+  });
+});
+
+describe('the paths the server answers with 200', () => {
+  /** Every path of the route tree that renders a page, the catch-all aside. */
+  function pagePaths(routes: RouteObject[], base = ''): string[] {
+    return routes.flatMap((route) => {
+      if (route.path === '*') return [];
+      const path = route.path === undefined ? base : route.path.startsWith('/') ? route.path : `${base.replace(/\/$/, '')}/${route.path}`;
+      const own = route.index || (route.path !== undefined && !route.children) ? [path || '/'] : [];
+      return [...own, ...pagePaths(route.children ?? [], path)];
+    });
+  }
+
+  it('are exactly the pages of the route tree, so a page the server answers with 404 is the not-found page', () => {
+    expect([...pagePaths(routes)].sort()).toEqual([...APP_PATHS].sort());
+    expect(isAppPath('/Dashboard/')).toBe(true);
+    expect(isAppPath('/dashboard/extra')).toBe(false);
   });
 });
