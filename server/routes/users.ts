@@ -75,7 +75,14 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change the password; signs out every other session',
         security: [{ bearer: [] }],
         body: Type.Object({ current_password: Password, new_password: Password }, { additionalProperties: false }),
-        response: { 204: Type.Null(), ...errors },
+        response: {
+          204: Type.Null(),
+          ...errors,
+          400: Type.Object(ErrorSchema.properties, {
+            description:
+              '`invalid_current_password` (field current_password); `password_unchanged` when the new password is the current one, and the password rules\' codes (field new_password).',
+          }),
+        },
       },
     },
     async (request, reply) => {
@@ -87,6 +94,10 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await countHit(app.rateLimits, limit);
         request.log.warn({ event: 'auth.password_change_failed', userId, ip: request.ip }, 'wrong current password');
         throw new ApiError(400, 'invalid_current_password', 'The current password is not correct.', { field: 'current_password' });
+      }
+      // Else the "change" would only sign out the other devices, while the user believes the password is new.
+      if (request.body.new_password === request.body.current_password) {
+        throw new ApiError(400, 'password_unchanged', 'The new password must differ from the current one.', { field: 'new_password' });
       }
       const problem = passwordProblem(request.body.new_password);
       if (problem) throw new ApiError(400, problem.code, problem.message, { field: 'new_password' });
