@@ -173,6 +173,22 @@ describe('the static public pages', () => {
       await page.close();
     });
 
+    it('leads the landing page’s plan buttons to the subscription page and its free calls to the dashboard', async () => {
+      const page = await live.browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(live.server.baseUrl);
+      await appReady(page);
+      await signIn(page);
+      await page.goto(live.server.baseUrl);
+      await page.getByRole('button', { name: messages.layout.logout }).waitFor();
+      await page.getByRole('link', { name: messages.landing.choosePlan('Professional') }).click();
+      await page.getByRole('heading', { level: 1, name: messages.subscription.heading }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/subscription');
+      await page.goBack();
+      await page.getByRole('link', { name: messages.landing.startTrial }).click();
+      await page.waitForURL(`${live.server.baseUrl}/dashboard`);
+      await page.close();
+    });
+
     it('follows a sign-in in another tab', async () => {
       const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
       const landing = await context.newPage();
