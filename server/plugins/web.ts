@@ -3,6 +3,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { fillConfigSlots, NONCE_SLOT, SCRIPT_NONCE_SLOT, SLOTS } from '../../src/lib/pageSlots';
+import { isAppPath } from '../../src/lib/appPaths';
 import { CONFIG_ELEMENT_ID, type RuntimeConfig } from '../../src/lib/runtimeConfig';
 import { errorBody } from '../errors';
 
@@ -48,7 +49,8 @@ function pageTemplate(html: string, config: RuntimeConfig): (nonces: Nonces) => 
  * Serves the production SPA: hashed assets with long caching (brotli or gzip copies when the
  * browser takes them), each prerendered public page at its path, and the shell index.html for
  * every other non-API path, so client routes and the client-rendered 404 page work on a reload or
- * a deep link. Every page carries the runtime config and this response's nonces.
+ * a deep link; a path the SPA has no page for gets its not-found page with the status 404. Every
+ * page carries the runtime config and this response's nonces.
  */
 export async function registerWeb(app: FastifyInstance, webDir: string, config: RuntimeConfig): Promise<void> {
   const indexFile = path.join(webDir, 'index.html');
@@ -85,7 +87,7 @@ export async function registerWeb(app: FastifyInstance, webDir: string, config: 
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
     const isPage = (request.method === 'GET' || request.method === 'HEAD') && !path.extname(pathname) && !PRIVATE.test(pathname);
-    if (isPage && !pathname.startsWith('/api/')) return sendPage(reply, shell);
+    if (isPage && !pathname.startsWith('/api/')) return sendPage(reply.status(isAppPath(pathname) ? 200 : 404), shell);
     return notFound(request.method, request.url, reply);
   });
 }

@@ -75,8 +75,16 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change the password; signs out every other session',
         security: [{ bearer: [] }],
         body: Type.Object({ current_password: Password, new_password: Password }, { additionalProperties: false }),
-        // 503 `busy`: too many password hashes are queued already.
-        response: { 204: Type.Null(), ...errors, 503: ErrorSchema },
+        response: {
+          204: Type.Null(),
+          ...errors,
+          400: Type.Object(ErrorSchema.properties, {
+            description:
+              '`invalid_current_password` (field current_password); `password_unchanged` when the new password is the current one, and the password rules\' codes (field new_password).',
+          }),
+          // 503 `busy`: too many password hashes are queued already.
+          503: ErrorSchema,
+        },
       },
     },
     async (request, reply) => {
@@ -97,6 +105,10 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw new ApiError(400, 'invalid_current_password', 'The current password is not correct.', { field: 'current_password' });
       }
       await app.rateLimits.release([key], ticket);
+      // Else the "change" would only sign out the other devices, while the user believes the password is new.
+      if (request.body.new_password === request.body.current_password) {
+        throw new ApiError(400, 'password_unchanged', 'The new password must differ from the current one.', { field: 'new_password' });
+      }
       const problem = passwordProblem(request.body.new_password);
       if (problem) throw new ApiError(400, problem.code, problem.message, { field: 'new_password' });
       const passwordHash = await hashPassword(request.body.new_password);

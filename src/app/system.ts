@@ -124,6 +124,9 @@ const appTheme = defineConfig({
         // White on Chakra's green.600 and orange.600 (the success toast, the usage warning) is
         // about 3.3:1 and 3.6:1; one step darker passes.
         green: { solid: { value: '{colors.green.700}' } },
+        // Text fields ring in their gray palette's focusRing: Chakra's gray.400 is 2.6:1 on white,
+        // under the 3:1 a focus indicator needs (WCAG 1.4.11); gray.500 is 4.8:1.
+        gray: { focusRing: { value: { _light: '{colors.gray.500}', _dark: '{colors.gray.400}' } } },
         orange: { solid: { value: { _light: '{colors.orange.700}', _dark: '{colors.orange.500}' } } },
         brand: {
           solid: { value: '{colors.brand.600}' },

@@ -1,5 +1,7 @@
 import { Badge, Box, Button, Card, Container, Heading, HStack, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { useAuthSelector } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
+import { NEW_TAB, NewTabNote } from '../components/ExternalLink';
 import { lineIcon } from '../components/icons';
 import { PlanCard } from '../components/PlanCard';
 import { StarRating } from '../components/StarRating';
@@ -66,7 +68,12 @@ function SectionHeading({ id, title, lead }: { id: string; title: string; lead: 
 
 export default function LandingPage() {
   const { brandName, marketplaceUrl } = useRuntimeConfig();
-  usePageTitle(t.title(brandName));
+  usePageTitle(t.title(brandName), { namesBrand: true });
+  // /register only bounces a signed-in visitor to the dashboard: the free calls lead there
+  // directly, and a plan to the page where it is bought.
+  const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
+  const freeTarget = signedIn ? '/dashboard' : '/register';
+  const planTarget = signedIn ? '/subscription' : '/register';
   return (
     <>
       <Box as="section" aria-labelledby="hero-title" bgGradient="to-b" gradientFrom="brand.subtle" gradientTo="bg">
@@ -83,11 +90,12 @@ export default function LandingPage() {
             </Text>
             <Stack direction={{ base: 'column', sm: 'row' }} gap="3" w={{ base: 'full', sm: 'auto' }}>
               <Button asChild size="xl" colorPalette="brand">
-                <RouterLink to="/register">{t.tryFree}</RouterLink>
+                <RouterLink to={freeTarget}>{t.tryFree}</RouterLink>
               </Button>
               <Button asChild size="xl" variant="outline">
-                <a href={marketplaceUrl} target="_blank" rel="noopener noreferrer">
+                <a href={marketplaceUrl} {...NEW_TAB}>
                   {t.getAddOn}
+                  <NewTabNote />
                 </a>
               </Button>
             </Stack>
@@ -137,7 +145,7 @@ export default function LandingPage() {
                 plan={plan}
                 action={
                   <Button asChild w="full" colorPalette="brand" variant={plan.popular ? 'solid' : 'outline'}>
-                    <RouterLink to="/register">{t.choosePlan(plan.name)}</RouterLink>
+                    <RouterLink to={planTarget}>{t.choosePlan(plan.name)}</RouterLink>
                   </Button>
                 }
               />
@@ -186,7 +194,7 @@ export default function LandingPage() {
             {t.ctaLead}
           </Text>
           <Button asChild size="xl" bg="white" color="brand.700" _hover={{ bg: 'brand.50' }}>
-            <RouterLink to="/register">{t.startTrial}</RouterLink>
+            <RouterLink to={freeTarget}>{t.startTrial}</RouterLink>
           </Button>
         </Stack>
       </Container>

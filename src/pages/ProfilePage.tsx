@@ -1,7 +1,7 @@
 import { Button, Card, Container, DataList, Grid, Heading, Stack, Text } from '@chakra-ui/react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { useFormik } from 'formik';
-import { createContext, useContext, useEffect, useState } from 'react';
+import { createContext, useContext, useEffect, useRef, useState } from 'react';
 import { RouterLink } from '../app/RouterLink';
 import { changePasswordMachine, type ChangePasswordMachine } from '../../machines/changePassword/changePassword.machine';
 import { changePasswordSchema, EMPTY_PASSWORDS, type ChangePasswordValues } from '../../machines/changePassword/changePassword.schema';
@@ -34,12 +34,21 @@ function ChangePasswordForm() {
     validateOnBlur: false,
     onSubmit: (values) => actor.send({ type: 'password.submit', ...values }),
   });
-  const { resetForm } = form;
-  // A success clears the form (the chart says when).
+  const { resetForm, setFieldError } = form;
+  const fields = useRef<HTMLDivElement>(null);
+  // A success clears the form; a new password the server refuses gets its reason under it, and the
+  // focus, so a screen reader reads the two together (the chart says when).
   useEffect(() => {
-    const subscription = actor.on('password.changed', () => resetForm());
-    return () => subscription.unsubscribe();
-  }, [actor, resetForm]);
+    const changed = actor.on('password.changed', () => resetForm());
+    const refused = actor.on('password.refused', ({ field, message }) => {
+      setFieldError(field, message);
+      fields.current?.querySelector<HTMLInputElement>(`input[name="${field}"]`)?.focus();
+    });
+    return () => {
+      changed.unsubscribe();
+      refused.unsubscribe();
+    };
+  }, [actor, resetForm, setFieldError]);
   return (
     <Card.Root as="section" aria-labelledby="change-password" variant="outline">
       <Card.Body gap="5">
@@ -47,7 +56,7 @@ function ChangePasswordForm() {
           {t.passwordTitle}
         </Heading>
         <ValidatedForm form={form}>
-          <Stack gap="4" maxW="md">
+          <Stack ref={fields} gap="4" maxW="md">
             <FormField form={form} name="current_password" label={t.currentPassword} type="password" autoComplete="current-password" required />
             <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />
             <FormField form={form} name="confirm_password" label={t.confirmNewPassword} type="password" autoComplete="new-password" required />

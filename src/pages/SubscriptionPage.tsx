@@ -2,7 +2,7 @@ import { Badge, Box, Button, Card, Container, DataList, Heading, SimpleGrid, Sta
 import { useSelector } from '@xstate/react';
 import { useEffect } from 'react';
 import { useLocation } from 'react-router-dom';
-import { currentPlanOf, type SubscriptionSnapshot } from '../../machines/subscription/subscription.machine';
+import { knownPlanOf, type SubscriptionSnapshot } from '../../machines/subscription/subscription.machine';
 import { useSubscriptionActor } from '../app/subscription';
 import { PageSpinner } from '../components/PageSpinner';
 import { PlanCard } from '../components/PlanCard';
@@ -18,10 +18,17 @@ const t = messages.subscription;
 function CurrentSubscription({ subscription, reloading }: { subscription: SubscriptionInfo; reloading: boolean }) {
   const limits = limitsOf(subscription);
   const change = scheduledChange(subscription);
+  const name = planName(subscription.plan);
+  // A scheduled downgrade means no further charge: the period's end is when the plan ends.
+  const periodEnd: Array<[string, string]> = change
+    ? [[t.planEnds, t.planEndsOn(name, change.date, change.plan)]]
+    : subscription.current_period_end
+      ? [[t.nextBilling, formatDate(subscription.current_period_end)]]
+      : [];
   const rows: Array<[string, string]> = [
-    [t.plan, planName(subscription.plan)],
+    [t.plan, name],
     [t.status, isActive(subscription.status) ? messages.plan.active : messages.plan.inactive],
-    ...(subscription.current_period_end ? [[t.nextBilling, formatDate(subscription.current_period_end)] as [string, string]] : []),
+    ...periodEnd,
     [t.monthlyLimit, formatLimit(limits.monthlyQueries, messages.plan.unlimited)],
     [t.dailyLimit, formatLimit(limits.dailyTokens, messages.plan.unlimited)],
   ];
@@ -39,21 +46,24 @@ function CurrentSubscription({ subscription, reloading }: { subscription: Subscr
             </DataList.Item>
           ))}
         </DataList.Root>
-        {change && <Text color="orange.fg">{messages.plan.scheduledChange(change.plan, change.date)}</Text>}
       </Card.Body>
     </Card.Root>
   );
 }
 
-/** Product spec §2: the current plan's button is disabled; Downgrade for free; Upgrade to … for the others. */
-function planAction(plan: Plan, current: boolean): string {
-  if (current) return t.currentPlan;
+/**
+ * Product spec §2: the current plan's button is disabled; Downgrade for free; Upgrade to … for the
+ * others. With the current plan unknown, neither direction can be claimed.
+ */
+function planAction(plan: Plan, currentPlan: string | null): string {
+  if (currentPlan === null) return t.choose(plan.name);
+  if (plan.id === currentPlan) return t.currentPlan;
   return plan.id === 'free' ? t.downgrade : t.upgradeTo(plan.name);
 }
 
 const selectView = (s: SubscriptionSnapshot) => ({
   subscription: s.context.subscription,
-  currentPlan: currentPlanOf(s.context),
+  currentPlan: knownPlanOf(s.context),
   choosing: s.context.choosing,
   reloading: s.hasTag('reloading'),
   /** Per plan card, in order: whether its button may start a checkout now. */
@@ -112,7 +122,7 @@ export default function SubscriptionPage() {
                     loadingText={t.checkoutBusy}
                     onClick={() => actor.send({ type: 'plan.choose', plan: plan.id })}
                   >
-                    {planAction(plan, current)}
+                    {planAction(plan, currentPlan)}
                   </Button>
                 }
               />
@@ -127,7 +137,7 @@ export default function SubscriptionPage() {
         <Stack gap="5">
           {t.faq.map((item) => (
             <Box key={item.q}>
-              <Heading as="h3" size="sm" mb="1">
+              <Heading as="h3" size="lg" mb="1">
                 {item.q}
               </Heading>
               <Text color="fg.muted">{item.a}</Text>

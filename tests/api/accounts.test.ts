@@ -332,6 +332,25 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
       expect((await login(session.account.email, 'Brand-new-secret-42')).statusCode).toBe(200);
       expect((await ctx.mail.latestTo(session.account.email)).subject).toMatch(/password was changed/);
     });
+
+    it('refuses the current password as the new one, and then signs out no other device', async () => {
+      const session = await register(ctx.app);
+      const other = (await login(session.account.email, session.account.password)).json();
+      const same = await ctx.app.inject({
+        method: 'PUT',
+        url: '/api/v1/users/me/password',
+        headers: bearer(session.access_token),
+        payload: { current_password: session.account.password, new_password: session.account.password },
+      });
+      expect(same.statusCode).toBe(400);
+      expect(same.json()).toEqual({
+        error: { code: 'password_unchanged', message: 'The new password must differ from the current one.', field: 'new_password' },
+      });
+      expect((await me(other.access_token)).statusCode).toBe(200);
+      expect((await refresh(other.refresh_token)).statusCode).toBe(200);
+      const doc = ctx.app.swagger() as { paths: Record<string, { put: { responses: Record<string, { description: string }> } }> };
+      expect(doc.paths['/api/v1/users/me/password']!.put.responses['400']!.description).toContain('password_unchanged');
+    });
   });
 
   describe('password reset', () => {

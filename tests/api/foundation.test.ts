@@ -112,10 +112,11 @@ describe('serving the SPA', () => {
   });
   afterAll(() => webApp.close());
 
-  it('serves index.html with runtime config and a fresh style nonce for any client route', async () => {
+  it('serves index.html with runtime config and a fresh style nonce for any page path', async () => {
     const first = await webApp.inject({ method: 'GET', url: '/no-such-page' });
     const second = await webApp.inject({ method: 'GET', url: '/dashboard' });
-    expect(first.statusCode).toBe(200);
+    expect(first.statusCode).toBe(404);
+    expect(second.statusCode).toBe(200);
     expect(first.headers['content-type']).toMatch(/text\/html/);
     const config = /<script id="app-config" type="application\/json">(.*?)<\/script>/.exec(first.body)?.[1];
     expect(JSON.parse(config ?? '{}')).toMatchObject({ brandName: 'Acme </script>', supportEmail: 'support@sheetmind.example' });
@@ -129,6 +130,16 @@ describe('serving the SPA', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("frame-ancestors 'none'");
     expect(first.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('answers the paths the SPA has a page for with 200 and any other page path with 404, both with the SPA', async () => {
+    const known = ['/', '/login', '/register', '/privacy', '/terms', '/support', '/dashboard', '/subscription', '/profile', '/forgot-password', '/reset-password'];
+    const variants = ['/Dashboard', '/profile/', '/reset-password?token=abc'];
+    const unknown = ['/no-such-page', '/dashboard/extra', '/login-page', '/pricing'];
+    const answers = await Promise.all([...known, ...variants, ...unknown].map((url) => webApp.inject({ method: 'GET', url })));
+    const statusOf = Object.fromEntries([...known, ...variants, ...unknown].map((url, i) => [url, answers[i]!.statusCode]));
+    expect(statusOf).toEqual(Object.fromEntries([...known.map((url) => [url, 200]), ...variants.map((url) => [url, 200]), ...unknown.map((url) => [url, 404])]));
+    for (const res of answers) expect(res.body).toContain('<div id="root"></div>');
   });
 
   it('caches hashed assets for a year and answers missing files with 404', async () => {

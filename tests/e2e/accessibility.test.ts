@@ -78,9 +78,12 @@ async function seriousViolations(page: Page): Promise<string[]> {
     .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} (${node.any.map((check) => check.message).join('; ')})`));
 }
 
-/** Console errors, less the one the 404 page writes on purpose (it logs the missing path). */
+/**
+ * Console errors, less those of the 404 page: it logs the missing path on purpose, and the browser
+ * reports the page's own status 404.
+ */
 const unexpectedErrors = (watch: PageWatch, path: string) =>
-  watch.consoleErrors.filter((text) => !(path === '/no-such-page' && text.includes(path)));
+  watch.consoleErrors.filter((text) => !(path === '/no-such-page' && (text.includes(path) || text.includes('status of 404'))));
 
 describe('axe-core on every page', () => {
   describe.each(SCHEMES)('%s mode', (colorScheme) => {
@@ -133,6 +136,19 @@ describe('axe-core on every page', () => {
   });
 });
 
+/** WCAG's contrast ratio of two computed `rgb(…)` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (color: string) => {
+    const [r, g, bl] = (color.match(/[\d.]+/g) ?? []).slice(0, 3).map((c) => {
+      const v = Number(c) / 255;
+      return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    }) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (light + 0.05) / (dark + 0.05);
+}
+
 describe('keyboard and assistive technology', () => {
   const focused = (page: Page) =>
     page.evaluate(() => {
@@ -168,6 +184,38 @@ describe('keyboard and assistive technology', () => {
       if (/^none|\s0px$/.test(outline)) unringed.push(`${text || label}: ${outline}`);
     }
     expect(unringed).toEqual([]);
+    await done(page);
+  });
+
+  it.each(SCHEMES)('rings a focused text field at 3:1 or more against what surrounds it (%s)', async (colorScheme) => {
+    const { page } = await open('/login', { colorScheme });
+    await page.getByLabel(messages.login.email).click();
+    const { ring, backdrop, outline } = await page.evaluate(() => {
+      const field = document.activeElement as HTMLElement;
+      let behind: Element | null = field.parentElement;
+      // The first ancestor with an opaque background is what the ring is seen against.
+      while (behind && !/^rgb\(/.test(getComputedStyle(behind).backgroundColor)) behind = behind.parentElement;
+      const style = getComputedStyle(field);
+      return {
+        ring: style.outlineColor,
+        outline: `${style.outlineStyle} ${style.outlineWidth}`,
+        backdrop: behind ? getComputedStyle(behind).backgroundColor : 'rgb(255, 255, 255)',
+      };
+    });
+    expect(outline).toMatch(/^solid [1-9]/);
+    expect(contrast(ring, backdrop)).toBeGreaterThanOrEqual(3);
+    await done(page);
+  });
+
+  it('sets each subscription FAQ question larger than its answer', async () => {
+    const { page } = await open('/subscription', { signedIn: true });
+    const faq = page.getByRole('region', { name: messages.subscription.faqTitle });
+    const sizeOf = (locator: import('playwright-core').Locator) => locator.evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
+    for (const item of messages.subscription.faq) {
+      const question = await sizeOf(faq.getByRole('heading', { level: 3, name: item.q }));
+      const answer = await sizeOf(faq.getByText(item.a));
+      expect(question).toBeGreaterThan(answer);
+    }
     await done(page);
   });
 

@@ -1,3 +1,6 @@
+import AxeBuilder from '@axe-core/playwright';
+import * as messages from '../../src/content/messages';
+import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../src/lib/tokenStorage';
 import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(90_000);
@@ -13,10 +16,20 @@ async function api(method: string, pathname: string, body?: unknown, token?: str
   return res.json();
 }
 
-async function newUser(): Promise<string> {
+async function newSession(): Promise<{ access_token: string; refresh_token: string }> {
   const id = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
-  const body = await api('POST', '/auth/register', { full_name: 'Ada Lovelace', username: `ada${id}`, email: `ada${id}@example.com`, password: `Engine-notes-${id}` });
-  return body.access_token;
+  return api('POST', '/auth/register', { full_name: 'Ada Lovelace', username: `ada${id}`, email: `ada${id}@example.com`, password: `Engine-notes-${id}` });
+}
+
+async function newUser(): Promise<string> {
+  return (await newSession()).access_token;
+}
+
+async function payWithTestCard(page: import('playwright-core').Page, price: string) {
+  await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+  await page.getByLabel('Expiry (MM/YY)').fill('12/34');
+  await page.getByLabel('CVC').fill('123');
+  await page.getByRole('button', { name: `Pay ${price}` }).click();
 }
 
 describe('test-mode hosted checkout in Chromium', () => {
@@ -68,5 +81,62 @@ describe('test-mode hosted checkout in Chromium', () => {
     expect(await api('GET', '/subscription/me', undefined, token)).toMatchObject({ plan: 'team', cancel_at_period_end: false, scheduled_plan: null });
     await page.getByRole('link', { name: 'Back to your subscription' }).click();
     await page.waitForURL(`${live.server.baseUrl}/subscription`);
+  });
+
+  it.each(['light', 'dark'] as const)('follows the system’s %s mode and the product’s font, with nothing serious for axe', async (colorScheme) => {
+    const token = await newUser();
+    const { checkout_url: checkoutUrl } = await api('POST', '/subscription/checkout', { plan: 'professional' }, token);
+    const context = await live.browser.newContext({ colorScheme });
+    const page = await context.newPage();
+    await page.goto(`${live.server.baseUrl}/privacy`);
+    const productFont = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
+    await page.goto(checkoutUrl);
+    await page.getByRole('heading', { name: 'Subscribe to Professional' }).waitFor();
+    const { font, background } = await page.evaluate(() => ({
+      font: getComputedStyle(document.body).fontFamily,
+      background: getComputedStyle(document.body).backgroundColor,
+    }));
+    expect(font).toBe(productFont);
+    // Dark in dark mode, light in light mode, as the product's pages.
+    const lightness = (rgb: string) => (rgb.match(/\d+/g) ?? []).slice(0, 3).reduce((sum, c) => sum + Number(c), 0) / 3;
+    expect(lightness(background) < 128).toBe(colorScheme === 'dark');
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.flatMap((v) => v.nodes.map((node) => `${v.id}: ${node.target.join(' ')} ${node.failureSummary ?? ''}`))).toEqual([]);
+    await context.close();
+  });
+
+  it('tells the page that opened the checkout, once, that the payment succeeded', async () => {
+    const session = await newSession();
+    const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(
+      ([pair, accessKey, refreshKey]) => {
+        localStorage.setItem(refreshKey, pair.refresh_token);
+        localStorage.setItem(accessKey, pair.access_token);
+      },
+      [session, ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY] as const,
+    );
+    const page = await context.newPage();
+    await page.goto(`${live.server.baseUrl}/subscription`);
+    const [checkout] = await Promise.all([
+      context.waitForEvent('page'),
+      page.getByRole('button', { name: messages.subscription.upgradeTo('Professional') }).click(),
+    ]);
+    await checkout.getByRole('heading', { name: 'Subscribe to Professional' }).waitFor();
+    await payWithTestCard(checkout, '$19');
+    await checkout.waitForURL(/\/subscription\?checkout=success$/);
+    await checkout.close();
+    await page.bringToFront();
+    // Headless Chromium keeps every page focused and visible, so it never tells the page of the
+    // return: this is the event a browser sends when the user switches back to the tab.
+    const back = () => page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await back();
+    await page.getByText(messages.subscription.paymentSucceeded).waitFor();
+    await page.getByText(messages.subscription.paymentSucceededText('Professional')).waitFor();
+    await page.getByRole('button', { name: messages.subscription.currentPlan }).waitFor();
+    // Back once more: the plan is the same, nothing more is said.
+    await Promise.all([page.waitForResponse('**/api/v1/subscription/me'), back()]);
+    await expect(page.getByText(messages.subscription.paymentSucceeded).count()).resolves.toBeLessThanOrEqual(1);
+    await context.close();
   });
 });

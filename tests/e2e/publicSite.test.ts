@@ -14,8 +14,8 @@ const live = useServerAndBrowser();
 async function open(path: string, width = 1280) {
   const page = await live.browser.newPage({ viewport: { width, height: 900 } });
   const watch = await watchPage(page);
-  await page.goto(live.server.baseUrl + path, { waitUntil: 'networkidle' });
-  return { page, watch };
+  const response = await page.goto(live.server.baseUrl + path, { waitUntil: 'networkidle' });
+  return { page, watch, status: response?.status() };
 }
 
 describe('the public site in Chromium', () => {
@@ -55,19 +55,22 @@ describe('the public site in Chromium', () => {
     ['/terms', 'Terms of Service'],
     ['/support', messages.support.heading],
   ])('serves %s on a direct load', async (path, heading) => {
-    const { page, watch } = await open(path);
+    const { page, watch, status } = await open(path);
+    expect(status).toBe(200);
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
     expect(watch.cspViolations).toEqual([]);
     expect(watch.consoleErrors).toEqual([]);
     await page.close();
   });
 
-  it('renders the 404 page on the client for an unknown path and logs the path', async () => {
-    const { page, watch } = await open('/no-such-page');
+  it('renders the 404 page on the client for an unknown path, answered with the status 404, and logs the path', async () => {
+    const { page, watch, status } = await open('/no-such-page');
+    expect(status).toBe(404);
     await page.getByRole('heading', { name: `404 ${messages.notFound.heading}` }).waitFor();
     await page.getByRole('link', { name: messages.notFound.home }).click();
     await page.waitForURL(`${live.server.baseUrl}/`);
-    expect(watch.consoleErrors).toEqual([expect.stringContaining('/no-such-page')]);
+    // The browser reports the 404 of the page itself; the page logs the path.
+    expect(watch.consoleErrors).toEqual([expect.stringContaining('status of 404'), expect.stringContaining('/no-such-page')]);
     await page.close();
   });
 
@@ -165,6 +168,22 @@ describe('the static public pages', () => {
       expect(await loadedScripts(page)).toEqual(expect.arrayContaining([...manifest.entry, ...manifest.chunks[chunk]!].map(script)));
       expect(watch.cspViolations).toEqual([]);
       expect(watch.consoleErrors).toEqual([]);
+      await page.close();
+    });
+
+    it('leads the landing page’s plan buttons to the subscription page and its free calls to the dashboard', async () => {
+      const page = await live.browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(live.server.baseUrl);
+      await appReady(page);
+      await signIn(page);
+      await page.goto(live.server.baseUrl);
+      await page.getByRole('button', { name: messages.layout.logout }).waitFor();
+      await page.getByRole('link', { name: messages.landing.choosePlan('Professional') }).click();
+      await page.getByRole('heading', { level: 1, name: messages.subscription.heading }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/subscription');
+      await page.goBack();
+      await page.getByRole('link', { name: messages.landing.startTrial }).click();
+      await page.waitForURL(`${live.server.baseUrl}/dashboard`);
       await page.close();
     });
 

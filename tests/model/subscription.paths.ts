@@ -1,6 +1,6 @@
 import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
-import { currentPlanOf, subscriptionMachine, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
+import { knownPlanOf, subscriptionMachine, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
 import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
 import { ApiRequestError, type SubscriptionInfo } from '../../src/lib/api';
@@ -79,10 +79,12 @@ export const subscriptionPaths = model.getShortestPaths().map((path) => ({ title
 
 export const subscriptionCoverage = chartCoverage(subscriptionMachine, subscriptionPaths.map(({ path }) => path));
 
-/** The label of a plan card's button (product spec §2). */
+/** The label of a plan card's button (product spec §2; neither direction while the plan is unknown). */
 function planButton(state: SubscriptionSnapshot, planId: string, planLabel: string): string {
   if (planId === state.context.choosing) return t.checkoutBusy;
-  if (planId === currentPlanOf(state.context)) return t.currentPlan;
+  const current = knownPlanOf(state.context);
+  if (current === null) return t.choose(planLabel);
+  if (planId === current) return t.currentPlan;
   return planId === 'free' ? t.downgrade : t.upgradeTo(planLabel);
 }
 
@@ -101,14 +103,17 @@ function loaded(state: SubscriptionSnapshot): Sight[] {
       { role: 'region', name: t.currentTitle, busy: state.hasTag('reloading') },
       { text: planName(subscription.plan), in: card },
       { text: isActive(subscription.status) ? messages.plan.active : messages.plan.inactive, in: card },
-      { text: t.nextBilling, in: card, ...shown(Boolean(subscription.current_period_end)) },
-      ...(subscription.current_period_end ? [{ text: formatDate(subscription.current_period_end), in: card }] : []),
+      // Once a downgrade is scheduled, nothing more is billed: the card says when the plan ends instead.
+      { text: t.nextBilling, in: card, ...shown(Boolean(subscription.current_period_end) && !change) },
+      ...(subscription.current_period_end && !change ? [{ text: formatDate(subscription.current_period_end), in: card }] : []),
       { text: formatLimit(limits.monthlyQueries, messages.plan.unlimited), in: card },
       { text: formatLimit(limits.dailyTokens, messages.plan.unlimited), in: card },
-      change ? { text: messages.plan.scheduledChange(change.plan, change.date), in: card } : { text: /changes to/, in: card, absent: true },
+      change
+        ? { text: t.planEndsOn(planName(subscription.plan), change.date, change.plan), in: card }
+        : { text: t.planEnds, in: card, absent: true },
     );
   }
-  const current = currentPlanOf(state.context);
+  const current = knownPlanOf(state.context);
   for (const plan of PLANS) {
     const article = { role: 'article', name: plan.name } as const;
     sights.push(

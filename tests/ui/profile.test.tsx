@@ -115,6 +115,22 @@ describe('profile', () => {
     expect(field(t.currentPassword).value).toBe('Old-password-1');
   });
 
+  it('says under New Password, and moves the focus there, when the server finds the new password is the current one', async () => {
+    const refusal = { error: { code: 'password_unchanged', message: 'Server wording.', field: 'new_password' } };
+    open({ 'PUT /users/me/password': { status: 400, body: refusal } });
+    await screen.findByRole('heading', { level: 1, name: t.title });
+    await fill({ current: 'Same-password-1', next: 'Same-password-1', confirm: 'Same-password-1' });
+    await waitFor(() => expect(field(t.newPassword)).toHaveAccessibleErrorMessage(t.passwordUnchanged));
+    expect(field(t.newPassword)).toBeInvalid();
+    expect(field(t.newPassword)).toHaveFocus();
+    expect(field(t.currentPassword)).toBeValid();
+    expect(screen.queryByText(t.updateFailed)).not.toBeInTheDocument();
+    expect(field(t.newPassword).value).toBe('Same-password-1');
+    // Typing a new one takes the message away.
+    await userEvent.setup().type(field(t.newPassword), 'x');
+    await waitFor(() => expect(field(t.newPassword)).not.toHaveAccessibleErrorMessage());
+  });
+
   it('asks before a deletion request, then only shows the toast, with no server call', async () => {
     open();
     await screen.findByRole('heading', { level: 1, name: t.title });

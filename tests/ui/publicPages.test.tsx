@@ -1,6 +1,10 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
+import type { RouteObject } from 'react-router-dom';
+import { routes } from '../../src/app/routes';
+import { APP_PATHS, isAppPath } from '../../src/lib/appPaths';
+import { signedInApi } from '../helpers/fakeApi';
 import { renderApp } from '../helpers/renderApp';
 
 describe('public pages', () => {
@@ -25,6 +29,32 @@ describe('public pages', () => {
     });
     expect(screen.getAllByRole('img', { name: messages.landing.rating(5) }).length).toBeGreaterThanOrEqual(3);
     expect(screen.getByRole('link', { name: messages.landing.startTrial })).toHaveAttribute('href', '/register');
+  });
+
+  it('names the brand once in the title, and says in the hero that Get Add-on opens a new tab, as the footer does', async () => {
+    renderApp('/', { brandName: 'Acme', marketplaceUrl: 'https://marketplace.example/sheetmind' });
+    const hero = await screen.findByRole('region', { name: messages.landing.heroTitle });
+    const name = `${messages.landing.getAddOn} ${messages.footer.opensInNewTab}`;
+    expect(within(hero).getByRole('link', { name })).toHaveAttribute('target', '_blank');
+    expect(within(screen.getByRole('contentinfo')).getByRole('link', { name })).toBeInTheDocument();
+    await waitFor(() => expect(document.title).toBe(messages.landing.title('Acme')));
+    expect(document.title.split('Acme')).toHaveLength(2);
+  });
+
+  it('sends a signed-in visitor where the calls mean: the free ones to the dashboard, the plans to the subscription page', async () => {
+    const api = signedInApi({});
+    try {
+      renderApp('/');
+      await screen.findByRole('button', { name: messages.layout.logout });
+      expect(screen.getByRole('link', { name: messages.landing.tryFree })).toHaveAttribute('href', '/dashboard');
+      expect(screen.getByRole('link', { name: messages.landing.startTrial })).toHaveAttribute('href', '/dashboard');
+      for (const plan of PLANS) {
+        expect(screen.getByRole('link', { name: messages.landing.choosePlan(plan.name) })).toHaveAttribute('href', '/subscription');
+      }
+    } finally {
+      api.restore();
+      localStorage.clear();
+    }
   });
 
   it('shows the signed-out top bar and the footer links', async () => {
@@ -82,5 +112,23 @@ describe('public pages', () => {
     expect(screen.getByRole('link', { name: 'Return to Home' })).toHaveAttribute('href', '/');
     expect(log).toHaveBeenCalledWith(expect.any(String), '/no/such/page');
     log.mockRestore();
+  });
+});
+
+describe('the paths the server answers with 200', () => {
+  /** Every path of the route tree that renders a page, the catch-all aside. */
+  function pagePaths(routes: RouteObject[], base = ''): string[] {
+    return routes.flatMap((route) => {
+      if (route.path === '*') return [];
+      const path = route.path === undefined ? base : route.path.startsWith('/') ? route.path : `${base.replace(/\/$/, '')}/${route.path}`;
+      const own = route.index || (route.path !== undefined && !route.children) ? [path || '/'] : [];
+      return [...own, ...pagePaths(route.children ?? [], path)];
+    });
+  }
+
+  it('are exactly the pages of the route tree, so a page the server answers with 404 is the not-found page', () => {
+    expect([...pagePaths(routes)].sort()).toEqual([...APP_PATHS].sort());
+    expect(isAppPath('/Dashboard/')).toBe(true);
+    expect(isAppPath('/dashboard/extra')).toBe(false);
   });
 });

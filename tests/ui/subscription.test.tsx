@@ -4,7 +4,7 @@ import * as messages from '../../src/content/messages';
 import { PLANS } from '../../src/content/plans';
 import { toaster } from '../../src/components/ToastRegion';
 import type { SubscriptionInfo } from '../../src/lib/api';
-import { signedInApi, type Handler } from '../helpers/fakeApi';
+import { ada, signedInApi, type Handler } from '../helpers/fakeApi';
 import { freeSubscription } from '../helpers/fixtures';
 import { renderApp } from '../helpers/renderApp';
 
@@ -87,20 +87,27 @@ describe('subscription page', () => {
     expect(planCard('Team').getByRole('button', { name: t.currentPlan })).toBeDisabled();
   });
 
-  it('shows a scheduled downgrade with its date', async () => {
+  it('says when a plan with a scheduled downgrade ends and what follows, not when it is next billed', async () => {
     open({ 'GET /subscription/me': { status: 200, body: { ...professional, cancel_at_period_end: true, scheduled_plan: 'free' } } });
     await screen.findByRole('heading', { level: 1, name: t.heading });
-    expect(card().getByText(messages.plan.scheduledChange('Free', december23))).toBeInTheDocument();
-    expect(card().getByText(messages.plan.scheduledChange('Free', december23)).textContent).toContain(`changes to Free on ${december23}`);
+    expect(card().queryByText(t.nextBilling)).toBeNull();
+    expect(card().getByText(t.planEnds)).toBeInTheDocument();
+    expect(card().getByText(`Professional ends on ${december23}; then Free`)).toBeInTheDocument();
   });
 
-  it('omits the card when loading fails, logs the failure, and takes the account’s plan as current', async () => {
+  it('omits the card when loading fails, logs the failure, and claims no plan as current', async () => {
     const log = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    open({ 'GET /subscription/me': { status: 500, body: { error: { code: 'internal', message: 'boom' } } } });
+    // A paying account: its plan as the session knows it must not be taken for the current one.
+    api = signedInApi({ 'GET /subscription/me': { status: 500, body: { error: { code: 'internal', message: 'boom' } } } }, { ...ada, subscription_plan: 'professional' });
+    renderApp('/subscription');
     await screen.findByRole('heading', { level: 1, name: t.heading });
     expect(screen.queryByRole('region', { name: t.currentTitle })).toBeNull();
     expect(log).toHaveBeenCalledWith('Could not load the subscription:', expect.objectContaining({ status: 500 }));
-    expect(planCard('Free').getByRole('button', { name: t.currentPlan })).toBeDisabled();
+    expect(screen.queryByText(t.currentPlan)).toBeNull();
+    for (const plan of PLANS) {
+      expect(planCard(plan.name).getByRole('button', { name: t.choose(plan.name) })).toBeEnabled();
+    }
+    expect(screen.queryByRole('button', { name: /^(Upgrade|Downgrade)/ })).toBeNull();
     expect(screen.queryByRole('alert')).toBeNull();
     log.mockRestore();
   });
@@ -154,6 +161,43 @@ describe('subscription page', () => {
     await waitFor(() => expect(card().getByText('Professional')).toBeInTheDocument());
     expect(planCard('Professional').getByRole('button', { name: t.currentPlan })).toBeDisabled();
     expect(api.sent('GET /subscription/me')).toHaveLength(2);
+  });
+
+  it('says once that the payment succeeded when the account is on the plan it paid for after the return to the page', async () => {
+    let body: SubscriptionInfo = freeSubscription;
+    open({
+      'GET /subscription/me': () => ({ status: 200, body }),
+      'POST /subscription/checkout': { status: 200, body: { checkout_url: 'https://pay.example/cs_1' } },
+    });
+    const tab = { location: { href: '' }, close: jest.fn(), opener: null };
+    const windowOpen = jest.spyOn(window, 'open').mockImplementation(() => tab as unknown as Window);
+    await userEvent.setup().click(await screen.findByRole('button', { name: t.upgradeTo('Professional') }));
+    await waitFor(() => expect(tab.location.href).toBe('https://pay.example/cs_1'));
+    // Back before paying: nothing changed, nothing said.
+    await act(async () => window.dispatchEvent(new Event('focus')));
+    await waitFor(() => expect(api.sent('GET /subscription/me')).toHaveLength(2));
+    expect(screen.queryByText(t.paymentSucceeded)).toBeNull();
+    // Paid in the other tab, then back.
+    body = professional;
+    await act(async () => window.dispatchEvent(new Event('focus')));
+    expect(await screen.findByText(t.paymentSucceeded)).toBeInTheDocument();
+    expect(screen.getByText(t.paymentSucceededText('Professional'))).toBeInTheDocument();
+    expect(planCard('Professional').getByRole('button', { name: t.currentPlan })).toBeDisabled();
+    toaster.remove();
+    await act(async () => window.dispatchEvent(new Event('focus')));
+    await waitFor(() => expect(api.sent('GET /subscription/me')).toHaveLength(4));
+    expect(screen.queryByText(t.paymentSucceeded)).toBeNull();
+    windowOpen.mockRestore();
+  });
+
+  it('says nothing of a payment when the plan changes without a checkout from the page', async () => {
+    let body: SubscriptionInfo = freeSubscription;
+    open({ 'GET /subscription/me': () => ({ status: 200, body }) });
+    await screen.findByRole('heading', { level: 1, name: t.heading });
+    body = professional;
+    await act(async () => window.dispatchEvent(new Event('focus')));
+    await waitFor(() => expect(card().getByText('Professional')).toBeInTheDocument());
+    expect(screen.queryByText(t.paymentSucceeded)).toBeNull();
   });
 
   it('reloads the subscription on the return from a paid checkout', async () => {

@@ -15,6 +15,7 @@ export const profile = {
   currentPasswordRequired: 'Current password is required',
   passwordShort: 'Password must be at least 8 characters long',
   passwordsMismatch: 'New passwords do not match',
+  passwordUnchanged: 'The new password must differ from the current one.',
   error: 'Error',
   updateFailed: 'Failed to update password. Please check your current password.',
   updated: 'Password updated successfully',

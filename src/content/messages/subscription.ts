@@ -6,15 +6,22 @@ export const subscription = {
   plan: 'Plan',
   status: 'Status',
   nextBilling: 'Next billing date',
+  /** Instead of the next billing date once a downgrade is scheduled: nothing more will be charged. */
+  planEnds: 'Plan ends',
+  planEndsOn: (plan: string, date: string, next: string) => `${plan} ends on ${date}; then ${next}`,
   monthlyLimit: 'Monthly queries limit',
   dailyLimit: 'Daily tokens limit',
   plansTitle: 'Plans',
   currentPlan: 'Current Plan',
   downgrade: 'Downgrade',
   upgradeTo: (plan: string) => `Upgrade to ${plan}`,
+  /** A plan's button while the current plan is not known (the subscription did not load). */
+  choose: (plan: string) => `Choose ${plan}`,
   checkoutBusy: 'Opening checkout...',
   checkoutFailed: 'Error',
   checkoutFailedText: 'Failed to create checkout session. Please try again.',
+  paymentSucceeded: 'Payment successful',
+  paymentSucceededText: (plan: string) => `You're now on the ${plan} plan.`,
   faqTitle: 'Frequently Asked Questions',
   faq: [
     {
