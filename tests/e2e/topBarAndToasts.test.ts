@@ -53,7 +53,13 @@ async function twoToasts(page: Page) {
   await signIn(account.password);
   await toast(page, messages.auth.welcomeBack).waitFor();
   // Once they have slid in: mid-animation their boxes are still moving.
-  await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'));
+  // Only the toasts' own: the page behind them may show a spinner for as long as it likes.
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .filter((animation) => ((animation.effect as KeyframeEffect | null)?.target as Element | null)?.closest('[data-scope=toast]'))
+      .every((animation) => animation.playState !== 'running'),
+  );
 }
 
 describe('toasts', () => {
