@@ -7,6 +7,8 @@ import { afterFirstPaint, APP_READY_ATTRIBUTE, listedAppScripts, loadScripts } f
 const appScripts = listedAppScripts();
 afterFirstPaint(() => loadScripts(appScripts));
 
+const takenOver = () => document.documentElement.hasAttribute(APP_READY_ATTRIBUTE);
+
 // A form sent before the app has taken over would go to the server as a plain GET, its fields (a
 // password too) in the address: held back until then (src/app/AppProviders.tsx marks <html>), and
 // then sent by the app (src/lib/useEarlyInput.ts). Nor does React get it while it hydrates: it
@@ -14,10 +16,20 @@ afterFirstPaint(() => loadScripts(appScripts));
 document.addEventListener(
   'submit',
   (event) => {
-    if (document.documentElement.hasAttribute(APP_READY_ATTRIBUTE)) return;
+    if (takenOver()) return;
     event.preventDefault();
     event.stopPropagation();
     window.heldSubmit = event.target as HTMLFormElement;
+  },
+  true,
+);
+// Enter in a field of a form whose submit button is disabled (the support form, signed out) sends
+// nothing the browser would hold, yet the app answers it (with why nothing was sent): kept too.
+document.addEventListener(
+  'keydown',
+  (event) => {
+    const field = event.target as HTMLInputElement;
+    if (event.key === 'Enter' && field.tagName === 'INPUT' && field.form && !takenOver()) window.heldSubmit = field.form;
   },
   true,
 );

@@ -1,4 +1,4 @@
-import { assign, setup } from 'xstate';
+import { assign, raise, setup } from 'xstate';
 import * as messages from '../../src/content/messages';
 import type { NotifyParams } from '../auth/auth.machine';
 import { DRAFT_KEY, supportFormActors, type Submitter } from './supportForm.actors';
@@ -15,6 +15,8 @@ export interface SupportFormContext {
   errors: SupportErrors;
   /** After the first submit, every change re-validates (spec §5). */
   validateOnChange: boolean;
+  /** Sent while the draft was being read (e.g. Enter before the app took over): carried out once it is. */
+  submitHeld: boolean;
   user: SupportUser | null;
   supportEmail: string;
 }
@@ -69,6 +71,7 @@ export const supportFormMachine = setup({
   guards: {
     isSignedIn: ({ context }) => context.user !== null,
     hasErrors: ({ context }) => Object.keys(context.errors).length > 0,
+    hasHeldSubmit: ({ context }) => context.submitHeld,
   },
 }).createMachine({
   id: 'supportForm',
@@ -77,6 +80,7 @@ export const supportFormMachine = setup({
     typed: {},
     errors: {},
     validateOnChange: false,
+    submitHeld: false,
     user: input.user,
     supportEmail: input.supportEmail,
   }),
@@ -93,6 +97,7 @@ export const supportFormMachine = setup({
       on: {
         'draft.change': { actions: assign(({ context, event }) => typedEarly(context, { [event.field]: event.value })) },
         'draft.fill': { actions: assign(({ context, event }) => typedEarly(context, event.values)) },
+        'form.submit': { actions: assign({ submitHeld: true }) },
       },
       invoke: {
         id: 'loadDraft',
@@ -112,6 +117,7 @@ export const supportFormMachine = setup({
       },
     },
     editing: {
+      always: { guard: 'hasHeldSubmit', actions: [assign({ submitHeld: false }), raise({ type: 'form.submit' })] },
       on: {
         'draft.change': {
           actions: [

@@ -43,7 +43,8 @@ describe('the production bundle', () => {
   it('gives the static pages a script of their own of about a kilobyte, and the pages that hydrate a loader of a few hundred bytes, with no npm package in them', () => {
     expect(gzipKib(manifest.staticScript)).toBeLessThan(1.5);
     expect(manifest.packages.staticPage).toEqual([]);
-    expect(gzipKib(manifest.appPageScript)).toBeLessThan(0.5);
+    // 0.5 until it also kept an Enter pressed before the app took over (0.54).
+    expect(gzipKib(manifest.appPageScript)).toBeLessThan(0.6);
   });
 
   it('loads no form, validation, HTTP or chart library on the landing page', () => {

@@ -101,6 +101,20 @@ describe('support form chart', () => {
     expect(submitted).toEqual([]);
   });
 
+  it('carries out a submit sent while the draft is read, once it is read, and only once', async () => {
+    localStorage.setItem(DRAFT_KEY, JSON.stringify(valid));
+    const signedOut = start(null);
+    signedOut.actor.send({ type: 'form.submit' });
+    await waitFor(signedOut.actor, (s) => s.matches('editing'));
+    expect(signedOut.notes).toEqual([{ type: 'error', title: 'Authentication required', description: 'Please log in to submit your support request.' }]);
+
+    const signedIn = start(ada);
+    signedIn.actor.send({ type: 'form.submit' });
+    await waitFor(signedIn.actor, (s) => s.matches('editing') && signedIn.submitted.length > 0);
+    expect(signedIn.submitted.map((input) => input.values)).toEqual([valid]);
+    expect(signedIn.notes.map((note) => note.title)).toEqual([messages.support.submitted]);
+  });
+
   it('validates on submit, focuses the first invalid field, then re-validates on change', async () => {
     const { actor, focused } = start(ada);
     await waitFor(actor, (s) => s.matches('editing'));

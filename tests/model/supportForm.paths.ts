@@ -52,7 +52,7 @@ function modelOf(user: SupportUser | null) {
     // draft is read in a moment no replay can type into: typing before it is read is covered by
     // the chart tests and tests/e2e/earlyInput.test.ts.
     filterEvents: (state: SupportSnapshot, event: { type: string }) =>
-      event.type !== 'session.update' && !(state.matches('restoring') && event.type === 'draft.change'),
+      event.type !== 'session.update' && !(state.matches('restoring') && (event.type === 'draft.change' || event.type === 'form.submit')),
     // A state is its value, the signed-in user, the fields in error and the values (what the page
     // shows), plus the transition into it.
     serializeState: (state: SupportSnapshot, event: { type: string; field?: string; value?: string } | undefined, previous?: SupportSnapshot) => {
