@@ -295,6 +295,20 @@ const STATES: State[] = [
         json: { plan: 'professional', status: 'active', current_period_end: periodEnd, cancel_at_period_end: true, scheduled_plan: 'free', usage_limits: null },
       }),
   },
+
+  // The test-mode provider's hosted checkout (server-rendered, no app), as "Upgrade" opens it.
+  {
+    name: 'checkout-test-mode',
+    path: '/subscription',
+    signedIn: true,
+    fullPage: true,
+    act: async (page) => {
+      const token = await page.evaluate(() => localStorage.getItem('access_token'));
+      const response = await page.request.post(new URL('/api/v1/subscription/checkout', page.url()).href, { headers: { authorization: `Bearer ${token}` }, data: { plan: 'professional' } });
+      const { checkout_url: url } = (await response.json()) as { checkout_url: string };
+      await page.goto(url);
+    },
+  },
 ];
 
 async function register(baseUrl: string, name: string): Promise<Account> {
