@@ -319,6 +319,16 @@ async function register(baseUrl: string, name: string): Promise<Account> {
   return { ...account, tokens: (await res.json()) as Tokens };
 }
 
+async function signIn(baseUrl: string, account: Account): Promise<Tokens> {
+  const res = await fetch(`${baseUrl}/api/v1/auth/login/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: account.email, password: account.password }),
+  });
+  if (!res.ok) throw new Error(`login: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Tokens;
+}
+
 /** Until nothing moves but what loops for ever (spinners, skeletons). */
 const settled = (page: Page) =>
   page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity));
@@ -332,10 +342,12 @@ async function shoot(browser: Browser, baseUrl: string, state: State, account: A
       const problems: string[] = [];
       page.on('pageerror', (error) => problems.push(error.message));
       if (state.signedIn) {
+        // A session of its own: a run outlasts an access token, and a refresh token once used
+        // (by an earlier picture's page) is spent.
         await page.addInitScript((pair: Tokens) => {
           localStorage.setItem('access_token', pair.access_token);
           localStorage.setItem('refresh_token', pair.refresh_token);
-        }, account.tokens);
+        }, await signIn(baseUrl, account));
       }
       await state.routes?.(page);
       await page.goto(`${baseUrl}${state.path}`);
