@@ -1,6 +1,13 @@
 // Six projects: jsdom for the SPA and charts, Node for the API (through inject, and as real processes
 // for reliability), the production build's files, and Node + Chromium for browser tests (hand-written
 // end-to-end ones, and the charts' generated paths).
+
+// argon2id at its production cost (19 MiB, 2 passes) takes tens of milliseconds of a core per hash,
+// and the suites make thousands of accounts: the tests hash cheaply (set before the workers and the
+// servers they start inherit the environment). tests/api/config.test.ts checks the production cost.
+process.env.PASSWORD_HASH_MEMORY_KIB ??= '64';
+process.env.PASSWORD_HASH_PASSES ??= '1';
+
 const common = {
   transform: { '^.+\\.[jt]sx?$': 'babel-jest' },
   // A few dependencies ship only ES modules, which jest's CommonJS runtime cannot load on Node 20.
