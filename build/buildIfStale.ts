@@ -6,8 +6,8 @@ import { MANIFEST_FILE, WEB_DIR } from './manifest';
 /**
  * `npm start` and `npm test` run this instead of `npm run build`: it builds only when dist/ is
  * missing or older than a file the build reads. Every folder and root file counts except the ones
- * the client build never reads, so a new source folder counts without being listed here; a needless
- * build costs a minute, a missed one serves or tests old code.
+ * the client build never reads (and the root's Markdown), so a new source folder counts without
+ * being listed here; a needless build costs a minute, a missed one serves or tests old code.
  */
 const ROOT = path.resolve(__dirname, '..');
 const NOT_READ_BY_THE_BUILD = new Set(['.git', 'node_modules', 'dist', 'data', 'coverage', 'screenshots', 'server', 'tests', 'docs', '.ci']);
@@ -28,7 +28,7 @@ function builtAt(): number {
 export function buildIsStale(): boolean {
   const built = builtAt();
   if (built === 0) return true;
-  const sources = fs.readdirSync(ROOT).filter((name) => !NOT_READ_BY_THE_BUILD.has(name));
+  const sources = fs.readdirSync(ROOT).filter((name) => !NOT_READ_BY_THE_BUILD.has(name) && !name.endsWith('.md'));
   return sources.some((name) => newestIn(path.join(ROOT, name)) > built);
 }
 
