@@ -42,6 +42,13 @@ export interface Config {
   billing: BillingConfig;
   /** The AI provider behind `POST /api/v1/query`. */
   ai: AiConfig;
+  /** argon2id's cost; lowered only by the test configuration, which hashes thousands of passwords. */
+  passwordHashing: PasswordHashCost;
+}
+
+export interface PasswordHashCost {
+  memoryKiB: number;
+  passes: number;
 }
 
 export interface ConnectionLimits {
@@ -220,6 +227,18 @@ function aiConfig(env: Env): AiConfig {
   };
 }
 
+/**
+ * OWASP's minimum for argon2id (19 MiB, 2 passes) unless PASSWORD_HASH_MEMORY_KIB and
+ * PASSWORD_HASH_PASSES say otherwise. Also read by `domain/passwords.ts` when it first hashes, as
+ * the hashing module is not handed the config.
+ */
+export function passwordHashCost(env: Env = process.env): PasswordHashCost {
+  return {
+    memoryKiB: wholeNumber(env, 'PASSWORD_HASH_MEMORY_KIB', 19_456, 8, 4_194_304),
+    passes: wholeNumber(env, 'PASSWORD_HASH_PASSES', 2, 1, 100),
+  };
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const databaseUrl = env.DATABASE_URL?.trim()
     ? url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:'])
@@ -274,5 +293,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     billing: billing(env),
     ai: aiConfig(env),
+    passwordHashing: passwordHashCost(env),
   };
 }
