@@ -1,6 +1,7 @@
 import fs from 'node:fs';
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely, RawBuilder } from 'kysely';
 import type { StatementCache } from './sqlite';
+import { compile, statementBuilder, type SqlTransaction } from './statements';
 import type { Database } from './types';
 
 /**
@@ -16,11 +17,6 @@ import type { Database } from './types';
  *   PostgreSQL: units of one key run one after another in the order they came; those that waited
  *   together share one transaction.
  */
-
-/** Statements of one transaction straight on the driver: `?` placeholders; answers the rows (a write's RETURNING rows). */
-export interface SqlTransaction {
-  all<T>(sqlText: string, params: readonly unknown[]): Promise<T[]>;
-}
 
 export type GroupCommit = <T>(work: (tx: SqlTransaction) => Promise<T>, key?: string) => Promise<T>;
 
@@ -133,7 +129,15 @@ export function sqliteGroupCommit(db: Kysely<Database>, statements: StatementCac
     statement.run(...params);
     return [];
   };
-  const tx: SqlTransaction = { all: async (sqlText, params) => run(sqlText, params) };
+  const builder = statementBuilder('sqlite');
+  const tx: SqlTransaction = {
+    db: builder,
+    all: async (sqlText, params) => run(sqlText, params),
+    run: async <T>(query: Compilable<T> | RawBuilder<T>) => {
+      const { sql: sqlText, parameters } = compile(builder, query);
+      return run<T>(sqlText, parameters);
+    },
+  };
 
   const flush = async (batch: Unit[]) => {
     let outcomes: Array<() => void>;

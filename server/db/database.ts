@@ -1,4 +1,4 @@
-import { Migrator, type Kysely } from 'kysely';
+import { Migrator, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import { postgresGroupCommit, sqliteGroupCommit, type GroupCommit } from './batching';
 import { postgresKeyedReads, sqliteKeyedReads, type KeyedRead } from './keyedReads';
 import { migrations } from './migrations';
@@ -14,7 +14,7 @@ import type { Database, Engine } from './types';
  * Migrations run on open, on both engines, before the handle is returned.
  */
 
-export type { SqlTransaction } from './batching';
+export type { SqlTransaction } from './statements';
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
@@ -23,9 +23,10 @@ export interface DatabaseHandle {
   ping(): Promise<boolean>;
   /**
    * Runs one read on a hot path straight on the driver, as a statement prepared once (SQLite) or
-   * a named prepared statement (PostgreSQL); `?` placeholders, first row or undefined.
+   * a named prepared statement (PostgreSQL), built with Kysely (`db` or a `sql` template); first
+   * row or undefined.
    */
-  preparedFirst<T>(name: string, sqlText: string, params: unknown[]): Promise<T | undefined>;
+  preparedFirst<T>(name: string, query: Compilable<T> | RawBuilder<T>): Promise<T | undefined>;
   /**
    * The row of one key, for a read that runs on most requests (the session check). `sqlFor(keys)`
    * gives the statement, with `keys` where the key is compared (`where sessions.id ${keys}`), and

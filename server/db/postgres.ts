@@ -1,6 +1,6 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type Compilable, type RawBuilder } from 'kysely';
 import pg from 'pg';
-import type { SqlTransaction } from './batching';
+import { compile, statementBuilder, type SqlTransaction } from './statements';
 import type { Database } from './types';
 
 /**
@@ -35,29 +35,34 @@ export function openPostgres(databaseUrl: string) {
       .finally(() => {
         pinging = null;
       }));
-  const texts = new Map<string, string>();
-  const preparedFirst = async <T>(name: string, sqlText: string, params: unknown[]) => {
-    let text = texts.get(name);
-    if (!text) {
-      text = numberedParams(sqlText);
-      texts.set(name, text);
-    }
-    const result = await pool.query({ name, text, values: params });
+  const preparedFirst = async <T>(name: string, query: Compilable<T> | RawBuilder<T>) => {
+    const { sql: text, parameters } = compile(db, query);
+    const result = await pool.query({ name, text, values: parameters as unknown[] });
     return result.rows[0] as T | undefined;
   };
+  const builder = statementBuilder('postgres');
   const named = new Map<string, { name: string; text: string }>();
+  const prepared = (sqlText: string, numbered: string) => {
+    let statement = named.get(sqlText);
+    if (!statement) {
+      statement = { name: `unit_${named.size}`, text: numbered };
+      named.set(sqlText, statement);
+    }
+    return statement;
+  };
   /** Runs `work` in a transaction of its own on one pooled connection. */
   const inTransaction = async <T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     let broken: Error | undefined;
     const tx: SqlTransaction = {
+      db: builder,
       async all<R>(sqlText: string, params: readonly unknown[]) {
-        let statement = named.get(sqlText);
-        if (!statement) {
-          statement = { name: `unit_${named.size}`, text: numberedParams(sqlText) };
-          named.set(sqlText, statement);
-        }
-        const result = await client.query({ ...statement, values: params as unknown[] });
+        const result = await client.query({ ...prepared(sqlText, numberedParams(sqlText)), values: params as unknown[] });
+        return result.rows as R[];
+      },
+      async run<R>(query: Compilable<R> | RawBuilder<R>) {
+        const { sql: sqlText, parameters } = compile(builder, query);
+        const result = await client.query({ ...prepared(sqlText, sqlText), values: parameters as unknown[] });
         return result.rows as R[];
       },
     };

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type Compilable, type RawBuilder } from 'kysely';
+import { compile } from './statements';
 import type { Database } from './types';
 
 /**
@@ -90,6 +91,9 @@ export function openSqlite(dataDir: string) {
         }
       }),
     ));
-  const preparedFirst = async <T>(_name: string, sqlText: string, params: unknown[]) => statements.prepare(sqlText).get(...params) as T | undefined;
+  const preparedFirst = async <T>(_name: string, query: Compilable<T> | RawBuilder<T>) => {
+    const { sql: sqlText, parameters } = compile(db, query);
+    return statements.prepare(sqlText).get(...parameters) as T | undefined;
+  };
   return { file, statements, db, ping, preparedFirst, walPath: `${sqliteFile(dataDir)}-wal` };
 }
