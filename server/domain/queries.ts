@@ -14,11 +14,10 @@ import {
   reservationOf,
   reserveQuery,
   settleQuery,
-  usageAt,
   type Reservation,
   type ReservationRequest,
-  type Usage,
 } from './usage';
+import { usageAt, type Usage } from './usageReport';
 import { uuidV7 } from './uuidv7';
 
 /**

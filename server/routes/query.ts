@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { ProviderError, TASKS, type Cell, type Task } from '../ai/provider';
 import { findPlan } from '../../src/content/plans';
 import { runQuery, type QueryServices } from '../domain/queries';
-import { dailyUsage, usageAt } from '../domain/usage';
+import { dailyUsage, usageAt } from '../domain/usageReport';
 import { ApiError } from '../errors';
 import { ErrorSchema, MultilineText } from '../schemas';
 
