@@ -13,7 +13,7 @@ import type { StatementCache } from './sqlite';
  * - SQLite keeps answers only while the tables the statement reads have not changed: triggers move
  *   `account_generation` in the same transaction as any change to `sessions`, `users` and
  *   `subscriptions` (by any connection or process). A keyed read may therefore read only tables
- *   with such triggers; tests/api/sessionCheck.test.ts fails when one does not.
+ *   with such triggers; tests/api/sessionCacheInvariant.test.ts fails when one does not.
  * - Answers read inside a transaction are never kept: it may be rolled back.
  * - The statement does not depend on the time: callers compare times in code.
  */
