@@ -107,9 +107,11 @@ function takeQuery(userId: string, month: string, limit: number, answeredInMs: n
  */
 function takeTokens(userId: string, day: string, { floor, cap }: { floor: number; cap: number }, limit: number) {
   const first = Math.min(cap, limit);
-  const grant = sql<number>`case when ${cap} <= ${limit} - usage_days.tokens then ${cap} else ${limit} - usage_days.tokens end`;
   return sql<{ last_grant: number; tokens: number }>`insert into usage_days (user_id, day, queries, tokens, last_grant) values (${userId}, ${day}, 1, ${first}, ${first})
-    on conflict (user_id, day) do update set queries = usage_days.queries + 1, tokens = usage_days.tokens + ${grant}, last_grant = ${grant}
+    on conflict (user_id, day) do update set
+      queries = usage_days.queries + 1,
+      tokens = usage_days.tokens + case when ${cap} <= ${limit} - usage_days.tokens then ${cap} else ${limit} - usage_days.tokens end,
+      last_grant = case when ${cap} <= ${limit} - usage_days.tokens then ${cap} else ${limit} - usage_days.tokens end
     where usage_days.tokens + ${floor} <= ${limit}
     returning last_grant, tokens`;
 }
