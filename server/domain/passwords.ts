@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hash, verify } from '@node-rs/argon2';
+import type { ErrorCode } from '../../contract/errors';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../contract/validation';
 import { ApiError } from '../errors';
 
 // argon2id at OWASP's recommended minimum (19 MiB, 2 passes, 1 lane). @node-rs/argon2 hashes on
@@ -10,8 +12,6 @@ import { ApiError } from '../errors';
 const ARGON2ID = 2;
 const HASH_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
 
 /**
  * How many hashes run at once, and how many may wait for a turn. Hashes share libuv's four
@@ -79,13 +79,13 @@ export function isCommonPassword(password: string): boolean {
 }
 
 /** Why a new password is refused, or null when it is acceptable. Lengths count characters, not bytes. */
-export function passwordProblem(password: string): { code: string; message: string } | null {
+export function passwordProblem(password: string): { code: ErrorCode; message: string } | null {
   const length = [...password].length;
-  if (length < PASSWORD_MIN) {
-    return { code: 'password_too_short', message: `Password must be at least ${PASSWORD_MIN} characters long.` };
+  if (length < PASSWORD_MIN_LENGTH) {
+    return { code: 'password_too_short', message: `Password must be at least ${PASSWORD_MIN_LENGTH} characters long.` };
   }
-  if (length > PASSWORD_MAX) {
-    return { code: 'password_too_long', message: `Password must be at most ${PASSWORD_MAX} characters long.` };
+  if (length > PASSWORD_MAX_LENGTH) {
+    return { code: 'password_too_long', message: `Password must be at most ${PASSWORD_MAX_LENGTH} characters long.` };
   }
   if (isCommonPassword(password)) {
     return {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Plan } from '../../src/content/plans';
+import type { Plan } from '../../contract/plans';
 import type { DatabaseHandle, SqlTransaction } from '../db/database';
 import type { Database, UsageLedgerTable } from '../db/types';
 import { ApiError } from '../errors';

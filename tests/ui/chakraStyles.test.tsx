@@ -27,7 +27,7 @@ import {
   Toaster,
 } from '@chakra-ui/react';
 import { AppProviders } from '../../src/app/AppProviders';
-import { defaultRuntimeConfig } from '../../src/lib/runtimeConfig';
+import { defaultRuntimeConfig } from '../../contract/runtimeConfig';
 
 /**
  * The guard against a component that silently renders without its recipe: src/app/system.ts keeps
