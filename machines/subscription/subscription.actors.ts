@@ -1,5 +1,5 @@
 import { fromCallback, fromPromise } from 'xstate';
-import { withAuthRetry, type AuthActorRef } from '../../src/app/auth';
+import { type AuthActorRef, withAuthRetry } from '../auth/auth.retry';
 import { accountApi, type SubscriptionInfo } from '../../src/lib/api';
 import type { PlanId } from '../../contract/plans';
 

@@ -1,5 +1,5 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import type { AuthActorRef } from '../../src/app/auth';
+import type { AuthActorRef } from '../auth/auth.retry';
 import * as messages from '../../src/content/messages';
 import { findPlan, type PlanId } from '../../contract/plans';
 import type { SubscriptionInfo } from '../../src/lib/api';

@@ -1,5 +1,4 @@
 import type { AxiosRequestConfig } from 'axios';
-import type { ErrorCode } from '../../contract/errors';
 import type { PlanId } from '../../contract/plans';
 import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, Subscription, Usage, User } from '../../contract/schemas';
 import type { TokenPair } from './tokenStorage';
@@ -9,27 +8,7 @@ export type { DailyUsage, User };
 /** The user comes with register; the client fetches it when a sign-in answer lacks it. */
 export type AuthResponse = TokenPair & Partial<WireAuthResponse>;
 
-/**
- * A failed call, as the UI needs it: the HTTP status (0 when the server could not be reached),
- * the API's error code, and a message ('API Error: …' or the network sentence of the spec).
- */
-export class ApiRequestError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly code: ErrorCode | null = null,
-    readonly serverMessage: string | null = null,
-    /** Seconds, from Retry-After on a 429. */
-    readonly retryAfter: number | null = null,
-  ) {
-    super(message);
-    this.name = 'ApiRequestError';
-  }
-
-  get isNetworkError(): boolean {
-    return this.status === 0;
-  }
-}
+export { ApiRequestError } from './apiError';
 
 /**
  * Sends one request; any failure becomes an ApiRequestError. The HTTP client (axios) is its own

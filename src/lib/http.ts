@@ -1,7 +1,7 @@
 import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
 import * as messages from '../content/messages';
 import type { ErrorCode } from '../../contract/errors';
-import { ApiRequestError } from './api';
+import { ApiRequestError } from './apiError';
 import { readRuntimeConfig } from './runtimeConfig';
 import { tokenStorage } from './tokenStorage';
 
