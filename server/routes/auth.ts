@@ -18,7 +18,7 @@ import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
 import { passwordChangedMail, passwordResetMail } from '../mail/templates';
 import { consume, type Limit } from '../plugins/rateLimit';
-import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../schemas';
+import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../../contract/schemas';
 import { wireUser } from './users';
 
 const MINUTE = 60_000;
