@@ -72,6 +72,9 @@ export const PLANS: readonly Plan[] = [
   },
 ];
 
+/** Members a Team subscription covers, owner and pending invitations included (decisions.md, Teams). */
+export const TEAM_SEAT_LIMIT = 10;
+
 export const PLAN_IDS = PLANS.map((plan) => plan.id);
 
 export function findPlan(id: string): Plan | undefined {
