@@ -1,13 +1,11 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { SqlTransaction } from '../db/database';
 import type { Database } from '../db/types';
 import { ApiError } from '../errors';
 import { periodsAt } from './usage';
 
 /**
  * A team's usage, read from its members' ledger rows that name the team (a query counts for the
- * team it was made for, never one made before joining or after leaving), and member caps, taken
- * by one conditional upsert per query like the plan's own monthly counter.
+ * team it was made for, never one made before joining or after leaving).
  */
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -73,42 +71,4 @@ export function usageCsv(usage: TeamUsage): string {
     lines.push([day.date, day.user_id, person?.full_name ?? '', person?.email ?? '', day.queries, day.tokens].map(csvField).join(','));
   }
   return `\uFEFF${lines.join('\r\n')}\r\n`;
-}
-
-const TAKE_MEMBER_QUERY = `insert into team_member_months (team_id, user_id, month, queries) values (?, ?, ?, 1)
-  on conflict (team_id, user_id, month) do update set queries = team_member_months.queries + 1
-  where (select monthly_query_cap from team_members c where c.team_id = team_member_months.team_id and c.user_id = team_member_months.user_id) is null
-     or team_member_months.queries < (select monthly_query_cap from team_members c where c.team_id = team_member_months.team_id and c.user_id = team_member_months.user_id)
-  returning queries`;
-
-/**
- * Takes one query of the member's cap for the month, in the query's unit; answers the team the
- * query counts for, or null for a user in no team. Throws 429 `member_cap_reached` when the cap
- * is used up; the upsert reads the cap and the count on the locked row, so queries sent at once
- * never pass it together.
- */
-export async function takeMemberQuery(tx: SqlTransaction, userId: string, now: number): Promise<string | null> {
-  const [member] = await tx.all<{ team_id: string; monthly_query_cap: number | null }>('select team_id, monthly_query_cap from team_members where user_id = ?', [userId]);
-  if (!member) return null;
-  const { month, monthEnds } = periodsAt(now);
-  const taken = member.monthly_query_cap === 0 ? [] : await tx.all(TAKE_MEMBER_QUERY, [member.team_id, userId, month]);
-  if (taken.length === 0) {
-    throw new ApiError(
-      429,
-      'member_cap_reached',
-      `You have used all ${member.monthly_query_cap} queries your team’s admin allows you this month. Ask them to raise your cap; it renews on ${new Date(monthEnds).toISOString().slice(0, 10)} (UTC).`,
-      { headers: { 'Retry-After': String(Math.max(1, Math.ceil((monthEnds - now) / 1000))) } },
-    );
-  }
-  return member.team_id;
-}
-
-/** Gives back a refunded query's place under the member's cap. */
-export async function giveBackMemberQuery(tx: SqlTransaction, teamId: string, userId: string, month: string): Promise<void> {
-  await tx.all('update team_member_months set queries = queries - 1 where team_id = ? and user_id = ? and month = ?', [teamId, userId, month]);
-}
-
-/** Names the team a ledger row's query counts for. */
-export async function attributeToTeam(tx: SqlTransaction, teamId: string, userId: string, requestId: string): Promise<void> {
-  await tx.all('update usage_ledger set team_id = ? where request_id = ? and user_id = ?', [teamId, requestId, userId]);
 }

@@ -4,6 +4,7 @@ import type { DatabaseHandle, SqlTransaction } from '../db/database';
 import type { Database, UsageLedgerTable } from '../db/types';
 import { ApiError } from '../errors';
 import type { AiAnswer, TokenCounts } from '../ai/provider';
+import { giveBackMemberQuery, takeMemberQuery } from './memberCaps';
 
 /**
  * Usage metering: every query reserves its place in the user's monthly query allowance and its
@@ -12,8 +13,9 @@ import type { AiAnswer, TokenCounts } from '../ai/provider';
  * check and the increment are one atomic statement on both engines and concurrent queries (in
  * one process or many on one PostgreSQL) can never together pass a limit.
  *
- * Every unit locks its rows in the same order (month, day, ledger, second), so on PostgreSQL no two
- * units can each wait for the other (no deadlock).
+ * Every unit locks its rows in the same order (month, day, member month, ledger, second), so on
+ * PostgreSQL no two units can each wait for the other (no deadlock). A team member's query also
+ * takes its place under the member's cap (memberCaps.ts) and names the team in its ledger row.
  */
 
 /** The `/query/usage` object. */
@@ -80,6 +82,8 @@ export interface Reservation {
   reservedTokens: number;
   /** The answer's share of the reservation. */
   completionTokens: number;
+  /** The team the query counts for (its user was a member when it was accepted). */
+  teamId: string | null;
 }
 
 export interface ReservationRequest {
@@ -136,14 +140,14 @@ const TAKE_TOKENS = `insert into usage_days (user_id, day, queries, tokens, last
   where usage_days.tokens + ? <= ?
   returning last_grant, tokens`;
 
-const RECORD_REQUEST = `insert into usage_ledger (user_id, request_id, task, month, day, status, reserved_tokens, created_at)
-  values (?, ?, ?, ?, ?, 'reserved', ?, ?)
+const RECORD_REQUEST = `insert into usage_ledger (user_id, request_id, task, month, day, status, reserved_tokens, created_at, team_id)
+  values (?, ?, ?, ?, ?, 'reserved', ?, ?, ?)
   on conflict (user_id, request_id) do nothing
   returning request_id`;
 
 const RECORD_ANSWERED = `insert into usage_ledger
-  (user_id, request_id, task, month, day, status, reserved_tokens, prompt_tokens, completion_tokens, processing_time_ms, created_at, settled_at)
-  values (?, ?, ?, ?, ?, 'settled', ?, ?, ?, ?, ?, ?)
+  (user_id, request_id, task, month, day, status, reserved_tokens, prompt_tokens, completion_tokens, processing_time_ms, created_at, settled_at, team_id)
+  values (?, ?, ?, ?, ?, 'settled', ?, ?, ?, ?, ?, ?, ?)
   on conflict (user_id, request_id) do nothing
   returning request_id`;
 
@@ -159,6 +163,7 @@ interface Taken {
   /** What the query holds of the day's tokens, and the day's tokens with it. */
   granted: number;
   dayTokens: number;
+  teamId: string | null;
 }
 
 /**
@@ -199,7 +204,8 @@ async function takeAllowances(tx: SqlTransaction, request: ReservationRequest, a
       { headers: retryAfter(dayEnds, now) },
     );
   }
-  return { month: months, granted: Number(days.last_grant), dayTokens: Number(days.tokens) };
+  const teamId = await takeMemberQuery(tx, userId, month, monthEnds, now);
+  return { month: months, granted: Number(days.last_grant), dayTokens: Number(days.tokens), teamId };
 }
 
 /** Counts the query in its second; the user's first query of a second deletes the seconds that left the window. */
@@ -218,11 +224,11 @@ async function countSecond(tx: SqlTransaction, userId: string, now: number): Pro
 export async function reserveQuery(tx: SqlTransaction, request: ReservationRequest): Promise<Reservation> {
   const { userId, requestId, now } = request;
   const { month, day } = periodsAt(now);
-  const { granted } = await takeAllowances(tx, request, null);
-  const recorded = await tx.all(RECORD_REQUEST, [userId, requestId, request.task, month, day, granted, now]);
+  const { granted, teamId } = await takeAllowances(tx, request, null);
+  const recorded = await tx.all(RECORD_REQUEST, [userId, requestId, request.task, month, day, granted, now, teamId]);
   if (recorded.length === 0) throw new DuplicateRequest();
   const second = await countSecond(tx, userId, now);
-  return { userId, requestId, month, day, second, reservedTokens: granted, completionTokens: granted - request.promptTokens };
+  return { userId, requestId, month, day, second, reservedTokens: granted, completionTokens: granted - request.promptTokens, teamId };
 }
 
 const WINDOW_AND_TOTAL = `select
@@ -248,7 +254,7 @@ export async function answerQuery(
   const answered = await answer(completionTokens);
   const { tokens } = answered;
   const recorded = await tx.all(RECORD_ANSWERED, [
-    userId, requestId, request.task, month, day, taken.granted, tokens.prompt, tokens.completion, processingMs, now, now,
+    userId, requestId, request.task, month, day, taken.granted, tokens.prompt, tokens.completion, processingMs, now, now, taken.teamId,
   ]);
   if (recorded.length === 0) throw new DuplicateRequest();
   const second = await countSecond(tx, userId, now);
@@ -262,7 +268,7 @@ export async function answerQuery(
     daily_tokens: taken.dayTokens - unused,
     ...rest!,
   });
-  const reservation = { userId, requestId, month, day, second, reservedTokens: taken.granted, completionTokens };
+  const reservation = { userId, requestId, month, day, second, reservedTokens: taken.granted, completionTokens, teamId: taken.teamId };
   return { reservation, answer: answered, usage };
 }
 
@@ -346,6 +352,7 @@ export function reservationOf(row: UsageLedgerTable): Reservation {
     second: Math.floor(Number(row.created_at) / 1000),
     reservedTokens,
     completionTokens: reservedTokens - (row.prompt_tokens ?? 0),
+    teamId: row.team_id,
   };
 }
 
@@ -358,6 +365,7 @@ export async function refundQuery(tx: SqlTransaction, reservation: Reservation):
     userId,
     day,
   ]);
+  if (reservation.teamId !== null) await giveBackMemberQuery(tx, reservation.teamId, userId, month);
   const removed = await tx.all(`delete from usage_ledger where user_id = ? and request_id = ? and status = 'reserved' returning request_id`, [
     userId,
     requestId,

@@ -9,7 +9,7 @@ describe.each(ENGINES)('team workspaces on %s', (engine) => {
   const call = (method: 'GET' | 'PATCH' | 'DELETE' | 'POST' | 'PUT', url: string, who: Account, payload?: object) =>
     ctx.app.inject({ method, url: `/api/v1${url}`, headers: bearer(who.access_token), ...(payload ? { payload } : {}) });
   const invite = (who: Account, email: string, role = 'member') => call('POST', '/teams/me/invitations', who, { email, role });
-  const errorOf = (res: { json(): { error: { code: string; field?: string } } }) => res.json().error;
+  const errorOf = (res: { json(): { error: { code: string; message: string; field?: string } } }) => res.json().error;
   const plan = async (who: Account) => ({
     subscription: (await call('GET', '/subscription/me', who)).json().plan,
     badge: (await call('GET', '/users/me', who)).json().subscription_plan,
