@@ -83,7 +83,7 @@ const teamSetup = setup({
 });
 
 const change = <E extends TeamEvent>(toChange: (event: E) => TeamChange) => ({
-  target: '#team.ready.changing',
+  target: '#team.ready.changes.changing',
   actions: { type: 'startChange' as const, params: ({ event }: { event: E }) => toChange(event) },
 });
 
