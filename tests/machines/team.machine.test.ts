@@ -1,5 +1,6 @@
 import { createActor, fromPromise } from 'xstate';
 import type { TeamChange, TeamData } from '../../machines/team/team.actors';
+import type { AuthInput } from '../../machines/subscription/subscription.actors';
 import { teamMachine } from '../../machines/team/team.machine';
 import { inviteFormMachine } from '../../machines/inviteForm/inviteForm.machine';
 import { invitationMachine } from '../../machines/invitation/invitation.machine';
@@ -26,8 +27,8 @@ function team(load: () => Promise<TeamData>, change: (c: TeamChange) => Promise<
   const actor = createActor(
     teamMachine.provide({
       actors: {
-        load: fromPromise(() => load()),
-        change: fromPromise(({ input }: { input: { change: TeamChange } }) => change(input.change)),
+        load: fromPromise<TeamData, AuthInput & { month: string }>(() => load()),
+        change: fromPromise<void, AuthInput & { change: TeamChange }>(({ input }) => change(input.change)),
       },
       actions: { notify: (_, params) => notified.push(params), navigate: (_, { to }) => navigated.push(to), logFailure: () => undefined },
     }),
@@ -92,7 +93,7 @@ describe('invite form chart', () => {
     const notified: string[] = [];
     const actor = createActor(
       inviteFormMachine.provide({
-        actors: { invite: fromPromise(({ input }: { input: { email: string } }) => invite(input.email)) },
+        actors: { invite: fromPromise<TeamInvitation, AuthInput & { email: string; role: 'admin' | 'member' }>(({ input }) => invite(input.email)) },
         actions: { sent: () => sent.push('sent'), notify: (_, { title }) => notified.push(title) },
       }),
       { input: { auth } },
