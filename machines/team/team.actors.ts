@@ -58,7 +58,8 @@ async function change(input: AuthInput & { change: TeamChange }, signal: AbortSi
 
 /** Hands the month's CSV to the browser as a file download. */
 function saveCsv(csv: string, month: string): void {
-  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }));
+  // Decoding the answer as text drops its byte order mark, which spreadsheet applications need to read UTF-8.
+  const url = URL.createObjectURL(new Blob(['\uFEFF', csv.replace(/^\uFEFF/, '')], { type: 'text/csv;charset=utf-8' }));
   const link = Object.assign(document.createElement('a'), { href: url, download: `team-usage-${month}.csv` });
   document.body.append(link);
   link.click();
