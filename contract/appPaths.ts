@@ -15,12 +15,17 @@ export const APP_PATHS = [
   '/dashboard',
   '/subscription',
   '/profile',
+  '/team',
+  '/invite/:token',
 ] as const;
+
+/** Pages with a `:parameter` segment, which matches any one segment. */
+const PARAM_PAGES = APP_PATHS.filter((page) => page.includes('/:')).map((page) => new RegExp(`^${page.replace(/:[^/]+/g, '[^/]+')}$`));
 
 const known = new Set<string>(APP_PATHS);
 
 /** Whether `pathname` is a page of the SPA, matched as React Router does: case-insensitive, a trailing slash ignored. */
 export function isAppPath(pathname: string): boolean {
   const normalized = pathname.toLowerCase().replace(/\/+$/, '');
-  return known.has(normalized || '/');
+  return known.has(normalized || '/') || PARAM_PAGES.some((page) => page.test(normalized));
 }

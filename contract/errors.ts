@@ -47,6 +47,16 @@ export const ERROR_CODES = [
   'provider_busy',
   'provider_error',
   'provider_timeout',
+  // Teams
+  'not_in_team',
+  'member_not_found',
+  'already_in_team',
+  'invitation_pending',
+  'invitation_not_found',
+  'invalid_invitation',
+  'invitation_email_mismatch',
+  'seat_limit_reached',
+  'member_cap_reached',
   // Billing
   'invalid_plan',
   'already_on_plan',

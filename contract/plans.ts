@@ -29,6 +29,9 @@ export const PLANS: readonly Plan[] = [
   { id: 'team', name: 'Team', priceUsd: 49, period: 'month', limits: { monthlyQueries: UNLIMITED, dailyTokens: 200_000 } },
 ];
 
+/** Members a Team subscription covers, owner and pending invitations included (decisions.md, Teams). */
+export const TEAM_SEAT_LIMIT = 10;
+
 export function findPlan(id: string): Plan | undefined {
   return PLANS.find((plan) => plan.id === id);
 }

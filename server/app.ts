@@ -26,6 +26,8 @@ import type { PaymentProvider } from './billing/provider';
 import { testModePages } from './billing/testPages';
 import { billingWebhookRoutes } from './routes/billingWebhook';
 import { subscriptionRoutes } from './routes/subscription';
+import { teamRoutes } from './routes/teams';
+import { invitationRoutes } from './routes/invitations';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -177,6 +179,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(subscriptionRoutes);
       if (billing.stripe) await api.register(billingWebhookRoutes, { stripe: billing.stripe, context: billing.context });
       await api.register(queryRoutes);
+      await api.register(teamRoutes);
+      await api.register(invitationRoutes);
       api.setNotFoundHandler((request, reply) =>
         reply
           .status(404)

@@ -21,7 +21,7 @@ export interface AuthContext {
 
 export type AuthEvent =
   | ({ type: 'login.submit'; redirectTo?: string } & LoginInput)
-  | ({ type: 'register.submit' } & RegisterInput)
+  | ({ type: 'register.submit'; redirectTo?: string } & RegisterInput)
   | { type: 'logout' }
   /** A request was refused with 401 while carrying `accessToken`. */
   | { type: 'session.expired'; accessToken: string | null }
@@ -156,7 +156,10 @@ export const authMachine = setup({
               target: 'signingIn',
               actions: ['clearFailure', { type: 'rememberRedirect', params: ({ event }) => event.redirectTo }],
             },
-            'register.submit': { target: 'registering', actions: 'clearFailure' },
+            'register.submit': {
+              target: 'registering',
+              actions: ['clearFailure', { type: 'rememberRedirect', params: ({ event }) => event.redirectTo }],
+            },
           },
         },
         signingIn: {
@@ -246,7 +249,8 @@ export const authMachine = setup({
                   { type: 'storeTokens', params: ({ event }) => event.output },
                   { type: 'assignUser', params: ({ event }) => event.output.user as User },
                   { type: 'notify', params: { type: 'success', title: t.accountCreated, description: t.accountCreatedText } },
-                  { type: 'navigate', params: { to: DEFAULT_AFTER_LOGIN } },
+                  // An invitation link sent the visitor here: back to it, to accept.
+                  { type: 'navigate', params: ({ context }) => ({ to: context.redirectTo }) },
                 ],
               },
               {

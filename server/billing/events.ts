@@ -4,6 +4,7 @@ import type Stripe from 'stripe';
 import type { PlanId } from '../../contract/plans';
 import type { Database, Engine, SubscriptionStatus, SubscriptionsTable } from '../db/types';
 import { findSubscription } from '../domain/subscriptions';
+import { ensureTeamOf, recordPlanChange } from '../domain/teams';
 import type { PriceBook } from './prices';
 
 /**
@@ -283,6 +284,10 @@ export async function handleBillingEvent(context: BillingContext, event: Billing
       .values(next)
       .onConflict((conflict) => conflict.column('user_id').doUpdateSet(fields))
       .execute();
+    // A paid Team subscription is a team's (decisions.md, Teams): made here, in the same transaction.
+    const now = context.now();
+    await recordPlanChange(trx, userId, row, next, now);
+    if (next.plan === 'team' && (next.status === 'active' || next.status === 'past_due')) await ensureTeamOf(trx, userId, now);
     await trx.updateTable('billing_events').set({ outcome: 'applied', user_id: userId }).where('id', '=', event.id).execute();
     return { outcome: 'applied' as const, userId };
   });

@@ -126,6 +126,8 @@ export interface UsageLedgerTable {
   processing_time_ms: number | null;
   created_at: number;
   settled_at: number | null;
+  /** The team the query was made for, when its user was a member then. */
+  team_id: string | null;
 }
 
 /** Accepted queries of one user in one second (epoch seconds), kept for a minute. */
@@ -133,6 +135,66 @@ export interface UsageSecondsTable {
   user_id: string;
   second: number;
   queries: number;
+}
+
+export type TeamRole = 'owner' | 'admin' | 'member';
+
+export interface TeamsTable {
+  id: string;
+  name: string;
+  /** Whose Team subscription pays for the team: while it runs, it is every member's plan. */
+  billing_user_id: string;
+  /** The monthly query cap new members get; null: none. */
+  default_monthly_query_cap: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TeamMembersTable {
+  team_id: string;
+  /** Unique: a user is in at most one team. */
+  user_id: string;
+  role: TeamRole;
+  monthly_query_cap: number | null;
+  joined_at: number;
+}
+
+export type InvitationStatus = 'pending' | 'accepted' | 'revoked' | 'expired';
+
+export interface TeamInvitationsTable {
+  id: string;
+  team_id: string;
+  /** Trimmed and lower-cased, as account emails are. */
+  email: string;
+  role: Exclude<TeamRole, 'owner'>;
+  token_hash: string;
+  invited_by: string | null;
+  status: InvitationStatus;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Queries a member made for the team in one UTC month: what a member cap is taken from. */
+export interface TeamMemberMonthsTable {
+  team_id: string;
+  user_id: string;
+  month: string;
+  queries: number;
+}
+
+/** One team event; names are copied in, so the log reads right after people leave or rename. */
+export interface TeamAuditLogTable {
+  /** UUIDv7: time-ordered, the log's order and its paging cursor. */
+  id: string;
+  team_id: string;
+  at: number;
+  actor_id: string | null;
+  actor_name: string | null;
+  action: string;
+  target_id: string | null;
+  target_name: string | null;
+  detail: string | null;
+  ip: string | null;
 }
 
 export interface Database {
@@ -148,6 +210,11 @@ export interface Database {
   usage_days: UsageDaysTable;
   usage_ledger: UsageLedgerTable;
   usage_seconds: UsageSecondsTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  team_invitations: TeamInvitationsTable;
+  team_member_months: TeamMemberMonthsTable;
+  team_audit_log: TeamAuditLogTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';

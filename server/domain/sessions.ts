@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '../db/database';
 import type { Database, UsersTable } from '../db/types';
 import { ApiError } from '../errors';
 import type { PlanId } from '../../contract/plans';
-import { planAt, type PlanState } from './subscriptions';
+import { memberPlan, planAt, type PlanState } from './subscriptions';
 import { hashToken, SESSION_TTL_MS, type TokenService } from './tokens';
 
 /** A rotated refresh token presented again within this window gets the same successor (two tabs). */
@@ -122,11 +122,20 @@ type SessionRow = Omit<SessionUser, 'plan'> & {
   sub_period_end: number | null;
   sub_cancel: number | null;
   sub_scheduled: PlanState['scheduled_plan'];
+  team_plan: PlanState['plan'] | null;
+  team_status: PlanState['status'] | null;
+  team_period_end: number | null;
+  team_cancel: number | null;
+  team_scheduled: PlanState['scheduled_plan'];
 };
+
+const planStateOf = (plan: PlanState['plan'] | null, status: PlanState['status'] | null, end: number | null, cancel: number | null, scheduled: PlanState['scheduled_plan']): PlanState | undefined =>
+  plan === null || status === null ? undefined : { plan, status, current_period_end: end, cancel_at_period_end: cancel ?? 0, scheduled_plan: scheduled };
 
 /**
  * The user of a session that is neither revoked nor past its absolute end, with the plan that
- * applies now (one indexed join, the subscription by primary key); null otherwise. It runs on
+ * applies now: the user's own, or Team while they are in a team whose subscription runs (one
+ * indexed join, subscriptions and membership by primary or unique key); null otherwise. It runs on
  * every authenticated request, so it is a `keyedRead`: kept on SQLite until the database changes,
  * read together with the other requests of the moment on PostgreSQL. The SQL leaves the times to
  * the code below.
@@ -137,19 +146,23 @@ export async function activeSessionUser(database: DatabaseHandle, sessionId: str
     (keys) => `select sessions.id as key, users.id, users.email, users.username, users.full_name, users.created_at,
        sessions.expires_at as session_expires_at, subscriptions.plan as sub_plan, subscriptions.status as sub_status,
        subscriptions.current_period_end as sub_period_end, subscriptions.cancel_at_period_end as sub_cancel,
-       subscriptions.scheduled_plan as sub_scheduled
+       subscriptions.scheduled_plan as sub_scheduled, team_subscription.plan as team_plan, team_subscription.status as team_status,
+       team_subscription.current_period_end as team_period_end, team_subscription.cancel_at_period_end as team_cancel,
+       team_subscription.scheduled_plan as team_scheduled
      from sessions inner join users on users.id = sessions.user_id
      left join subscriptions on subscriptions.user_id = users.id
+     left join team_members on team_members.user_id = users.id
+     left join teams on teams.id = team_members.team_id
+     left join subscriptions team_subscription on team_subscription.user_id = teams.billing_user_id
      where sessions.id ${keys} and sessions.revoked_at is null`,
     sessionId,
   );
   if (!row || row.session_expires_at <= now) return null;
-  const { key: _session, session_expires_at: _expires, sub_plan, sub_status, sub_period_end, sub_cancel, sub_scheduled, ...user } = row;
-  const subscription =
-    sub_plan === null || sub_status === null
-      ? undefined
-      : { plan: sub_plan, status: sub_status, current_period_end: sub_period_end, cancel_at_period_end: sub_cancel ?? 0, scheduled_plan: sub_scheduled };
-  return { ...user, plan: planAt(subscription, now) };
+  const { key: _session, session_expires_at: _expires, sub_plan, sub_status, sub_period_end, sub_cancel, sub_scheduled, ...rest } = row;
+  const { team_plan, team_status, team_period_end, team_cancel, team_scheduled, ...user } = rest;
+  const own = planAt(planStateOf(sub_plan, sub_status, sub_period_end, sub_cancel, sub_scheduled), now);
+  const team = planAt(planStateOf(team_plan, team_status, team_period_end, team_cancel, team_scheduled), now);
+  return { ...user, plan: memberPlan(own, team) };
 }
 
 export async function revokeSession(db: Db, sessionId: string, reason: string, now: number): Promise<void> {

@@ -20,13 +20,30 @@ export function planAt(row: PlanState | undefined, now: number): PlanId {
   return row.plan;
 }
 
+/** A member of a team whose Team subscription applies has Team; anyone else their own plan. */
+export function memberPlan(own: PlanId, team: PlanId): PlanId {
+  return team === 'team' ? 'team' : own;
+}
+
+/** The Team subscription of the user's team (its billing user's), if the user is in one. */
+export function findTeamSubscription(db: Db, userId: string): Promise<SubscriptionsTable | undefined> {
+  return db
+    .selectFrom('team_members')
+    .innerJoin('teams', 'teams.id', 'team_members.team_id')
+    .innerJoin('subscriptions', 'subscriptions.user_id', 'teams.billing_user_id')
+    .selectAll('subscriptions')
+    .where('team_members.user_id', '=', userId)
+    .executeTakeFirst();
+}
+
 export function findSubscription(db: Db, userId: string): Promise<SubscriptionsTable | undefined> {
   return db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
 
 /** The plan (with its limits) that applies to the user's next request. */
 export async function effectivePlan(db: Db, userId: string, now: number): Promise<Plan> {
-  return findPlan(planAt(await findSubscription(db, userId), now))!;
+  const [own, team] = await Promise.all([findSubscription(db, userId), findTeamSubscription(db, userId)]);
+  return findPlan(memberPlan(planAt(own, now), planAt(team, now)))!;
 }
 
 
@@ -39,9 +56,11 @@ function limitsOf(plan: Plan): Subscription['usage_limits'] {
  * (no row, ended, cancelled, never paid, or a change that fell due and is not written down yet)
  * reads as the plan that applies with no period of its own.
  */
-export function subscriptionView(row: SubscriptionsTable | undefined, now: number): Subscription {
-  const plan = findPlan(planAt(row, now))!;
-  if (!row || plan.id !== row.plan || plan.id === 'free') {
+export function subscriptionView(row: SubscriptionsTable | undefined, now: number, team?: SubscriptionsTable): Subscription {
+  const own = planAt(row, now);
+  const plan = findPlan(memberPlan(own, planAt(team, now)))!;
+  // A member's Team is the team's: its period and billing are the owner's, not the member's.
+  if (!row || plan.id !== own || plan.id !== row.plan || plan.id === 'free') {
     return {
       plan: plan.id,
       status: 'active',

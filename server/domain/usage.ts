@@ -5,6 +5,7 @@ import type { UsageLedgerTable } from '../db/types';
 import { ApiError } from '../errors';
 import type { AiAnswer, TokenCounts } from '../ai/provider';
 import { MINUTE_S, periodsAt, toUsage, usageIn, windowAndTotal, type Periods, type Usage } from './usageReport';
+import { giveBackMemberQuery, takeMemberQuery } from './memberCaps';
 
 /**
  * Usage metering: every query reserves its place in the user's monthly query allowance and its
@@ -13,8 +14,9 @@ import { MINUTE_S, periodsAt, toUsage, usageIn, windowAndTotal, type Periods, ty
  * check and the increment are one atomic statement on both engines and concurrent queries (in
  * one process or many on one PostgreSQL) can never together pass a limit.
  *
- * Every unit locks its rows in the same order (month, day, ledger, second), so on PostgreSQL no two
- * units can each wait for the other (no deadlock).
+ * Every unit locks its rows in the same order (month, day, member month, ledger, second), so on
+ * PostgreSQL no two units can each wait for the other (no deadlock). A team member's query also
+ * takes its place under the member's cap (memberCaps.ts) and names the team in its ledger row.
  *
  * The statements are Kysely's. Those every query runs (the upserts that take the allowances, the
  * ledger row and its look-up, the second's count, the usage read) are `sql` templates with named
@@ -42,6 +44,8 @@ export interface Reservation {
   reservedTokens: number;
   /** The answer's share of the reservation. */
   completionTokens: number;
+  /** The team the query counts for (its user was a member when it was accepted). */
+  teamId: string | null;
 }
 
 export interface ReservationRequest {
@@ -117,13 +121,19 @@ function takeTokens(userId: string, day: string, { floor, cap }: { floor: number
 }
 
 /** The ledger row of an accepted query: reserved, or settled at once with its counts. */
-function recordRequest(request: ReservationRequest, periods: Periods, granted: number, answered?: { tokens: TokenCounts; processingMs: number }) {
+function recordRequest(
+  request: ReservationRequest,
+  periods: Periods,
+  granted: number,
+  teamId: string | null,
+  answered?: { tokens: TokenCounts; processingMs: number },
+) {
   const { userId, requestId, task, now } = request;
   const status = answered ? 'settled' : 'reserved';
   return sql<{ request_id: string }>`insert into usage_ledger
-    (user_id, request_id, task, month, day, status, reserved_tokens, prompt_tokens, completion_tokens, processing_time_ms, created_at, settled_at)
+    (user_id, request_id, task, month, day, status, reserved_tokens, prompt_tokens, completion_tokens, processing_time_ms, created_at, settled_at, team_id)
     values (${userId}, ${requestId}, ${task}, ${periods.month}, ${periods.day}, ${status}, ${granted},
-      ${answered?.tokens.prompt ?? null}, ${answered?.tokens.completion ?? null}, ${answered?.processingMs ?? null}, ${now}, ${answered ? now : null})
+      ${answered?.tokens.prompt ?? null}, ${answered?.tokens.completion ?? null}, ${answered?.processingMs ?? null}, ${now}, ${answered ? now : null}, ${teamId})
     on conflict (user_id, request_id) do nothing
     returning request_id`;
 }
@@ -133,6 +143,7 @@ interface Taken {
   /** What the query holds of the day's tokens, and the day's tokens with it. */
   granted: number;
   dayTokens: number;
+  teamId: string | null;
 }
 
 /**
@@ -163,7 +174,8 @@ async function takeAllowances(tx: SqlTransaction, request: ReservationRequest, a
       { headers: retryAfter(dayEnds, now) },
     );
   }
-  return { month: months, granted: Number(days.last_grant), dayTokens: Number(days.tokens) };
+  const teamId = await takeMemberQuery(tx, userId, month, monthEnds, now);
+  return { month: months, granted: Number(days.last_grant), dayTokens: Number(days.tokens), teamId };
 }
 
 /** Counts the query in its second; the user's first query of a second deletes the seconds that left the window. */
@@ -187,11 +199,11 @@ export async function reserveQuery(tx: SqlTransaction, request: ReservationReque
   const { userId, requestId, now } = request;
   const periods = periodsAt(now);
   const { month, day } = periods;
-  const { granted } = await takeAllowances(tx, request, null);
-  const recorded = await tx.run(recordRequest(request, periods, granted));
+  const { granted, teamId } = await takeAllowances(tx, request, null);
+  const recorded = await tx.run(recordRequest(request, periods, granted, teamId));
   if (recorded.length === 0) throw new DuplicateRequest();
   const second = await countSecond(tx, userId, now);
-  return { userId, requestId, month, day, second, reservedTokens: granted, completionTokens: granted - request.promptTokens };
+  return { userId, requestId, month, day, second, reservedTokens: granted, completionTokens: granted - request.promptTokens, teamId };
 }
 
 /**
@@ -213,7 +225,7 @@ export async function answerQuery(
   const completionTokens = taken.granted - request.promptTokens;
   const answered = await answer(completionTokens);
   const { tokens } = answered;
-  const recorded = await tx.run(recordRequest(request, periods, taken.granted, { tokens, processingMs }));
+  const recorded = await tx.run(recordRequest(request, periods, taken.granted, taken.teamId, { tokens, processingMs }));
   if (recorded.length === 0) throw new DuplicateRequest();
   const second = await countSecond(tx, userId, now);
   // An answer cut short takes fewer tokens than it was granted: the rest goes back to the day.
@@ -226,7 +238,7 @@ export async function answerQuery(
     daily_tokens: taken.dayTokens - unused,
     ...rest!,
   });
-  const reservation = { userId, requestId, month, day, second, reservedTokens: taken.granted, completionTokens };
+  const reservation = { userId, requestId, month, day, second, reservedTokens: taken.granted, completionTokens, teamId: taken.teamId };
   return { reservation, answer: answered, usage };
 }
 
@@ -275,6 +287,7 @@ export function reservationOf(row: UsageLedgerTable): Reservation {
     second: Math.floor(Number(row.created_at) / 1000),
     reservedTokens,
     completionTokens: reservedTokens - (row.prompt_tokens ?? 0),
+    teamId: row.team_id,
   };
 }
 
@@ -295,6 +308,7 @@ export async function refundQuery(tx: SqlTransaction, reservation: Reservation):
       .where('user_id', '=', userId)
       .where('day', '=', day),
   );
+  if (reservation.teamId !== null) await giveBackMemberQuery(tx, reservation.teamId, userId, month);
   const removed = await tx.run(
     tx.db
       .deleteFrom('usage_ledger')

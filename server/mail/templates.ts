@@ -39,3 +39,29 @@ export function passwordChangedMail(to: string, brand: Brand): MailMessage {
     ].join('\n'),
   };
 }
+
+export function teamInvitationMail(
+  to: string,
+  link: string,
+  invitation: { teamName: string; inviterName: string; role: 'admin' | 'member'; expiresAt: number },
+  brand: Brand,
+): MailMessage {
+  const as = invitation.role === 'admin' ? 'an admin' : 'a member';
+  return {
+    to,
+    subject: `${invitation.inviterName} invited you to ${invitation.teamName} on ${brand.brandName}`,
+    text: [
+      'Hello,',
+      '',
+      `${invitation.inviterName} invited you to join the team "${invitation.teamName}" on ${brand.brandName} as ${as}.`,
+      `Open this link to accept. It works once and expires on ${new Date(invitation.expiresAt).toISOString().slice(0, 10)} (UTC):`,
+      '',
+      link,
+      '',
+      `You can sign in there, or create an account with this address (${to}) if you have none yet.`,
+      'If you do not know this team, ignore this e-mail.',
+      '',
+      `— The ${brand.brandName} team (${brand.supportEmail})`,
+    ].join('\n'),
+  };
+}

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { findPlan, PLAN_IDS } from '../../contract/plans';
-import { findSubscription, planAt, subscriptionView } from '../domain/subscriptions';
+import { findSubscription, findTeamSubscription, planAt, subscriptionView } from '../domain/subscriptions';
 import { ApiError } from '../errors';
 import { CheckoutSchema, ErrorSchema, SubscriptionSchema, Text } from '../../contract/schemas';
 
@@ -29,7 +29,11 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SubscriptionSchema, 401: ErrorSchema },
       },
     },
-    async (request) => subscriptionView(await current(request.auth!.userId), app.clock.now()),
+    async (request) => {
+      const userId = request.auth!.userId;
+      const [own, team] = await Promise.all([current(userId), findTeamSubscription(db, userId)]);
+      return subscriptionView(own, app.clock.now(), team);
+    },
   );
 
   app.post(

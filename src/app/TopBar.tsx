@@ -18,6 +18,12 @@ const ACCOUNT_LINKS: Array<[string, string]> = [
   ['/profile', t.profile],
 ];
 
+/** Team members (the Team plan is theirs) also get the team page. */
+function useAccountLinks(): Array<[string, string]> {
+  const inTeam = useAuthSelector((s) => s.context.user?.subscription_plan === 'team');
+  return inTeam ? [...ACCOUNT_LINKS.slice(0, 2), ['/team', t.team], ...ACCOUNT_LINKS.slice(2)] : ACCOUNT_LINKS;
+}
+
 const currentPageStyle = { '&[aria-current=page]': { bg: 'brand.subtle', color: 'brand.fg' } };
 
 /** 'Welcome, {full name}'; in the bar shortened with an ellipsis when very long, the whole of it in its title. */
@@ -42,11 +48,12 @@ function LogoutButton(props: React.ComponentProps<typeof Button>) {
 
 /** Signed in, from tablets up: the account links, the greeting and Logout in the bar itself. */
 function SignedInBar() {
+  const links = useAccountLinks();
   return (
     <HStack hideBelow="md" flex="1" minW="0" gap="4">
       <nav aria-label={t.mainNav}>
         <HStack as="ul" gap="1" listStyleType="none">
-          {ACCOUNT_LINKS.map(([to, label]) => (
+          {links.map(([to, label]) => (
             <li key={to}>
               <Button asChild variant="ghost" size="sm" css={currentPageStyle}>
                 <NavLink to={to}>{label}</NavLink>
@@ -70,6 +77,7 @@ function SignedInBar() {
  * link; Escape closes it and returns focus to the button, as does following a link.
  */
 function SignedInMenu() {
+  const links = useAccountLinks();
   const [open, setOpen] = useState(false);
   const panelId = useId();
   const button = useRef<HTMLButtonElement>(null);
@@ -129,7 +137,7 @@ function SignedInMenu() {
               <Greeting />
               <nav aria-label={t.mainNav}>
                 <Stack as="ul" gap="1" listStyleType="none">
-                  {ACCOUNT_LINKS.map(([to, label]) => (
+                  {links.map(([to, label]) => (
                     <li key={to}>
                       <Button asChild variant="ghost" size="md" w="full" justifyContent="flex-start" css={currentPageStyle}>
                         <NavLink to={to} onClick={() => close(true)}>

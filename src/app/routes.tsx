@@ -58,12 +58,14 @@ export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
       { path: 'register', ...page(() => import(/* webpackChunkName: "page-register" */ '../pages/RegisterPage')) },
       { path: 'forgot-password', ...page(() => import(/* webpackChunkName: "page-forgot-password" */ '../pages/ForgotPasswordPage')) },
       { path: 'reset-password', ...page(() => import(/* webpackChunkName: "page-reset-password" */ '../pages/ResetPasswordPage')) },
+      { path: 'invite/:token', ...page(() => import(/* webpackChunkName: "page-invite" */ '../pages/InvitePage')) },
       {
         element: <RequireAuth />,
         children: [
           { path: 'dashboard', ...page(() => import(/* webpackChunkName: "page-dashboard" */ '../pages/DashboardPage')) },
           { path: 'subscription', ...page(() => import(/* webpackChunkName: "page-subscription" */ '../pages/SubscriptionPage')) },
           { path: 'profile', ...page(() => import(/* webpackChunkName: "page-profile" */ '../pages/ProfilePage')) },
+          { path: 'team', ...page(() => import(/* webpackChunkName: "page-team" */ '../pages/TeamPage')) },
         ],
       },
       { path: '*', ...page(() => import(/* webpackChunkName: "page-not-found" */ '../pages/NotFoundPage')) },

@@ -20,7 +20,7 @@ function formatDay(date: string): string {
  * library keeps this chunk a few kilobytes; its name and summary are the SVG's title and desc, and
  * each bar's title gives its day and count.
  */
-export default function DailyUsageChart({ days }: { days: readonly DailyUsage[] }) {
+export default function DailyUsageChart({ days, title = t.dailyTitle }: { days: readonly DailyUsage[]; title?: string }) {
   const id = useId();
   const total = days.reduce((sum, day) => sum + day.queries, 0);
   const busiest = days.reduce<DailyUsage | null>((top, day) => (day.queries > (top?.queries ?? 0) ? day : top), null);
@@ -34,7 +34,7 @@ export default function DailyUsageChart({ days }: { days: readonly DailyUsage[] 
     <Box>
       <Box asChild w="full" h="24" color="brand.solid">
         <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" role="img" aria-labelledby={`${id}-title`} aria-describedby={`${id}-desc`}>
-          <title id={`${id}-title`}>{t.dailyTitle}</title>
+          <title id={`${id}-title`}>{title}</title>
           <desc id={`${id}-desc`}>{summary}</desc>
           <line x1="0" y1={HEIGHT - 0.5} x2={WIDTH} y2={HEIGHT - 0.5} stroke="currentColor" strokeOpacity="0.25" />
           {days.map((day, i) => {

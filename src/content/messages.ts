@@ -14,6 +14,7 @@ export { resetPassword } from './messages/reset-password';
 export { dashboard } from './messages/dashboard';
 export { subscription } from './messages/subscription';
 export { profile } from './messages/profile';
+export { team, invitation } from './messages/team';
 
 export const layout = {
   skipToContent: 'Skip to content',
@@ -22,6 +23,7 @@ export const layout = {
   dashboard: 'Dashboard',
   subscription: 'Subscription',
   profile: 'Profile',
+  team: 'Team',
   welcome: (fullName: string) => `Welcome, ${fullName}`,
   logout: 'Logout',
   login: 'Login',

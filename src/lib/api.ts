@@ -57,3 +57,86 @@ export const accountApi = {
   changePassword: (body: { current_password: string; new_password: string }, { signal }: Opts = {}) =>
     request<void>({ method: 'PUT', url: '/users/me/password', data: body, signal }),
 };
+
+export type TeamRole = 'owner' | 'admin' | 'member';
+export type InvitedRole = Exclude<TeamRole, 'owner'>;
+
+/** GET /teams/me (decisions.md, Teams). */
+export interface Team {
+  id: string;
+  name: string;
+  created_at: string;
+  seat_limit: number;
+  seats_used: number;
+  plan_status: 'active' | 'past_due' | 'ending' | 'ended';
+  default_monthly_query_cap: number | null;
+}
+
+/** A member as GET /teams/me/members sends it; a plain member gets null for the others' details. */
+export interface TeamMember {
+  user_id: string;
+  full_name: string;
+  email: string | null;
+  role: TeamRole;
+  joined_at: string;
+  last_active_at: string | null;
+  month_queries: number | null;
+  day_tokens: number | null;
+  monthly_query_cap: number | null;
+}
+
+export interface TeamInvitation {
+  id: string;
+  email: string;
+  role: InvitedRole;
+  expires_at: string;
+}
+
+export interface TeamUsage {
+  month: string;
+  days: Array<{ date: string; user_id: string; queries: number; tokens: number }>;
+  by_task: Array<{ task: string; queries: number; tokens: number }>;
+  members: Array<{ user_id: string; full_name: string; email: string; queries: number; tokens: number }>;
+}
+
+export interface AuditEvent {
+  id: string;
+  at: string;
+  actor: { user_id: string | null; name: string } | null;
+  action: string;
+  target: { user_id: string | null; name: string; detail: string | null } | null;
+  ip: string | null;
+}
+
+export interface InvitationPreview {
+  team_name: string;
+  inviter_name: string;
+  email: string;
+  role: InvitedRole;
+  expires_at: string;
+}
+
+/** The team workspace's calls (decisions.md, Teams). */
+export const teamApi = {
+  team: ({ signal }: Opts = {}) => request<{ team: Team; role: TeamRole }>({ method: 'GET', url: '/teams/me', signal }),
+  members: ({ signal }: Opts = {}) => request<{ members: TeamMember[] }>({ method: 'GET', url: '/teams/me/members', signal }),
+  invitations: ({ signal }: Opts = {}) => request<{ invitations: TeamInvitation[] }>({ method: 'GET', url: '/teams/me/invitations', signal }),
+  usage: (month: string, { signal }: Opts = {}) => request<TeamUsage>({ method: 'GET', url: '/teams/me/usage', params: { month }, signal }),
+  usageCsv: (month: string, { signal }: Opts = {}) =>
+    request<string>({ method: 'GET', url: '/teams/me/usage.csv', params: { month }, responseType: 'text', signal }),
+  auditLog: (before: string | null, { signal }: Opts = {}) =>
+    request<{ events: AuditEvent[]; next: string | null }>({ method: 'GET', url: '/teams/me/audit-log', params: before ? { before } : {}, signal }),
+  invite: (body: { email: string; role: InvitedRole }, { signal }: Opts = {}) =>
+    request<TeamInvitation>({ method: 'POST', url: '/teams/me/invitations', data: body, signal }),
+  resend: (id: string, { signal }: Opts = {}) =>
+    request<TeamInvitation>({ method: 'POST', url: `/teams/me/invitations/${encodeURIComponent(id)}/resend`, data: {}, signal }),
+  revoke: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/teams/me/invitations/${encodeURIComponent(id)}`, signal }),
+  updateMember: (userId: string, body: { role?: InvitedRole; monthly_query_cap?: number | null }, { signal }: Opts = {}) =>
+    request<TeamMember>({ method: 'PATCH', url: `/teams/me/members/${encodeURIComponent(userId)}`, data: body, signal }),
+  removeMember: (userId: string, { signal }: Opts = {}) =>
+    request<void>({ method: 'DELETE', url: `/teams/me/members/${encodeURIComponent(userId)}`, signal }),
+  preview: (token: string, { signal }: Opts = {}) =>
+    request<InvitationPreview>({ method: 'GET', url: `/invitations/${encodeURIComponent(token)}`, signal }),
+  accept: (token: string, { signal }: Opts = {}) =>
+    request<{ team: Team; role: TeamRole }>({ method: 'POST', url: `/invitations/${encodeURIComponent(token)}/accept`, data: {}, signal }),
+};

@@ -1,8 +1,9 @@
 import { Button, Stack } from '@chakra-ui/react';
 import { useFormik } from 'formik';
-import { Navigate } from 'react-router-dom';
+import { Navigate, useLocation } from 'react-router-dom';
 import type { RegisterValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
+import { redirectTarget } from '../app/RequireAuth';
 import { AuthCard, AuthSwitch } from '../components/AuthCard';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
@@ -16,6 +17,7 @@ export default function RegisterPage() {
   const auth = useAuthRef();
   const busy = useAuthSelector((s) => s.hasTag('busy'));
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
+  const redirectTo = redirectTarget(useLocation().state);
   const form = useFormik<RegisterValues>({
     initialValues: { full_name: '', username: '', email: '', password: '', confirm_password: '' },
     validate,
@@ -28,10 +30,11 @@ export default function RegisterPage() {
         username: values.username.trim(),
         email: values.email.trim(),
         password: values.password,
+        redirectTo,
       }),
   });
 
-  if (signedIn && form.submitCount === 0) return <Navigate to="/dashboard" replace />;
+  if (signedIn && form.submitCount === 0) return <Navigate to={redirectTo ?? '/dashboard'} replace />;
 
   return (
     <AuthCard

@@ -21,6 +21,7 @@ import { RouterLink } from '../app/RouterLink';
 import { supportFormMachine, type SupportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import { SUPPORT_FIELDS, type SupportField } from '../../machines/supportForm/supportForm.schema';
 import { useAuthSelector } from '../app/auth';
+import { planName } from '../lib/planDisplay';
 import { showToast } from '../components/Toaster';
 import type { User } from '../lib/api';
 import { lineIcon } from '../components/icons';
@@ -46,8 +47,15 @@ const ClockIcon = lineIcon(
 
 const t = messages.support;
 
+/** Professional and Team include priority support (the plan cards); everyone else gets the standard target. */
+function useResponseText(): string {
+  const plan = useAuthSelector((s) => s.context.user?.subscription_plan);
+  return plan === 'professional' || plan === 'team' ? t.priorityResponseText(planName(plan)) : t.responseText;
+}
+
 function SidePanel() {
   const { supportEmail } = useRuntimeConfig();
+  const responseText = useResponseText();
   return (
     <Stack gap="6" as="aside" aria-label={t.contactTitle}>
       <Card.Root variant="outline">
@@ -71,7 +79,7 @@ function SidePanel() {
                 {t.responseTitle}
               </Text>
               <Text fontSize="sm" color="fg.muted">
-                {t.responseText}
+                {responseText}
               </Text>
             </Box>
           </HStack>

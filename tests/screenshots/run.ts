@@ -309,6 +309,51 @@ const STATES: State[] = [
       await page.goto(url);
     },
   },
+  // The team workspace (its calls answered here: the shared account is in no team), and the Team offer.
+  {
+    name: 'signed-in-team',
+    path: '/team',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      const member = (id: string, full_name: string, role: string, queries: number, cap: number | null) => ({
+        user_id: id, full_name, email: `${id}@example.com`, role, joined_at: '2026-11-02T09:00:00.000Z', last_active_at: '2026-11-23T15:00:00.000Z',
+        month_queries: queries, day_tokens: queries * 12, monthly_query_cap: cap,
+      });
+      await answer(page, '**/api/v1/teams/me', {
+        json: { role: 'owner', team: { id: 't', name: 'Ada Lovelace’s team', created_at: '2026-11-01T09:00:00.000Z', seat_limit: 10, seats_used: 4, plan_status: 'active', default_monthly_query_cap: null } },
+      });
+      await answer(page, '**/api/v1/teams/me/members', {
+        json: { members: [member('ada', 'Ada Lovelace', 'owner', 41, null), member('grace', 'Grace Hopper', 'admin', 17, null), member('lukasz', 'Łukasz Świątek, "Luke"', 'member', 9, 10)] },
+      });
+      await answer(page, '**/api/v1/teams/me/invitations', { json: { invitations: [{ id: 'i1', email: 'alan@example.com', role: 'member', expires_at: '2026-11-30T09:00:00.000Z' }] } });
+      await answer(page, '**/api/v1/teams/me/usage?*', {
+        json: {
+          month: '2026-11',
+          days: days((i) => (i * 5) % 11).map((day) => ({ ...day, user_id: 'ada' })),
+          by_task: [{ task: 'formula', queries: 40, tokens: 1600 }, { task: 'analyze', queries: 27, tokens: 2210 }],
+          members: [{ user_id: 'ada', full_name: 'Ada Lovelace', email: 'ada@example.com', queries: 41, tokens: 2400 }, { user_id: 'lukasz', full_name: 'Łukasz Świątek, "Luke"', email: 'lukasz@example.com', queries: 9, tokens: 410 }],
+        },
+      });
+      await answer(page, '**/api/v1/teams/me/audit-log', {
+        json: {
+          next: null,
+          events: [
+            { id: 'e3', at: '2026-11-23T10:00:00.000Z', actor: { user_id: 'ada', name: 'Ada Lovelace' }, action: 'member.cap_changed', target: { user_id: 'lukasz', name: 'Łukasz Świątek, "Luke"', detail: 'no cap → 10' }, ip: '203.0.113.7' },
+            { id: 'e2', at: '2026-11-02T09:00:00.000Z', actor: { user_id: 'grace', name: 'Grace Hopper' }, action: 'member.joined', target: { user_id: 'grace', name: 'Grace Hopper', detail: 'admin' }, ip: '198.51.100.4' },
+            { id: 'e1', at: '2026-11-01T09:00:00.000Z', actor: { user_id: 'ada', name: 'Ada Lovelace' }, action: 'team.created', target: { user_id: null, name: 'Ada Lovelace’s team', detail: null }, ip: null },
+          ],
+        },
+      });
+    },
+  },
+  { name: 'signed-in-team-offer', path: '/team', signedIn: true, fullPage: true },
+  {
+    name: 'page-invite',
+    path: '/invite/a-token',
+    fullPage: true,
+    routes: (page) => answer(page, '**/api/v1/invitations/a-token', { json: { team_name: 'Ada Lovelace’s team', inviter_name: 'Ada Lovelace', email: 'grace@example.com', role: 'member', expires_at: '2026-11-30T09:00:00.000Z' } }),
+  },
 ];
 
 async function register(baseUrl: string, name: string): Promise<Account> {

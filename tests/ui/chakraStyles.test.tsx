@@ -20,10 +20,12 @@ import {
   Input,
   Link,
   List,
+  NativeSelect,
   Progress,
   Skeleton,
   Spinner,
   Stat,
+  Table,
   Textarea,
   Toast,
   Toaster,
@@ -138,6 +140,7 @@ const SAMPLES: Record<string, { render: () => ReactNode; show?: () => void }> = 
         </Field.Label>
         <Input />
         <Field.ErrorText data-testid="Field.ErrorText">Required</Field.ErrorText>
+        <Field.HelperText data-testid="Field.HelperText">Help</Field.HelperText>
       </Field.Root>
     ),
   },
@@ -159,6 +162,35 @@ const SAMPLES: Record<string, { render: () => ReactNode; show?: () => void }> = 
           Item
         </List.Item>
       </List.Root>
+    ),
+  },
+  NativeSelect: {
+    render: () => (
+      <NativeSelect.Root data-testid="NativeSelect.Root">
+        <NativeSelect.Field data-testid="NativeSelect.Field" aria-label="Role">
+          <option>Member</option>
+        </NativeSelect.Field>
+        <NativeSelect.Indicator data-testid="NativeSelect.Indicator" />
+      </NativeSelect.Root>
+    ),
+  },
+  Table: {
+    render: () => (
+      <Table.ScrollArea data-testid="Table.ScrollArea">
+        <Table.Root data-testid="Table.Root">
+          <Table.Caption data-testid="Table.Caption">Caption</Table.Caption>
+          <Table.Header data-testid="Table.Header">
+            <Table.Row data-testid="Table.Row">
+              <Table.ColumnHeader data-testid="Table.ColumnHeader">Name</Table.ColumnHeader>
+            </Table.Row>
+          </Table.Header>
+          <Table.Body data-testid="Table.Body">
+            <tr>
+              <Table.Cell data-testid="Table.Cell">Ada</Table.Cell>
+            </tr>
+          </Table.Body>
+        </Table.Root>
+      </Table.ScrollArea>
     ),
   },
   Progress: {

@@ -37,6 +37,8 @@ export const support = {
   contactEmail: 'Email us at',
   responseTitle: 'Response time',
   responseText: 'We typically respond within 24 hours on business days.',
+  /** Instead of responseText for a signed-in Professional or Team user (decisions.md, Teams: priority support). */
+  priorityResponseText: (plan: string) => `Priority support on your ${plan} plan: we answer within 4 business hours.`,
   faqTitle: 'Frequently asked questions',
   faq: [
     {

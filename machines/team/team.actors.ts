@@ -1,0 +1,80 @@
+import { fromPromise } from 'xstate';
+import { withAuthRetry } from '../auth/auth.retry';
+import { teamApi, type AuditEvent, type InvitedRole, type Team, type TeamInvitation, type TeamMember, type TeamRole, type TeamUsage } from '../../src/lib/api';
+import type { AuthInput } from '../subscription/subscription.actors';
+
+/** Everything the team page shows; the admin-only parts are null for a plain member. */
+export interface TeamData {
+  team: Team;
+  role: TeamRole;
+  members: TeamMember[];
+  invitations: TeamInvitation[] | null;
+  usage: TeamUsage | null;
+  audit: { events: AuditEvent[]; next: string | null } | null;
+}
+
+/** One change a person makes on the page; each is one call. */
+export type TeamChange =
+  | { kind: 'remove'; userId: string }
+  | { kind: 'cap'; userId: string; cap: number | null }
+  | { kind: 'role'; userId: string; role: InvitedRole }
+  | { kind: 'resend'; id: string }
+  | { kind: 'revoke'; id: string };
+
+const isAdmin = (role: TeamRole) => role === 'owner' || role === 'admin';
+
+async function load(input: AuthInput & { month: string }, signal: AbortSignal): Promise<TeamData> {
+  const opts = { signal };
+  const { team, role } = await withAuthRetry(input.auth, () => teamApi.team(opts));
+  const members = withAuthRetry(input.auth, () => teamApi.members(opts));
+  if (!isAdmin(role)) return { team, role, members: (await members).members, invitations: null, usage: null, audit: null };
+  const [list, invitations, usage, audit] = await Promise.all([
+    members,
+    withAuthRetry(input.auth, () => teamApi.invitations(opts)),
+    withAuthRetry(input.auth, () => teamApi.usage(input.month, opts)),
+    withAuthRetry(input.auth, () => teamApi.auditLog(null, opts)),
+  ]);
+  return { team, role, members: list.members, invitations: invitations.invitations, usage, audit };
+}
+
+async function change(input: AuthInput & { change: TeamChange }, signal: AbortSignal): Promise<void> {
+  const c = input.change;
+  const opts = { signal };
+  await withAuthRetry(input.auth, async () => {
+    switch (c.kind) {
+      case 'remove':
+        return teamApi.removeMember(c.userId, opts);
+      case 'cap':
+        return void (await teamApi.updateMember(c.userId, { monthly_query_cap: c.cap }, opts));
+      case 'role':
+        return void (await teamApi.updateMember(c.userId, { role: c.role }, opts));
+      case 'resend':
+        return void (await teamApi.resend(c.id, opts));
+      case 'revoke':
+        return teamApi.revoke(c.id, opts);
+    }
+  });
+}
+
+/** Hands the month's CSV to the browser as a file download. */
+function saveCsv(csv: string, month: string): void {
+  // Decoding the answer as text drops its byte order mark, which spreadsheet applications need to read UTF-8.
+  const url = URL.createObjectURL(new Blob(['\uFEFF', csv.replace(/^\uFEFF/, '')], { type: 'text/csv;charset=utf-8' }));
+  const link = Object.assign(document.createElement('a'), { href: url, download: `team-usage-${month}.csv` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  URL.revokeObjectURL(url);
+}
+
+export const teamActors = {
+  load: fromPromise<TeamData, AuthInput & { month: string }>(({ input, signal }) => load(input, signal)),
+  change: fromPromise<void, AuthInput & { change: TeamChange }>(({ input, signal }) => change(input, signal)),
+  loadUsage: fromPromise<TeamUsage, AuthInput & { month: string }>(({ input, signal }) => withAuthRetry(input.auth, () => teamApi.usage(input.month, { signal }))),
+  loadOlder: fromPromise<{ events: AuditEvent[]; next: string | null }, AuthInput & { before: string }>(({ input, signal }) =>
+    withAuthRetry(input.auth, () => teamApi.auditLog(input.before, { signal })),
+  ),
+  downloadCsv: fromPromise<void, AuthInput & { month: string }>(async ({ input, signal }) =>
+    saveCsv(await withAuthRetry(input.auth, () => teamApi.usageCsv(input.month, { signal })), input.month),
+  ),
+};

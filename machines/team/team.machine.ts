@@ -1,0 +1,226 @@
+import { assign, setup, type SnapshotFrom } from 'xstate';
+import type { AuthActorRef } from '../auth/auth.retry';
+import * as messages from '../../src/content/messages';
+import { ApiRequestError, type InvitedRole } from '../../src/lib/api';
+import type { NotifyParams } from '../auth/auth.machine';
+import { teamActors, type TeamChange, type TeamData } from './team.actors';
+
+export interface TeamContext {
+  auth: AuthActorRef;
+  /** The signed-in user's id: their own row offers Leave instead of Remove. */
+  userId: string;
+  /** The month of the usage analytics, `YYYY-MM`. */
+  month: string;
+  data: TeamData | null;
+  /** The change being made, so its row can show it busy. */
+  changing: TeamChange | null;
+}
+
+export type TeamEvent =
+  | { type: 'team.retry' }
+  /** Something changed the team elsewhere on the page (an invitation was sent). */
+  | { type: 'team.reload' }
+  | { type: 'member.remove'; userId: string }
+  | { type: 'member.cap'; userId: string; cap: number | null }
+  | { type: 'member.role'; userId: string; role: InvitedRole }
+  | { type: 'invitation.resend'; id: string }
+  | { type: 'invitation.revoke'; id: string }
+  | { type: 'usage.month'; month: string }
+  | { type: 'usage.download' }
+  | { type: 'audit.older' };
+
+export type TeamTag = 'loading' | 'changing' | 'usageLoading' | 'downloading' | 'auditLoading';
+
+const t = messages.team;
+
+/** A refusal in the words of the catalogue; the server's own sentence for anything else. */
+export function refusalText(error: unknown, words: Record<string, string> = t.errors): string {
+  if (error instanceof ApiRequestError) return (error.code && words[error.code]) || error.serverMessage || error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+const isNotInTeam = (error: unknown) => error instanceof ApiRequestError && error.code === 'not_in_team';
+
+type ErrorEvent = { event: { error: unknown } };
+
+/** What each change tells the person once it is done. */
+function doneText(change: TeamChange, data: TeamData | null): string {
+  const invitation = (id: string) => data?.invitations?.find((i) => i.id === id)?.email ?? '';
+  if (change.kind === 'resend') return t.resent(invitation(change.id));
+  if (change.kind === 'revoke') return t.revoked(invitation(change.id));
+  return t.done;
+}
+
+const teamSetup = setup({
+  types: {
+    context: {} as TeamContext,
+    events: {} as TeamEvent,
+    input: {} as { auth: AuthActorRef; userId: string; month: string },
+    tags: {} as TeamTag,
+  },
+  actors: teamActors,
+  actions: {
+    store: assign({ data: (_, data: TeamData) => data }),
+    storeUsage: assign({ data: ({ context }, usage: NonNullable<TeamData['usage']>) => context.data && { ...context.data, usage } }),
+    appendAudit: assign({
+      data: ({ context }, page: NonNullable<TeamData['audit']>) =>
+        context.data && { ...context.data, audit: { events: [...(context.data.audit?.events ?? []), ...page.events], next: page.next } },
+    }),
+    setMonth: assign({ month: (_, month: string) => month }),
+    startChange: assign({ changing: (_, change: TeamChange) => change }),
+    endChange: assign({ changing: null }),
+    logFailure: (_, error: unknown) => console.error('Team page:', error),
+    notify: (_, _params: NotifyParams) => undefined,
+    /** Someone who left the team goes on to their dashboard. */
+    navigate: (_, _params: { to: string }) => undefined,
+  },
+  guards: {
+    notInTeam: (_, error: unknown) => isNotInTeam(error),
+    isAdmin: ({ context }) => context.data?.role === 'owner' || context.data?.role === 'admin',
+    hasOlder: ({ context }) => Boolean(context.data?.audit?.next),
+    leftTeam: ({ context }) => context.changing?.kind === 'remove' && context.changing.userId === context.userId,
+  },
+});
+
+const change = <E extends TeamEvent>(toChange: (event: E) => TeamChange) => ({
+  target: '#team.ready.changes.changing',
+  actions: { type: 'startChange' as const, params: ({ event }: { event: E }) => toChange(event) },
+});
+
+/**
+ * The team page: loading → ready | notInTeam (the Team offer) | failed (with a retry). Ready, one
+ * change at a time (`changing`, then the page reloads what it changed), while the usage month and
+ * the older audit events load on their own.
+ */
+export const teamMachine = teamSetup.createMachine({
+  id: 'team',
+  context: ({ input }) => ({ auth: input.auth, userId: input.userId, month: input.month, data: null, changing: null }),
+  initial: 'loading',
+  states: {
+    loading: {
+      tags: ['loading'],
+      invoke: {
+        src: 'load',
+        input: ({ context }) => ({ auth: context.auth, month: context.month }),
+        onDone: { target: 'ready', actions: { type: 'store', params: ({ event }) => event.output } },
+        onError: [
+          { guard: { type: 'notInTeam', params: ({ event }: ErrorEvent) => event.error }, target: 'notInTeam' },
+          { target: 'failed', actions: { type: 'logFailure', params: ({ event }: ErrorEvent) => event.error } },
+        ],
+      },
+    },
+    notInTeam: {},
+    failed: { on: { 'team.retry': 'loading' } },
+    ready: {
+      type: 'parallel',
+      states: {
+        changes: {
+          initial: 'idle',
+          states: {
+            idle: {
+              on: {
+                'team.reload': 'reloading',
+                'member.remove': change((e: Extract<TeamEvent, { type: 'member.remove' }>) => ({ kind: 'remove', userId: e.userId })),
+                'member.cap': change((e: Extract<TeamEvent, { type: 'member.cap' }>) => ({ kind: 'cap', userId: e.userId, cap: e.cap })),
+                'member.role': change((e: Extract<TeamEvent, { type: 'member.role' }>) => ({ kind: 'role', userId: e.userId, role: e.role })),
+                'invitation.resend': change((e: Extract<TeamEvent, { type: 'invitation.resend' }>) => ({ kind: 'resend', id: e.id })),
+                'invitation.revoke': change((e: Extract<TeamEvent, { type: 'invitation.revoke' }>) => ({ kind: 'revoke', id: e.id })),
+              },
+            },
+            changing: {
+              tags: ['changing'],
+              invoke: {
+                src: 'change',
+                input: ({ context }) => ({ auth: context.auth, change: context.changing! }),
+                onDone: [
+                  {
+                    guard: 'leftTeam',
+                    target: '#team.notInTeam',
+                    actions: [{ type: 'notify', params: { type: 'success', title: t.done } }, { type: 'navigate', params: { to: '/dashboard' } }],
+                  },
+                  {
+                    target: 'reloading',
+                    actions: { type: 'notify', params: ({ context }) => ({ type: 'success', title: doneText(context.changing!, context.data) }) },
+                  },
+                ],
+                onError: {
+                  target: 'reloading',
+                  actions: { type: 'notify', params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.actionFailed, description: refusalText(event.error) }) },
+                },
+              },
+            },
+            reloading: {
+              tags: ['changing'],
+              invoke: {
+                src: 'load',
+                input: ({ context }) => ({ auth: context.auth, month: context.month }),
+                onDone: { target: 'idle', actions: ['endChange', { type: 'store', params: ({ event }) => event.output }] },
+                onError: [
+                  { guard: { type: 'notInTeam', params: ({ event }: ErrorEvent) => event.error }, target: '#team.notInTeam' },
+                  { target: 'idle', actions: ['endChange', { type: 'logFailure', params: ({ event }: ErrorEvent) => event.error }] },
+                ],
+              },
+            },
+          },
+        },
+        usage: {
+          initial: 'idle',
+          states: {
+            idle: {
+              on: {
+                'usage.month': { guard: 'isAdmin', target: 'loading', actions: { type: 'setMonth', params: ({ event }) => event.month } },
+                'usage.download': { guard: 'isAdmin', target: 'downloading' },
+              },
+            },
+            loading: {
+              tags: ['usageLoading'],
+              on: { 'usage.month': { target: 'loading', reenter: true, actions: { type: 'setMonth', params: ({ event }) => event.month } } },
+              invoke: {
+                src: 'loadUsage',
+                input: ({ context }) => ({ auth: context.auth, month: context.month }),
+                onDone: { target: 'idle', actions: { type: 'storeUsage', params: ({ event }) => event.output } },
+                onError: {
+                  target: 'idle',
+                  actions: { type: 'notify', params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.actionFailed, description: refusalText(event.error) }) },
+                },
+              },
+            },
+            downloading: {
+              tags: ['downloading'],
+              invoke: {
+                src: 'downloadCsv',
+                input: ({ context }) => ({ auth: context.auth, month: context.month }),
+                onDone: 'idle',
+                onError: {
+                  target: 'idle',
+                  actions: { type: 'notify', params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.actionFailed, description: refusalText(event.error) }) },
+                },
+              },
+            },
+          },
+        },
+        audit: {
+          initial: 'idle',
+          states: {
+            idle: { on: { 'audit.older': { guard: 'hasOlder', target: 'loading' } } },
+            loading: {
+              tags: ['auditLoading'],
+              invoke: {
+                src: 'loadOlder',
+                input: ({ context }) => ({ auth: context.auth, before: context.data!.audit!.next! }),
+                onDone: { target: 'idle', actions: { type: 'appendAudit', params: ({ event }) => event.output } },
+                onError: {
+                  target: 'idle',
+                  actions: { type: 'notify', params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.actionFailed, description: refusalText(event.error) }) },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+});
+
+export type TeamMachine = typeof teamMachine;
+export type TeamSnapshot = SnapshotFrom<TeamMachine>;

@@ -1,0 +1,169 @@
+import type { Kysely, Transaction } from 'kysely';
+import { TEAM_SEAT_LIMIT } from '../../contract/plans';
+import type { Database, TeamInvitationsTable, TeamRole } from '../db/types';
+import { ApiError } from '../errors';
+import { recordAudit } from './auditLog';
+import { forbidden, isAdmin, seatsUsed, type Acting } from './teams';
+import { hashToken, randomToken } from './tokens';
+import { normaliseEmail } from './users';
+import { uuidV7 } from './uuidv7';
+
+/**
+ * Invitations by email (decisions.md): a single-use random token stored only hashed, valid 7
+ * days, one pending invitation per address and team (a unique index), seats counted in the
+ * transaction that adds one, with the team locked (see `actingIn`), so invitations sent at once
+ * never pass the seat limit together.
+ */
+
+type Db = Kysely<Database> | Transaction<Database>;
+type Trx = Transaction<Database>;
+type InvitedRole = Exclude<TeamRole, 'owner'>;
+
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
+
+export const invalidInvitation = () =>
+  new ApiError(404, 'invalid_invitation', 'This invitation link is no longer valid: it was used, revoked, replaced by a newer one, or it expired. Ask the team’s admin for a new one.');
+const invitationNotFound = () => new ApiError(404, 'invitation_not_found', 'There is no such pending invitation in your team.', { field: 'id' });
+const seatLimitReached = () =>
+  new ApiError(403, 'seat_limit_reached', `The team has no free seat: the Team plan covers ${TEAM_SEAT_LIMIT} members, pending invitations included. Revoke an invitation or remove a member first.`);
+const alreadyInTeam = (whom: 'they' | 'you') =>
+  new ApiError(409, 'already_in_team', whom === 'they' ? 'This person is already in a team; a person can be in one team at a time.' : 'You are already in a team. Leave it before joining another.', whom === 'they' ? { field: 'email' } : {});
+
+export interface WireInvitation {
+  id: string;
+  email: string;
+  role: InvitedRole;
+  expires_at: string;
+}
+
+const wire = (row: Pick<TeamInvitationsTable, 'id' | 'email' | 'role' | 'expires_at'>): WireInvitation => ({
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  expires_at: new Date(Number(row.expires_at)).toISOString(),
+});
+
+/** An invitation just made or renewed, with the token its mail carries (the only copy in the clear). */
+export interface Issued {
+  invitation: WireInvitation;
+  token: string;
+}
+
+async function inAnyTeam(db: Db, email: string): Promise<boolean> {
+  const row = await db.selectFrom('users').innerJoin('team_members', 'team_members.user_id', 'users.id').select('users.id').where('users.email', '=', email).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function invite(trx: Trx, acting: Acting, rawEmail: string, role: InvitedRole, now: number): Promise<Issued> {
+  if (!isAdmin(acting.role)) throw forbidden();
+  const email = normaliseEmail(rawEmail);
+  const teamId = acting.team.id;
+  if (await inAnyTeam(trx, email)) throw alreadyInTeam('they');
+  // An expired invitation no longer holds the address or a seat.
+  await trx.updateTable('team_invitations').set({ status: 'expired' }).where('team_id', '=', teamId).where('email', '=', email).where('status', '=', 'pending').where('expires_at', '<=', now).execute();
+  const pending = await trx.selectFrom('team_invitations').select('id').where('team_id', '=', teamId).where('email', '=', email).where('status', '=', 'pending').executeTakeFirst();
+  if (pending) throw new ApiError(409, 'invitation_pending', 'This address already has a pending invitation. Resend it instead.', { field: 'email' });
+  if ((await seatsUsed(trx, teamId, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
+  const token = randomToken();
+  const row = { id: uuidV7(now), team_id: teamId, email, role, token_hash: hashToken(token), invited_by: acting.person.id, status: 'pending' as const, created_at: now, expires_at: now + INVITATION_TTL_MS };
+  await trx.insertInto('team_invitations').values(row).execute();
+  await recordAudit(trx, { teamId, actor: acting.person, action: 'invitation.created', target: { id: null, name: email }, detail: role, ip: acting.ip, at: now });
+  return { invitation: wire(row), token };
+}
+
+export async function pendingInvitations(db: Db, teamId: string, now: number): Promise<WireInvitation[]> {
+  const rows = await db
+    .selectFrom('team_invitations')
+    .select(['id', 'email', 'role', 'expires_at'])
+    .where('team_id', '=', teamId)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .orderBy('id')
+    .execute();
+  return rows.map(wire);
+}
+
+async function pendingIn(trx: Trx, teamId: string, id: string) {
+  const row = await trx.selectFrom('team_invitations').selectAll().where('team_id', '=', teamId).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
+  if (!row) throw invitationNotFound();
+  return row;
+}
+
+/** A new token and seven more days; the old link dies. An expired invitation takes a seat again, if one is free. */
+export async function resend(trx: Trx, acting: Acting, id: string, now: number): Promise<Issued> {
+  if (!isAdmin(acting.role)) throw forbidden();
+  const row = await pendingIn(trx, acting.team.id, id);
+  if (row.expires_at <= now && (await seatsUsed(trx, acting.team.id, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
+  const token = randomToken();
+  const expiresAt = now + INVITATION_TTL_MS;
+  await trx.updateTable('team_invitations').set({ token_hash: hashToken(token), expires_at: expiresAt }).where('id', '=', id).execute();
+  await recordAudit(trx, { teamId: acting.team.id, actor: acting.person, action: 'invitation.resent', target: { id: null, name: row.email }, detail: row.role, ip: acting.ip, at: now });
+  return { invitation: wire({ ...row, expires_at: expiresAt }), token };
+}
+
+export async function revoke(trx: Trx, acting: Acting, id: string, now: number): Promise<void> {
+  if (!isAdmin(acting.role)) throw forbidden();
+  const row = await pendingIn(trx, acting.team.id, id);
+  await trx.updateTable('team_invitations').set({ status: 'revoked' }).where('id', '=', id).where('status', '=', 'pending').execute();
+  await recordAudit(trx, { teamId: acting.team.id, actor: acting.person, action: 'invitation.revoked', target: { id: null, name: row.email }, detail: row.role, ip: acting.ip, at: now });
+}
+
+/** What `/invite/{token}` shows before anyone signs in. */
+export interface InvitationPreview {
+  team_name: string;
+  inviter_name: string;
+  email: string;
+  role: InvitedRole;
+  expires_at: string;
+}
+
+async function usable(db: Db, token: string, now: number) {
+  const row = await db
+    .selectFrom('team_invitations as i')
+    .innerJoin('teams as t', 't.id', 'i.team_id')
+    .leftJoin('users as u', 'u.id', 'i.invited_by')
+    .select(['i.id', 'i.team_id', 'i.email', 'i.role', 'i.expires_at', 'i.status', 't.name as team_name', 'u.full_name as inviter_name'])
+    .where('i.token_hash', '=', hashToken(token))
+    .executeTakeFirst();
+  if (!row || row.status !== 'pending' || row.expires_at <= now) throw invalidInvitation();
+  return row;
+}
+
+export async function previewInvitation(db: Db, token: string, now: number): Promise<InvitationPreview> {
+  const row = await usable(db, token, now);
+  return { team_name: row.team_name, inviter_name: row.inviter_name ?? 'A former member', email: row.email, role: row.role, expires_at: new Date(Number(row.expires_at)).toISOString() };
+}
+
+/**
+ * Joins the invitation's team, once: the invitation is claimed by a conditional update, and the
+ * unique `team_members.user_id` refuses a second team even to two invitations accepted at once.
+ * `lockTeam` locks the team's row (PostgreSQL) so the join waits for changes to the team in flight.
+ */
+export async function accept(
+  trx: Trx,
+  user: { id: string; email: string; full_name: string },
+  token: string,
+  ip: string | null,
+  now: number,
+  lockTeam: (teamId: string) => Promise<void>,
+): Promise<{ teamId: string; role: InvitedRole }> {
+  const found = await usable(trx, token, now);
+  await lockTeam(found.team_id);
+  const row = await usable(trx, token, now);
+  if (row.email !== user.email.trim().toLowerCase()) {
+    throw new ApiError(403, 'invitation_email_mismatch', `This invitation is for ${row.email}, but you are signed in as ${user.email}. Sign out and sign in (or register) with ${row.email} to accept it.`);
+  }
+  const already = await trx.selectFrom('team_members').select('team_id').where('user_id', '=', user.id).executeTakeFirst();
+  if (already) throw alreadyInTeam('you');
+  const claimed = await trx.updateTable('team_invitations').set({ status: 'accepted' }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) !== 1) throw invalidInvitation();
+  const team = await trx.selectFrom('teams').select(['default_monthly_query_cap']).where('id', '=', row.team_id).executeTakeFirstOrThrow();
+  try {
+    await trx.insertInto('team_members').values({ team_id: row.team_id, user_id: user.id, role: row.role, monthly_query_cap: team.default_monthly_query_cap, joined_at: now }).execute();
+  } catch (error) {
+    if (/unique|duplicate/i.test(String((error as { message?: unknown }).message))) throw alreadyInTeam('you');
+    throw error;
+  }
+  await recordAudit(trx, { teamId: row.team_id, actor: { id: user.id, name: user.full_name }, action: 'member.joined', target: { id: user.id, name: user.full_name }, detail: row.role, ip, at: now });
+  return { teamId: row.team_id, role: row.role };
+}

@@ -1,0 +1,315 @@
+import type { Kysely, Transaction } from 'kysely';
+import { TEAM_SEAT_LIMIT } from '../../contract/plans';
+import type { Database, Engine, SubscriptionsTable, TeamRole, TeamsTable } from '../db/types';
+import { ApiError } from '../errors';
+import { recordAudit, type Person } from './auditLog';
+import { planAt } from './subscriptions';
+import { periodsAt } from './usageReport';
+import { uuidV7 } from './uuidv7';
+
+/**
+ * Teams and their members (decisions.md, "Teams: what the Team plan promises"). Every call reads
+ * the caller's role from the database in its own transaction, with the team's row locked on
+ * PostgreSQL, so two changes to one team run one after the other there (SQLite runs one
+ * transaction at a time): what one checked still holds when it writes. The constraints of the
+ * migration back the rules that matter most (one team per user, one owner per team).
+ */
+
+type Db = Kysely<Database> | Transaction<Database>;
+type Trx = Transaction<Database>;
+
+export const notInTeam = () => new ApiError(404, 'not_in_team', 'You are not in a team.');
+export const forbidden = (message = 'Only the team’s owner or an admin can do this.') => new ApiError(403, 'forbidden', message);
+const memberNotFound = () => new ApiError(404, 'member_not_found', 'There is no such member in your team.', { field: 'user_id' });
+
+export const isAdmin = (role: TeamRole) => role === 'owner' || role === 'admin';
+
+/** The caller in their team, as the database says on this request. */
+export interface Acting {
+  team: TeamsTable;
+  role: TeamRole;
+  person: Person;
+  ip: string | null;
+}
+
+export type PlanStatus = 'active' | 'past_due' | 'ending' | 'ended';
+
+/** `GET /teams/me`'s team. */
+export interface WireTeam {
+  id: string;
+  name: string;
+  created_at: string;
+  seat_limit: number;
+  seats_used: number;
+  plan_status: PlanStatus;
+  default_monthly_query_cap: number | null;
+}
+
+/** How the team's Team subscription stands: while it applies, it is every member's plan. */
+export function planStatusOf(subscription: SubscriptionsTable | undefined, now: number): PlanStatus {
+  if (planAt(subscription, now) !== 'team') return 'ended';
+  if (subscription!.status === 'past_due') return 'past_due';
+  const ending = subscription!.cancel_at_period_end === 1 && subscription!.scheduled_plan !== 'team';
+  return ending ? 'ending' : 'active';
+}
+
+/**
+ * Finds the caller's team and role in `trx`, locking the team's row on PostgreSQL first and
+ * reading the role after the lock, so the role is the one every earlier change to the team left.
+ */
+export async function actingIn(trx: Trx, engine: Engine, userId: string, ip: string | null): Promise<Acting> {
+  const found = await trx.selectFrom('team_members').select('team_id').where('user_id', '=', userId).executeTakeFirst();
+  if (!found) throw notInTeam();
+  const team = await trx
+    .selectFrom('teams')
+    .selectAll()
+    .where('id', '=', found.team_id)
+    .$if(engine === 'postgres', (query) => query.forUpdate())
+    .executeTakeFirst();
+  const member = await trx
+    .selectFrom('team_members')
+    .innerJoin('users', 'users.id', 'team_members.user_id')
+    .select(['team_members.team_id', 'team_members.role', 'users.full_name'])
+    .where('team_members.user_id', '=', userId)
+    .executeTakeFirst();
+  // Removed or moved while waiting for the lock.
+  if (!team || member?.team_id !== team.id) throw notInTeam();
+  return { team, role: member.role, person: { id: userId, name: member.full_name }, ip };
+}
+
+/** The caller's team and role without locking anything (reads). */
+export async function membershipOf(db: Db, userId: string): Promise<{ team: TeamsTable; role: TeamRole } | undefined> {
+  const row = await db
+    .selectFrom('team_members')
+    .innerJoin('teams', 'teams.id', 'team_members.team_id')
+    .selectAll('teams')
+    .select('team_members.role')
+    .where('team_members.user_id', '=', userId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { role, ...team } = row;
+  return { team, role };
+}
+
+/** Members plus pending invitations that have not expired: what the seat limit counts. */
+export async function seatsUsed(db: Db, teamId: string, now: number): Promise<number> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('team_members').select((e) => e.fn.countAll<number>().as('n')).where('team_id', '=', teamId).as('members'),
+      eb
+        .selectFrom('team_invitations')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('team_id', '=', teamId)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', now)
+        .as('pending'),
+    ])
+    .executeTakeFirstOrThrow();
+  return Number(row.members) + Number(row.pending);
+}
+
+export async function wireTeam(db: Db, team: TeamsTable, now: number): Promise<WireTeam> {
+  const subscription = await db.selectFrom('subscriptions').selectAll().where('user_id', '=', team.billing_user_id).executeTakeFirst();
+  return {
+    id: team.id,
+    name: team.name,
+    created_at: new Date(Number(team.created_at)).toISOString(),
+    seat_limit: TEAM_SEAT_LIMIT,
+    seats_used: await seatsUsed(db, team.id, now),
+    plan_status: planStatusOf(subscription, now),
+    default_monthly_query_cap: team.default_monthly_query_cap,
+  };
+}
+
+/**
+ * The team of a user whose Team checkout was paid, made in the billing event's transaction: its
+ * owner is the user, its subscription the user's. A user already in a team, or still paying for
+ * one they handed over, gets no second one.
+ */
+export async function ensureTeamOf(trx: Trx, userId: string, now: number): Promise<void> {
+  const member = await trx.selectFrom('team_members').select('team_id').where('user_id', '=', userId).executeTakeFirst();
+  const paidFor = await trx.selectFrom('teams').select('id').where('billing_user_id', '=', userId).executeTakeFirst();
+  if (member || paidFor) return;
+  const owner = await trx.selectFrom('users').select(['full_name']).where('id', '=', userId).executeTakeFirstOrThrow();
+  const team = { id: uuidV7(now), name: defaultTeamName(owner.full_name) };
+  await trx
+    .insertInto('teams')
+    .values({ ...team, billing_user_id: userId, default_monthly_query_cap: null, created_at: now, updated_at: now })
+    .execute();
+  await trx.insertInto('team_members').values({ team_id: team.id, user_id: userId, role: 'owner', monthly_query_cap: null, joined_at: now }).execute();
+  await recordAudit(trx, { teamId: team.id, actor: { id: userId, name: owner.full_name }, action: 'team.created', target: team, ip: null, at: now });
+}
+
+/** Team names are bounded like full names: the default fits whatever the owner's name is. */
+export const TEAM_NAME_MAX = 100;
+
+export function defaultTeamName(ownerName: string): string {
+  const suffix = '’s team';
+  return [...ownerName].slice(0, TEAM_NAME_MAX - suffix.length).join('') + suffix;
+}
+
+export function normaliseTeamName(raw: string): string {
+  const name = raw.normalize('NFC').trim();
+  const length = [...name].length;
+  if (length < 1 || length > TEAM_NAME_MAX) {
+    throw new ApiError(400, 'invalid_input', `The team name must be 1 to ${TEAM_NAME_MAX} characters.`, { field: 'name' });
+  }
+  return name;
+}
+
+/** When the billing user's Team subscription changes how it applies, the team's log says so. */
+export async function recordPlanChange(trx: Trx, userId: string, before: SubscriptionsTable | undefined, after: SubscriptionsTable, now: number) {
+  const team = await trx.selectFrom('teams').select(['id']).where('billing_user_id', '=', userId).executeTakeFirst();
+  if (!team) return;
+  const was = planStatusOf(before, now);
+  const is = planStatusOf(after, now);
+  if (was === is) return;
+  await recordAudit(trx, { teamId: team.id, actor: null, action: 'team.plan_changed', target: { id: null, name: 'Team' }, detail: `${was} → ${is}`, ip: null, at: now });
+}
+
+export async function renameTeam(trx: Trx, acting: Acting, changes: { name?: string; defaultCap?: number | null }, now: number): Promise<TeamsTable> {
+  if (!isAdmin(acting.role)) throw forbidden();
+  const { team } = acting;
+  const name = changes.name === undefined ? team.name : normaliseTeamName(changes.name);
+  const defaultCap = changes.defaultCap === undefined ? team.default_monthly_query_cap : changes.defaultCap;
+  await trx.updateTable('teams').set({ name, default_monthly_query_cap: defaultCap, updated_at: now }).where('id', '=', team.id).execute();
+  if (name !== team.name) {
+    await recordAudit(trx, { teamId: team.id, actor: acting.person, action: 'team.renamed', target: { id: team.id, name }, detail: team.name, ip: acting.ip, at: now });
+  }
+  if (defaultCap !== team.default_monthly_query_cap) {
+    await recordAudit(trx, { teamId: team.id, actor: acting.person, action: 'team.default_cap_changed', target: { id: team.id, name }, detail: capText(defaultCap), ip: acting.ip, at: now });
+  }
+  return { ...team, name, default_monthly_query_cap: defaultCap, updated_at: now };
+}
+
+const capText = (cap: number | null) => (cap === null ? 'no cap' : String(cap));
+
+/** `GET /teams/me/members` row; a plain member sees the other members' names and roles only. */
+export interface WireMember {
+  user_id: string;
+  full_name: string;
+  email: string | null;
+  role: TeamRole;
+  joined_at: string;
+  last_active_at: string | null;
+  month_queries: number | null;
+  day_tokens: number | null;
+  monthly_query_cap: number | null;
+}
+
+export async function listMembers(db: Db, teamId: string, viewer: { userId: string; role: TeamRole }, now: number): Promise<WireMember[]> {
+  const { month, day } = periodsAt(now);
+  const rows = await db
+    .selectFrom('team_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .leftJoin('team_member_months as mm', (join) => join.onRef('mm.team_id', '=', 'm.team_id').onRef('mm.user_id', '=', 'm.user_id').on('mm.month', '=', month))
+    .select(['m.user_id', 'u.full_name', 'u.email', 'm.role', 'm.joined_at', 'm.monthly_query_cap', 'mm.queries'])
+    .where('m.team_id', '=', teamId)
+    .orderBy('m.joined_at')
+    .orderBy('m.user_id')
+    .execute();
+  const activity = await db
+    .selectFrom('usage_ledger')
+    .select((eb) => [
+      'user_id',
+      eb.fn.max('created_at').as('last_at'),
+      eb.fn
+        .sum<number>(eb.case().when('day', '=', day).then(eb.fn.coalesce(eb('prompt_tokens', '+', eb.ref('completion_tokens')), 'reserved_tokens')).else(0).end())
+        .as('day_tokens'),
+    ])
+    .where('team_id', '=', teamId)
+    .groupBy('user_id')
+    .execute();
+  const byUser = new Map(activity.map((row) => [row.user_id, row]));
+  const seesAll = isAdmin(viewer.role);
+  return rows.map((row) => {
+    const full = seesAll || row.user_id === viewer.userId;
+    const active = byUser.get(row.user_id);
+    return {
+      user_id: row.user_id,
+      full_name: row.full_name,
+      email: full ? row.email : null,
+      role: row.role,
+      joined_at: new Date(Number(row.joined_at)).toISOString(),
+      last_active_at: full && active?.last_at ? new Date(Number(active.last_at)).toISOString() : null,
+      month_queries: full ? Number(row.queries ?? 0) : null,
+      day_tokens: full ? Number(active?.day_tokens ?? 0) : null,
+      monthly_query_cap: full ? row.monthly_query_cap : null,
+    };
+  });
+}
+
+async function memberIn(trx: Trx, teamId: string, userId: string) {
+  const row = await trx
+    .selectFrom('team_members')
+    .innerJoin('users', 'users.id', 'team_members.user_id')
+    .select(['team_members.user_id', 'team_members.role', 'team_members.monthly_query_cap', 'users.full_name'])
+    .where('team_members.team_id', '=', teamId)
+    .where('team_members.user_id', '=', userId)
+    .executeTakeFirst();
+  if (!row) throw memberNotFound();
+  return row;
+}
+
+/** Role changes are the owner's; caps are any admin's. The owner's own role changes only by a transfer. */
+export async function updateMember(
+  trx: Trx,
+  acting: Acting,
+  userId: string,
+  changes: { role?: 'admin' | 'member'; cap?: number | null },
+  now: number,
+): Promise<void> {
+  if (!isAdmin(acting.role)) throw forbidden();
+  const teamId = acting.team.id;
+  const target = await memberIn(trx, teamId, userId);
+  const who = { id: target.user_id, name: target.full_name };
+  if (changes.role !== undefined && changes.role !== target.role) {
+    if (acting.role !== 'owner') throw forbidden('Only the team’s owner can change roles.');
+    if (target.role === 'owner') throw forbidden('The owner’s role changes only by handing ownership to another member.');
+    // `role <> 'owner'` again in the write: the row may have become the owner's since it was read (SQLite has no row lock to hold).
+    await trx.updateTable('team_members').set({ role: changes.role }).where('team_id', '=', teamId).where('user_id', '=', userId).where('role', '<>', 'owner').execute();
+    await recordAudit(trx, { teamId, actor: acting.person, action: 'member.role_changed', target: who, detail: `${target.role} → ${changes.role}`, ip: acting.ip, at: now });
+  }
+  if (changes.cap !== undefined && changes.cap !== target.monthly_query_cap) {
+    await trx.updateTable('team_members').set({ monthly_query_cap: changes.cap }).where('team_id', '=', teamId).where('user_id', '=', userId).execute();
+    await recordAudit(trx, { teamId, actor: acting.person, action: 'member.cap_changed', target: who, detail: `${capText(target.monthly_query_cap)} → ${capText(changes.cap)}`, ip: acting.ip, at: now });
+  }
+}
+
+/** An admin removes a member (the owner removes admins too); anyone but the owner leaves. */
+export async function removeMember(trx: Trx, acting: Acting, userId: string, now: number): Promise<void> {
+  const teamId = acting.team.id;
+  const leaving = userId === acting.person.id;
+  if (leaving && acting.role === 'owner') throw forbidden('The owner cannot leave the team. Hand ownership to another member first.');
+  if (!leaving && !isAdmin(acting.role)) throw forbidden();
+  const target = await memberIn(trx, teamId, userId);
+  if (target.role === 'owner') throw forbidden('The owner cannot be removed from the team.');
+  if (!leaving && target.role === 'admin' && acting.role !== 'owner') throw forbidden('Only the team’s owner can remove an admin.');
+  const removed = await trx.deleteFrom('team_members').where('team_id', '=', teamId).where('user_id', '=', userId).where('role', '<>', 'owner').executeTakeFirst();
+  if (Number(removed.numDeletedRows) === 0) throw memberNotFound();
+  const who = { id: target.user_id, name: target.full_name };
+  await recordAudit(trx, { teamId, actor: acting.person, action: leaving ? 'member.left' : 'member.removed', target: who, detail: target.role, ip: acting.ip, at: now });
+}
+
+/**
+ * The owner hands ownership to a member and becomes an admin, in one transaction: the old owner's
+ * row is demoted before the new one is promoted, so the one-owner index holds at every statement,
+ * and a failure leaves both as they were. The team is never without an owner to anyone else.
+ */
+export async function transferOwnership(trx: Trx, acting: Acting, userId: string, now: number): Promise<void> {
+  if (acting.role !== 'owner') throw forbidden('Only the team’s owner can hand ownership to someone else.');
+  const teamId = acting.team.id;
+  if (userId === acting.person.id) throw new ApiError(400, 'invalid_input', 'You already own the team; choose another member.', { field: 'user_id' });
+  const target = await memberIn(trx, teamId, userId);
+  const demoted = await trx
+    .updateTable('team_members')
+    .set({ role: 'admin' })
+    .where('team_id', '=', teamId)
+    .where('user_id', '=', acting.person.id)
+    .where('role', '=', 'owner')
+    .executeTakeFirst();
+  if (Number(demoted.numUpdatedRows) !== 1) throw forbidden('Only the team’s owner can hand ownership to someone else.');
+  const promoted = await trx.updateTable('team_members').set({ role: 'owner' }).where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst();
+  if (Number(promoted.numUpdatedRows) !== 1) throw memberNotFound();
+  await recordAudit(trx, { teamId, actor: acting.person, action: 'team.ownership_transferred', target: { id: target.user_id, name: target.full_name }, detail: target.role, ip: acting.ip, at: now });
+}

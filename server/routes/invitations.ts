@@ -1,0 +1,58 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { accept, previewInvitation } from '../domain/invitations';
+import { membershipOf, wireTeam } from '../domain/teams';
+import { ErrorSchema, OpaqueToken } from '../../contract/schemas';
+import { TeamSchema } from './teams';
+
+const InvitedRole = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
+const TokenParams = Type.Object({ token: OpaqueToken });
+
+/** The invitation link's calls: what it offers (no sign-in needed to see it) and accepting it. */
+export const invitationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, engine } = app.database;
+
+  app.get(
+    '/invitations/:token',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: 'What an invitation link offers: team, inviter, address and role',
+        params: TokenParams,
+        response: {
+          200: Type.Object({ team_name: Type.String(), inviter_name: Type.String(), email: Type.String(), role: InvitedRole, expires_at: Type.String({ format: 'date-time' }) }),
+          400: ErrorSchema,
+          404: ErrorSchema,
+          // Path parameters are at most 100 characters (Fastify's maxParamLength); a token is 43.
+          414: ErrorSchema,
+        },
+      },
+    },
+    async (request) => previewInvitation(db, request.params.token, app.clock.now()),
+  );
+
+  app.post(
+    '/invitations/:token/accept',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags: ['teams'],
+        summary: "Join the invitation's team; the signed-in account's email must be the invited one",
+        security: [{ bearer: [] }],
+        params: TokenParams,
+        response: { 200: Type.Object({ team: TeamSchema, role: InvitedRole }), 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 414: ErrorSchema },
+      },
+    },
+    async (request) => {
+      const user = request.currentUser!;
+      const now = app.clock.now();
+      const joined = await db.transaction().execute((trx) =>
+        accept(trx, user, request.params.token, request.ip, now, async (teamId) => {
+          if (engine === 'postgres') await trx.selectFrom('teams').select('id').where('id', '=', teamId).forUpdate().execute();
+        }),
+      );
+      const membership = (await membershipOf(db, user.id))!;
+      return { team: await wireTeam(db, membership.team, now), role: joined.role };
+    },
+  );
+};

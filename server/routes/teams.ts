@@ -1,0 +1,343 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/types';
+import { AUDIT_ACTIONS, auditPage, type AuditAction } from '../domain/auditLog';
+import { invite, pendingInvitations, resend, revoke, type Issued } from '../domain/invitations';
+import { checkMonth, teamUsage, usageCsv } from '../domain/teamUsage';
+import {
+  actingIn,
+  forbidden,
+  isAdmin,
+  listMembers,
+  membershipOf,
+  notInTeam,
+  removeMember,
+  renameTeam,
+  transferOwnership,
+  updateMember,
+  wireTeam,
+  type Acting,
+} from '../domain/teams';
+import { deliverLater } from '../mail/mailer';
+import { teamInvitationMail } from '../mail/templates';
+import { DisplayText, Email, ErrorSchema, Text } from '../../contract/schemas';
+
+const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
+const InvitedRole = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
+/** A cap is a whole number of queries a month; null is no cap. */
+const Cap = Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Null()]);
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const Month = Type.Object({ month: Text({ maxLength: 20, description: 'YYYY-MM, not after the current UTC month.' }) }, { additionalProperties: false });
+
+export const TeamSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    seat_limit: Type.Integer(),
+    seats_used: Type.Integer({ description: 'Members plus pending invitations.' }),
+    plan_status: Type.Union([Type.Literal('active'), Type.Literal('past_due'), Type.Literal('ending'), Type.Literal('ended')], {
+      description: "How the team's Team subscription stands; while it is not `ended`, it is every member's plan.",
+    }),
+    default_monthly_query_cap: Nullable(Type.Integer()),
+  },
+  { $id: 'Team' },
+);
+
+const MemberSchema = Type.Object(
+  {
+    user_id: Type.String(),
+    full_name: Type.String(),
+    email: Nullable(Type.String()),
+    role: Role,
+    joined_at: Type.String({ format: 'date-time' }),
+    last_active_at: Nullable(Type.String({ format: 'date-time' })),
+    month_queries: Nullable(Type.Integer()),
+    day_tokens: Nullable(Type.Integer()),
+    monthly_query_cap: Nullable(Type.Integer()),
+  },
+  { $id: 'TeamMember', description: "A plain member sees the others' names and roles; the other fields are null but for their own row." },
+);
+
+const InvitationSchema = Type.Object(
+  { id: Type.String(), email: Type.String(), role: InvitedRole, expires_at: Type.String({ format: 'date-time' }) },
+  { $id: 'TeamInvitation' },
+);
+
+const Totals = { queries: Type.Integer(), tokens: Type.Integer() };
+const UsageSchema = Type.Object({
+  month: Type.String(),
+  days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), user_id: Type.String(), ...Totals })),
+  by_task: Type.Array(Type.Object({ task: Type.String(), ...Totals })),
+  members: Type.Array(Type.Object({ user_id: Type.String(), full_name: Type.String(), email: Type.String(), ...Totals })),
+});
+
+const AuditSchema = Type.Object({
+  events: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      at: Type.String({ format: 'date-time' }),
+      actor: Nullable(Type.Object({ user_id: Nullable(Type.String()), name: Type.String() })),
+      action: Type.Unsafe<AuditAction>({ type: 'string', enum: [...AUDIT_ACTIONS] }),
+      target: Nullable(Type.Object({ user_id: Nullable(Type.String()), name: Type.String(), detail: Nullable(Type.String()) })),
+      ip: Nullable(Type.String()),
+    }),
+  ),
+  next: Nullable(Type.String({ description: 'Pass as `before` for the next (older) page; null on the last page.' })),
+});
+
+const UserIdParams = Type.Object({ user_id: Text({ minLength: 1, maxLength: 100 }) });
+const IdParams = Type.Object({ id: Text({ minLength: 1, maxLength: 100 }) });
+
+const bearerOnly = [{ bearer: [] }];
+const e = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorSchema]));
+
+export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, engine } = app.database;
+  app.addHook('onRequest', app.authenticate);
+
+  /** Runs `work` with the caller's team and role read in its transaction (see `actingIn`). */
+  const acting = <T>(request: FastifyRequest, work: (trx: Transaction<Database>, who: Acting) => Promise<T>) =>
+    db.transaction().execute(async (trx) => work(trx, await actingIn(trx, engine, request.auth!.userId, request.ip)));
+
+  /** The caller's team and role, read on this request; admin-only reads refuse the rest. */
+  const reading = async (request: FastifyRequest, adminOnly: boolean) => {
+    const membership = await membershipOf(db, request.auth!.userId);
+    if (!membership) throw notInTeam();
+    if (adminOnly && !isAdmin(membership.role)) throw forbidden();
+    return membership;
+  };
+
+  const mailInvitation = (who: Acting, issued: Issued) =>
+    deliverLater(
+      app.mailer,
+      app.log,
+      teamInvitationMail(
+        issued.invitation.email,
+        `${app.config.publicUrl}/invite/${encodeURIComponent(issued.token)}`,
+        { teamName: who.team.name, inviterName: who.person.name, role: issued.invitation.role, expiresAt: Date.parse(issued.invitation.expires_at) },
+        app.config.web,
+      ),
+    );
+
+  app.get(
+    '/teams/me',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: "The caller's team and role",
+        security: bearerOnly,
+        response: { 200: Type.Object({ team: TeamSchema, role: Role }), ...e(401, 404) },
+      },
+    },
+    async (request) => {
+      const { team, role } = await reading(request, false);
+      return { team: await wireTeam(db, team, app.clock.now()), role };
+    },
+  );
+
+  app.patch(
+    '/teams/me',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: 'Rename the team or set the monthly query cap new members get (admins)',
+        security: bearerOnly,
+        body: Type.Object({ name: Type.Optional(DisplayText({ maxLength: 1000 })), default_monthly_query_cap: Type.Optional(Cap) }, { additionalProperties: false, minProperties: 1 }),
+        response: { 200: TeamSchema, ...e(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const now = app.clock.now();
+      const { name, default_monthly_query_cap: defaultCap } = request.body;
+      return acting(request, async (trx, who) => wireTeam(trx, await renameTeam(trx, who, { name, defaultCap }, now), now));
+    },
+  );
+
+  app.get(
+    '/teams/me/members',
+    { schema: { tags: ['teams'], summary: "The team's members", security: bearerOnly, response: { 200: Type.Object({ members: Type.Array(MemberSchema) }), ...e(401, 404) } } },
+    async (request) => {
+      const { team, role } = await reading(request, false);
+      return { members: await listMembers(db, team.id, { userId: request.auth!.userId, role }, app.clock.now()) };
+    },
+  );
+
+  app.patch(
+    '/teams/me/members/:user_id',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: "Change a member's role (the owner) or monthly query cap (admins; null removes it)",
+        security: bearerOnly,
+        params: UserIdParams,
+        body: Type.Object({ role: Type.Optional(InvitedRole), monthly_query_cap: Type.Optional(Cap) }, { additionalProperties: false, minProperties: 1 }),
+        response: { 200: MemberSchema, ...e(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const now = app.clock.now();
+      const { role, monthly_query_cap: cap } = request.body;
+      return acting(request, async (trx, who) => {
+        await updateMember(trx, who, request.params.user_id, { role, cap }, now);
+        const members = await listMembers(trx, who.team.id, { userId: who.person.id, role: who.role }, now);
+        return members.find((member) => member.user_id === request.params.user_id)!;
+      });
+    },
+  );
+
+  app.delete(
+    '/teams/me/members/:user_id',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: 'Remove a member (admins), or leave (your own id); never the owner',
+        security: bearerOnly,
+        params: UserIdParams,
+        response: { 204: Type.Null(), ...e(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await acting(request, (trx, who) => removeMember(trx, who, request.params.user_id, app.clock.now()));
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/teams/me/transfer',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: 'Hand ownership to a member; the owner becomes an admin',
+        security: bearerOnly,
+        body: Type.Object({ user_id: Text({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+        response: { 204: Type.Null(), ...e(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await acting(request, (trx, who) => transferOwnership(trx, who, request.body.user_id, app.clock.now()));
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/teams/me/invitations',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: 'Invite someone by email (admins); the mail carries a single-use link valid 7 days',
+        security: bearerOnly,
+        body: Type.Object({ email: Email, role: InvitedRole }, { additionalProperties: false }),
+        response: { 201: InvitationSchema, ...e(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const now = app.clock.now();
+      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await invite(trx, who, request.body.email, request.body.role, now) }));
+      mailInvitation(who, issued);
+      return reply.status(201).send(issued.invitation);
+    },
+  );
+
+  app.get(
+    '/teams/me/invitations',
+    {
+      schema: { tags: ['teams'], summary: 'Pending invitations (admins)', security: bearerOnly, response: { 200: Type.Object({ invitations: Type.Array(InvitationSchema) }), ...e(401, 403, 404) } },
+    },
+    async (request) => {
+      const { team } = await reading(request, true);
+      return { invitations: await pendingInvitations(db, team.id, app.clock.now()) };
+    },
+  );
+
+  app.post(
+    '/teams/me/invitations/:id/resend',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: 'Send a pending invitation again with a new link; the old link stops working (admins)',
+        security: bearerOnly,
+        params: IdParams,
+        response: { 200: InvitationSchema, ...e(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const now = app.clock.now();
+      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await resend(trx, who, request.params.id, now) }));
+      mailInvitation(who, issued);
+      return issued.invitation;
+    },
+  );
+
+  app.delete(
+    '/teams/me/invitations/:id',
+    {
+      schema: { tags: ['teams'], summary: 'Revoke a pending invitation (admins)', security: bearerOnly, params: IdParams, response: { 204: Type.Null(), ...e(401, 403, 404) } },
+    },
+    async (request, reply) => {
+      await acting(request, (trx, who) => revoke(trx, who, request.params.id, app.clock.now()));
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/teams/me/usage',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: "The team's queries and tokens in a month, per day and member, per task and per member (admins)",
+        security: bearerOnly,
+        querystring: Month,
+        response: { 200: UsageSchema, ...e(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const month = checkMonth(request.query.month, app.clock.now());
+      const { team } = await reading(request, true);
+      return teamUsage(db, team.id, month);
+    },
+  );
+
+  app.get(
+    '/teams/me/usage.csv',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: 'The month as CSV: date,user_id,full_name,email,queries,tokens, one row per member per day with use (admins)',
+        security: bearerOnly,
+        querystring: Month,
+        response: {
+          200: { description: 'UTF-8 with a byte order mark and a header row, RFC 4180 quoting, formulas neutralised.', content: { 'text/csv': { schema: Type.String() } } },
+          ...e(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const month = checkMonth(request.query.month, app.clock.now());
+      const { team } = await reading(request, true);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="team-usage-${month}.csv"`)
+        .send(usageCsv(await teamUsage(db, team.id, month)));
+    },
+  );
+
+  app.get(
+    '/teams/me/audit-log',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: "The team's events, newest first, 50 a page (admins); nothing can change them",
+        security: bearerOnly,
+        querystring: Type.Object({ before: Type.Optional(Text({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false }),
+        response: { 200: AuditSchema, ...e(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { team } = await reading(request, true);
+      return auditPage(db, team.id, request.query.before ?? null);
+    },
+  );
+};

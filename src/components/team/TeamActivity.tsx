@@ -1,0 +1,122 @@
+import { Box, Button, Field, HStack, Input, SimpleGrid, Stack, Table, Text } from '@chakra-ui/react';
+import { lazy, Suspense } from 'react';
+import * as messages from '../../content/messages';
+import type { AuditEvent, TeamUsage } from '../../lib/api';
+import { formatNumber } from '../../lib/planDisplay';
+
+const t = messages.team;
+const DailyUsageChart = lazy(() => import('../DailyUsageChart'));
+
+/** Every day of the month (up to today in the current one), with the team's queries and tokens summed over members. */
+function daysOf(usage: TeamUsage, today: string) {
+  const [year, month] = usage.month.split('-').map(Number) as [number, number];
+  const length = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const totals = new Map<string, { queries: number; tokens: number }>();
+  for (const day of usage.days) {
+    const total = totals.get(day.date) ?? { queries: 0, tokens: 0 };
+    totals.set(day.date, { queries: total.queries + day.queries, tokens: total.tokens + day.tokens });
+  }
+  return Array.from({ length }, (_, i) => `${usage.month}-${String(i + 1).padStart(2, '0')}`)
+    .filter((date) => date <= today)
+    .map((date) => ({ date, ...(totals.get(date) ?? { queries: 0, tokens: 0 }) }));
+}
+
+function Totals({ caption, rows }: { caption: string; rows: Array<{ key: string; label: string; queries: number; tokens: number }> }) {
+  return (
+    <Table.Root size="sm" variant="outline">
+      <Table.Caption captionSide="top" textAlign="start" fontWeight="medium" mb="1">
+        {caption}
+      </Table.Caption>
+      <Table.Header>
+        <Table.Row>
+          <Table.ColumnHeader>{caption === t.perTask ? t.what : t.name}</Table.ColumnHeader>
+          <Table.ColumnHeader textAlign="end">{t.queries}</Table.ColumnHeader>
+          <Table.ColumnHeader textAlign="end">{t.tokens}</Table.ColumnHeader>
+        </Table.Row>
+      </Table.Header>
+      <Table.Body>
+        {rows.map((row) => (
+          <Table.Row key={row.key}>
+            <Table.Cell>{row.label}</Table.Cell>
+            <Table.Cell textAlign="end">{formatNumber(row.queries)}</Table.Cell>
+            <Table.Cell textAlign="end">{formatNumber(row.tokens)}</Table.Cell>
+          </Table.Row>
+        ))}
+      </Table.Body>
+    </Table.Root>
+  );
+}
+
+/** Usage for a chosen month: the month field, a chart per day, totals per member and per task, and the CSV. */
+export function TeamUsageSection(props: { usage: TeamUsage; month: string; maxMonth: string; loading: boolean; downloading: boolean; onMonth: (month: string) => void; onDownload: () => void }) {
+  const { usage, month, maxMonth, loading, downloading } = props;
+  return (
+    <Stack gap="4" aria-busy={loading}>
+      <HStack gap="3" align="flex-end" wrap="wrap">
+        <Field.Root maxW="48">
+          <Field.Label>{t.month}</Field.Label>
+          <Input type="month" value={month} max={maxMonth} onChange={(event) => /^\d{4}-\d{2}$/.test(event.target.value) && props.onMonth(event.target.value)} />
+        </Field.Root>
+        <Button variant="outline" onClick={props.onDownload} loading={downloading}>
+          {t.downloadCsv}
+        </Button>
+      </HStack>
+      {usage.days.length === 0 ? (
+        <Text color="fg.muted">{t.noUsage}</Text>
+      ) : (
+        <>
+          <Box maxW="3xl">
+            <Suspense fallback={<Box h="24" />}>
+              <DailyUsageChart days={daysOf(usage, maxMonth === usage.month ? new Date().toISOString().slice(0, 10) : '9999')} title={t.perDayChart(usage.month)} />
+            </Suspense>
+          </Box>
+          <SimpleGrid columns={{ base: 1, md: 2 }} gap="6">
+            <Totals caption={t.perMember} rows={usage.members.map((m) => ({ key: m.user_id, label: m.full_name, queries: m.queries, tokens: m.tokens }))} />
+            <Totals caption={t.perTask} rows={usage.by_task.map((row) => ({ key: row.task, label: row.task, queries: row.queries, tokens: row.tokens }))} />
+          </SimpleGrid>
+        </>
+      )}
+    </Stack>
+  );
+}
+
+/** One event as a sentence: "Ada invited bob@example.com (member)". */
+function describe(event: AuditEvent): string {
+  const verb = t.actionsText[event.action] ?? event.action;
+  const target = event.target && event.action !== 'member.joined' && event.action !== 'member.left' ? ` ${event.target.name}` : '';
+  const detail = event.target?.detail ? ` (${event.target.detail})` : '';
+  return `${verb}${target}${detail}`;
+}
+
+export function AuditLog({ events, hasOlder, loading, onOlder }: { events: AuditEvent[]; hasOlder: boolean; loading: boolean; onOlder: () => void }) {
+  return (
+    <Stack gap="3">
+      <Table.ScrollArea borderWidth="1px" rounded="md">
+        <Table.Root size="sm">
+          <Table.Header>
+            <Table.Row>
+              {[t.when, t.who, t.what, t.from].map((label) => (
+                <Table.ColumnHeader key={label}>{label}</Table.ColumnHeader>
+              ))}
+            </Table.Row>
+          </Table.Header>
+          <Table.Body>
+            {events.map((event) => (
+              <Table.Row key={event.id}>
+                <Table.Cell whiteSpace="nowrap">{new Date(event.at).toLocaleString()}</Table.Cell>
+                <Table.Cell>{event.actor?.name ?? t.system}</Table.Cell>
+                <Table.Cell>{describe(event)}</Table.Cell>
+                <Table.Cell>{event.ip ?? '—'}</Table.Cell>
+              </Table.Row>
+            ))}
+          </Table.Body>
+        </Table.Root>
+      </Table.ScrollArea>
+      {hasOlder && (
+        <Button alignSelf="flex-start" variant="outline" size="sm" onClick={onOlder} loading={loading}>
+          {t.olderEvents}
+        </Button>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,146 @@
+import { Badge, Box, Button, Card, Container, Heading, HStack, List, Stack, Text } from '@chakra-ui/react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { useState, type ReactNode } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { teamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
+import { useAuthRef, useAuthSelector } from '../app/auth';
+import { RouterLink } from '../app/RouterLink';
+import { PageHeader } from '../components/PageHeader';
+import { PageSpinner } from '../components/PageSpinner';
+import { AuditLog, TeamUsageSection } from '../components/team/TeamActivity';
+import { InviteForm, PendingInvitations } from '../components/team/TeamInvitations';
+import { TeamMembers } from '../components/team/TeamMembers';
+import { showToast } from '../components/Toaster';
+import * as messages from '../content/messages';
+import { actorOptions } from '../lib/inspector';
+import { usePageTitle } from '../lib/usePageTitle';
+
+const t = messages.team;
+const thisMonth = () => new Date().toISOString().slice(0, 7);
+
+function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <Box as="section" aria-labelledby={id}>
+      <Heading as="h2" id={id} size="xl" mb="4">
+        {title}
+      </Heading>
+      {children}
+    </Box>
+  );
+}
+
+/** Someone in no team: what Team offers and the way to it. */
+function TeamOffer() {
+  return (
+    <Container maxW="3xl" py={{ base: '8', md: '12' }}>
+      <PageHeader title={t.offerHeading} lead={t.offerLead} mb="6" />
+      <List.Root gap="2" ps="5" mb="8">
+        {t.offerPoints.map((point) => (
+          <List.Item key={point}>{point}</List.Item>
+        ))}
+      </List.Root>
+      <Button asChild colorPalette="brand" size="lg">
+        <RouterLink to="/subscription">{t.offerAction}</RouterLink>
+      </Button>
+    </Container>
+  );
+}
+
+const selectStatus = (s: TeamSnapshot) => (s.hasTag('loading') ? 'loading' : s.matches('notInTeam') ? 'notInTeam' : s.matches('failed') ? 'failed' : 'ready');
+
+export default function TeamPage() {
+  usePageTitle(t.title);
+  const auth = useAuthRef();
+  const userId = useAuthSelector((s) => s.context.user?.id ?? '');
+  const navigate = useNavigate();
+  const [logic] = useState(() =>
+    teamMachine.provide({ actions: { notify: (_, params) => showToast(params), navigate: (_, { to }) => void navigate(to) } }),
+  );
+  const actor = useActorRef(logic, { ...actorOptions(), input: { auth, userId, month: thisMonth() } });
+  const status = useSelector(actor, selectStatus);
+  const data = useSelector(actor, (s) => s.context.data);
+  const month = useSelector(actor, (s) => s.context.month);
+  const busy = useSelector(actor, (s) => s.hasTag('changing'));
+  const usageLoading = useSelector(actor, (s) => s.hasTag('usageLoading'));
+  const downloading = useSelector(actor, (s) => s.hasTag('downloading'));
+  const auditLoading = useSelector(actor, (s) => s.hasTag('auditLoading'));
+
+  if (status === 'loading') return <PageSpinner />;
+  if (status === 'notInTeam') return <TeamOffer />;
+  if (status === 'failed' || !data) {
+    return (
+      <Container maxW="3xl" py="12">
+        <PageHeader title={t.title} lead={t.loadFailed} mb="4" />
+        <Button onClick={() => actor.send({ type: 'team.retry' })}>{t.retry}</Button>
+      </Container>
+    );
+  }
+  const { team, role, members, invitations, usage, audit } = data;
+  const admin = role === 'owner' || role === 'admin';
+  return (
+    <Container maxW="6xl" py={{ base: '8', md: '12' }}>
+      <PageHeader title={team.name} lead={t.yourRole(t.roles[role]!)} mb="4" />
+      <HStack gap="3" wrap="wrap" mb="8">
+        <Badge colorPalette={team.plan_status === 'active' ? 'green' : 'orange'} variant="subtle">
+          {t.planStatus[team.plan_status]}
+        </Badge>
+        <Text color="fg.muted">{t.seats(team.seats_used, team.seat_limit)}</Text>
+      </HStack>
+      <Stack gap="12">
+        <Section id="team-members" title={t.membersHeading}>
+          {members.length === 1 && admin && (
+            <Card.Root variant="subtle" mb="4">
+              <Card.Body>
+                <Text fontWeight="medium">{t.aloneTitle}</Text>
+                <Text color="fg.muted">{t.aloneText}</Text>
+              </Card.Body>
+            </Card.Root>
+          )}
+          <TeamMembers
+            members={members}
+            viewer={{ userId, role }}
+            busy={busy}
+            actions={{
+              onCap: (id, cap) => actor.send({ type: 'member.cap', userId: id, cap }),
+              onRole: (id, newRole) => actor.send({ type: 'member.role', userId: id, role: newRole }),
+              onRemove: (id) => actor.send({ type: 'member.remove', userId: id }),
+            }}
+          />
+        </Section>
+        {admin && invitations && (
+          <>
+            <Section id="team-invite" title={t.inviteHeading}>
+              <InviteForm onSent={() => actor.send({ type: 'team.reload' })} seatsLeft={team.seat_limit - team.seats_used} />
+            </Section>
+            <Section id="team-pending" title={t.pendingHeading}>
+              <PendingInvitations
+                invitations={invitations}
+                busy={busy}
+                onResend={(id) => actor.send({ type: 'invitation.resend', id })}
+                onRevoke={(id) => actor.send({ type: 'invitation.revoke', id })}
+              />
+            </Section>
+          </>
+        )}
+        {admin && usage && (
+          <Section id="team-usage" title={t.usageHeading}>
+            <TeamUsageSection
+              usage={usage}
+              month={month}
+              maxMonth={thisMonth()}
+              loading={usageLoading}
+              downloading={downloading}
+              onMonth={(value) => actor.send({ type: 'usage.month', month: value })}
+              onDownload={() => actor.send({ type: 'usage.download' })}
+            />
+          </Section>
+        )}
+        {admin && audit && (
+          <Section id="team-audit" title={t.auditHeading}>
+            <AuditLog events={audit.events} hasOlder={audit.next !== null} loading={auditLoading} onOlder={() => actor.send({ type: 'audit.older' })} />
+          </Section>
+        )}
+      </Stack>
+    </Container>
+  );
+}

@@ -1,0 +1,172 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { BrowserContext, Page } from 'playwright-core';
+import * as messages from '../../src/content/messages';
+import { useServerAndBrowser, watchPage } from '../helpers/browser';
+
+jest.setTimeout(180_000);
+
+const live = useServerAndBrowser();
+const t = messages.team;
+
+async function api(method: string, pathname: string, body?: unknown, token?: string) {
+  const res = await fetch(`${live.server.baseUrl}/api/v1${pathname}`, {
+    method,
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+const stamp = `${Date.now()}`;
+const person = (name: string, full_name: string) => ({
+  full_name,
+  username: `${name}${stamp}`.slice(0, 30),
+  email: `${name}${stamp}@example.com`,
+  password: `Analytical-${name}-${stamp}`,
+});
+
+/** The invitation link of the newest mail in the server's outbox to `to` (quoted-printable undone). */
+async function invitationLink(to: string): Promise<string> {
+  const outbox = path.join(live.server.dataDir, 'outbox');
+  for (let i = 0; i < 100; i++) {
+    const mails = fs.existsSync(outbox) ? fs.readdirSync(outbox).sort().map((file) => fs.readFileSync(path.join(outbox, file), 'utf8')) : [];
+    const mail = mails.reverse().find((text) => text.includes(`To: ${to}`) && text.includes('/invite/'));
+    const link = mail && /(http:\/\/\S+\/invite\/[\w-]+)/.exec(mail.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1];
+    if (link) return link;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no invitation mail to ${to}`);
+}
+
+async function signIn(page: Page, who: { email: string; password: string }) {
+  await page.getByLabel(messages.login.email).fill(who.email);
+  await page.getByLabel(messages.login.password).fill(who.password);
+  await page.getByRole('button', { name: messages.login.submit }).click();
+}
+
+describe('the Team story in Chromium against the real server', () => {
+  const contexts: BrowserContext[] = [];
+  afterAll(() => Promise.all(contexts.map((context) => context.close())));
+  const newPage = async () => {
+    const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    contexts.push(context);
+    return context.newPage();
+  };
+
+  it('upgrades, invites two people (one registers from the mail, one signs in), caps, downloads the CSV, removes, and logs it all', async () => {
+    const owner = person('owner', 'Ada Lovelace');
+    const newcomer = person('newcomer', 'Łukasz Ś, "Luke"');
+    const known = person('known', 'Grace Hopper');
+    expect((await api('POST', '/auth/register', owner)).status).toBe(201);
+    const knownSession = (await api('POST', '/auth/register', known)).body as { access_token: string };
+
+    // The owner signs in and buys Team through the test checkout.
+    const page = await newPage();
+    const watch = await watchPage(page);
+    await page.goto(`${live.server.baseUrl}/team`);
+    await signIn(page, owner);
+    await page.getByRole('heading', { name: t.offerHeading }).waitFor();
+    await page.getByRole('link', { name: t.offerAction }).click();
+    await page.waitForURL(/\/subscription$/);
+    const popup = page.context().waitForEvent('page');
+    await page.getByRole('button', { name: messages.subscription.upgradeTo('Team') }).click();
+    const checkout = await popup;
+    await checkout.getByLabel('Card number').fill('4242 4242 4242 4242');
+    await checkout.getByLabel('Expiry (MM/YY)').fill('12/34');
+    await checkout.getByLabel('CVC').fill('123');
+    await checkout.getByRole('button', { name: 'Pay $49' }).click();
+    await checkout.waitForURL(/\/subscription\?checkout=success$/);
+    await checkout.close();
+
+    await page.goto(`${live.server.baseUrl}/team`);
+    await page.getByRole('heading', { name: 'Ada Lovelace’s team', level: 1 }).waitFor();
+    await page.getByText(t.aloneTitle).waitFor();
+
+    // Two invitations from the form; a bad address is refused in words first.
+    const email = page.getByLabel(t.inviteEmail);
+    await email.fill('not an address');
+    await page.getByRole('button', { name: t.inviteSubmit }).click();
+    await page.getByText(t.emailInvalid).waitFor();
+    await email.fill(newcomer.email);
+    await page.getByRole('button', { name: t.inviteSubmit }).click();
+    await page.getByText(t.inviteSent(newcomer.email)).waitFor();
+    await page.getByLabel(t.inviteEmail).fill(known.email);
+    await page.getByLabel(t.inviteRole).selectOption('member');
+    await page.getByRole('button', { name: t.inviteSubmit }).click();
+    await page.getByText(t.inviteSent(known.email)).waitFor();
+    await page.getByRole('button', { name: `${t.revoke}: ${known.email}` }).waitFor();
+
+    // The newcomer registers from the mail's link and comes back to accept.
+    const newcomerPage = await newPage();
+    await newcomerPage.goto(await invitationLink(newcomer.email));
+    await newcomerPage.getByRole('heading', { name: messages.invitation.heading('Ada Lovelace’s team') }).waitFor();
+    await newcomerPage.getByRole('link', { name: messages.invitation.register }).click();
+    await newcomerPage.getByLabel(messages.register.fullName).fill(newcomer.full_name);
+    await newcomerPage.getByLabel(messages.register.username).fill(newcomer.username);
+    await newcomerPage.getByLabel(messages.register.email).fill(newcomer.email);
+    await newcomerPage.getByRole('textbox', { name: messages.register.password, exact: true }).fill(newcomer.password);
+    await newcomerPage.getByLabel(messages.register.confirmPassword).fill(newcomer.password);
+    await newcomerPage.getByRole('button', { name: messages.register.submit }).click();
+    await newcomerPage.waitForURL(/\/invite\//);
+    await newcomerPage.getByRole('button', { name: messages.invitation.accept }).click();
+    await newcomerPage.waitForURL(/\/team$/);
+    await newcomerPage.getByRole('heading', { name: 'Ada Lovelace’s team', level: 1 }).waitFor();
+
+    // The known person signs in from the link.
+    const knownPage = await newPage();
+    await knownPage.goto(await invitationLink(known.email));
+    await knownPage.getByRole('link', { name: messages.invitation.signIn }).click();
+    await signIn(knownPage, known);
+    await knownPage.waitForURL(/\/invite\//);
+    await knownPage.getByRole('button', { name: messages.invitation.accept }).click();
+    await knownPage.waitForURL(/\/team$/);
+    expect((await api('GET', '/users/me', undefined, knownSession.access_token)).body.subscription_plan).toBe('team');
+
+    // The owner caps Grace at one query a month; her second query is refused.
+    await page.reload();
+    await page.getByRole('button', { name: `${t.setCap}: ${known.full_name}` }).click();
+    await page.getByLabel(t.capLabel(known.full_name)).fill('1');
+    await page.getByRole('button', { name: t.saveCap }).click();
+    const members = page.getByRole('region', { name: t.membersHeading });
+    await members.getByRole('row', { name: new RegExp(known.full_name) }).getByRole('cell', { name: '1', exact: true }).waitFor();
+    const ask = () => api('POST', '/query', { task: 'formula', prompt: 'Sum of column B' }, knownSession.access_token);
+    expect((await ask()).status).toBe(200);
+    const refused = await ask();
+    expect([refused.status, refused.body.error.code]).toEqual([429, 'member_cap_reached']);
+
+    // The CSV of the month.
+    await page.reload();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: t.downloadCsv }).click();
+    const file = await download;
+    const csv = fs.readFileSync((await file.path())!, 'utf8');
+    expect(csv.split('\r\n')[0]).toBe('\uFEFFdate,user_id,full_name,email,queries,tokens');
+    expect(csv).toContain(`,Grace Hopper,${known.email},1,`);
+
+    // Removing Grace puts her back on Free.
+    await page.getByRole('button', { name: `${t.remove}: ${known.full_name}` }).click();
+    await page.getByRole('button', { name: t.confirm }).click();
+    await members.getByRole('row', { name: new RegExp(known.full_name) }).waitFor({ state: 'detached' });
+    expect((await api('GET', '/users/me', undefined, knownSession.access_token)).body.subscription_plan).toBe('free');
+
+    // The audit log tells the story, newest first.
+    const log = page.getByRole('region', { name: t.auditHeading });
+    const rows = await log.getByRole('row').allInnerTexts();
+    const story = rows.slice(1).map((row) => row.split('\t')[2]);
+    expect(story.slice(0, 7)).toEqual([
+      `${t.actionsText['member.removed']} Grace Hopper (member)`,
+      `${t.actionsText['member.cap_changed']} Grace Hopper (no cap → 1)`,
+      `${t.actionsText['member.joined']} (member)`,
+      `${t.actionsText['member.joined']} (member)`,
+      `${t.actionsText['invitation.created']} ${known.email} (member)`,
+      `${t.actionsText['invitation.created']} ${newcomer.email} (member)`,
+      `${t.actionsText['team.created']} Ada Lovelace’s team`,
+    ]);
+
+    const axe = await new AxeBuilder({ page }).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+    expect(watch.cspViolations).toEqual([]);
+  });
+});

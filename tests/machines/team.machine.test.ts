@@ -1,0 +1,172 @@
+import type { ErrorCode } from '../../contract/errors';
+import { createActor, fromPromise } from 'xstate';
+import type { TeamChange, TeamData } from '../../machines/team/team.actors';
+import type { AuthInput } from '../../machines/subscription/subscription.actors';
+import { teamMachine } from '../../machines/team/team.machine';
+import { inviteFormMachine } from '../../machines/inviteForm/inviteForm.machine';
+import { invitationMachine } from '../../machines/invitation/invitation.machine';
+import type { AuthActorRef } from '../../machines/auth/auth.retry';
+import * as messages from '../../src/content/messages';
+import { ApiRequestError, type InvitationPreview, type TeamInvitation } from '../../src/lib/api';
+
+const auth = null as unknown as AuthActorRef;
+const refusal = (status: number, code: ErrorCode, text = 'from the server') => new ApiRequestError(`API Error: ${status}`, status, code, text);
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+const data = (role: TeamData['role']): TeamData => ({
+  team: { id: 't', name: 'Ada’s team', created_at: '2026-11-01T00:00:00.000Z', seat_limit: 10, seats_used: 2, plan_status: 'active', default_monthly_query_cap: null },
+  role,
+  members: [],
+  invitations: role === 'member' ? null : [{ id: 'i1', email: 'bob@example.com', role: 'member', expires_at: '2026-11-30T00:00:00.000Z' }],
+  usage: null,
+  audit: null,
+});
+
+function team(load: () => Promise<TeamData>, change: (c: TeamChange) => Promise<void> = async () => undefined) {
+  const notified: Array<{ type: string; title: string; description?: string }> = [];
+  const navigated: string[] = [];
+  const actor = createActor(
+    teamMachine.provide({
+      actors: {
+        load: fromPromise<TeamData, AuthInput & { month: string }>(() => load()),
+        change: fromPromise<void, AuthInput & { change: TeamChange }>(({ input }) => change(input.change)),
+      },
+      actions: { notify: (_, params) => notified.push(params), navigate: (_, { to }) => navigated.push(to), logFailure: () => undefined },
+    }),
+    { input: { auth, userId: 'me', month: '2026-11' } },
+  ).start();
+  return { actor, notified, navigated };
+}
+
+describe('team page chart', () => {
+  it('shows the Team offer to someone in no team, and a retry when loading fails', async () => {
+    const outside = team(() => Promise.reject(refusal(404, 'not_in_team')));
+    await settle();
+    expect(outside.actor.getSnapshot().value).toBe('notInTeam');
+    let attempts = 0;
+    const flaky = team(() => (++attempts === 1 ? Promise.reject(new Error('offline')) : Promise.resolve(data('owner'))));
+    await settle();
+    expect(flaky.actor.getSnapshot().value).toBe('failed');
+    flaky.actor.send({ type: 'team.retry' });
+    await settle();
+    expect(flaky.actor.getSnapshot().context.data?.role).toBe('owner');
+  });
+
+  it('makes one change at a time, says a resend in words, and reloads after it', async () => {
+    let loads = 0;
+    const made: TeamChange[] = [];
+    const { actor, notified } = team(
+      async () => (loads++, data('admin')),
+      async (c) => void made.push(c),
+    );
+    await settle();
+    actor.send({ type: 'invitation.resend', id: 'i1' });
+    expect(actor.getSnapshot().hasTag('changing')).toBe(true);
+    actor.send({ type: 'member.remove', userId: 'x' });
+    await settle();
+    await settle();
+    expect(made).toEqual([{ kind: 'resend', id: 'i1' }]);
+    expect(notified).toEqual([{ type: 'success', title: messages.team.resent('bob@example.com') }]);
+    expect(loads).toBe(2);
+    expect(actor.getSnapshot().hasTag('changing')).toBe(false);
+  });
+
+  it('tells a refusal in the catalogue’s words, and sends someone who left to the dashboard', async () => {
+    const refused = team(async () => data('admin'), () => Promise.reject(refusal(403, 'forbidden')));
+    await settle();
+    refused.actor.send({ type: 'member.role', userId: 'x', role: 'admin' });
+    await settle();
+    expect(refused.notified[0]).toEqual({ type: 'error', title: messages.team.actionFailed, description: messages.team.errors.forbidden });
+    const leaving = team(async () => data('member'));
+    await settle();
+    leaving.actor.send({ type: 'member.remove', userId: 'me' });
+    await settle();
+    expect(leaving.actor.getSnapshot().value).toBe('notInTeam');
+    expect(leaving.navigated).toEqual(['/dashboard']);
+    // A plain member has no usage month to change.
+    expect(leaving.actor.getSnapshot().can({ type: 'usage.month', month: '2026-10' })).toBe(false);
+  });
+});
+
+describe('invite form chart', () => {
+  function form(invite: (email: string) => Promise<TeamInvitation>) {
+    const sent: string[] = [];
+    const notified: string[] = [];
+    const actor = createActor(
+      inviteFormMachine.provide({
+        actors: { invite: fromPromise<TeamInvitation, AuthInput & { email: string; role: 'admin' | 'member' }>(({ input }) => invite(input.email)) },
+        actions: { sent: () => sent.push('sent'), notify: (_, { title }) => notified.push(title) },
+      }),
+      { input: { auth } },
+    ).start();
+    return { actor, sent, notified };
+  }
+
+  it('checks the address before sending, and shows a refusal about it under the field', async () => {
+    const { actor } = form(() => Promise.reject(refusal(409, 'invitation_pending')));
+    actor.send({ type: 'form.submit' });
+    expect(actor.getSnapshot().context.error).toBe(messages.team.emailRequired);
+    actor.send({ type: 'draft.email', value: 'not an address' });
+    actor.send({ type: 'form.submit' });
+    expect(actor.getSnapshot().context.error).toBe(messages.team.emailInvalid);
+    actor.send({ type: 'draft.email', value: ' bob@example.com ' });
+    actor.send({ type: 'form.submit' });
+    expect(actor.getSnapshot().hasTag('busy')).toBe(true);
+    await settle();
+    expect(actor.getSnapshot().context.error).toBe(messages.team.errors.invitation_pending);
+  });
+
+  it('clears the form and tells the page once sent; a seat refusal goes to a toast', async () => {
+    const ok = form(async (email) => ({ id: 'i', email: email.trim(), role: 'member', expires_at: '' }));
+    ok.actor.send({ type: 'draft.email', value: 'bob@example.com' });
+    ok.actor.send({ type: 'form.submit' });
+    await settle();
+    expect(ok.sent).toEqual(['sent']);
+    expect(ok.notified).toEqual([messages.team.inviteSent('bob@example.com')]);
+    expect(ok.actor.getSnapshot().context.email).toBe('');
+    const full = form(() => Promise.reject(refusal(403, 'seat_limit_reached')));
+    full.actor.send({ type: 'draft.email', value: 'bob@example.com' });
+    full.actor.send({ type: 'form.submit' });
+    await settle();
+    expect(full.actor.getSnapshot().context.error).toBeNull();
+    expect(full.notified).toEqual([messages.team.actionFailed]);
+  });
+});
+
+describe('invitation chart', () => {
+  const preview: InvitationPreview = { team_name: 'Ada’s team', inviter_name: 'Ada', email: 'bob@example.com', role: 'member', expires_at: '2026-11-30T00:00:00.000Z' };
+  function invitation(load: () => Promise<InvitationPreview>, accept: () => Promise<{ team: { name: string }; role: 'member' }>) {
+    const navigated: string[] = [];
+    const actor = createActor(
+      invitationMachine.provide({
+        actors: { preview: fromPromise(() => load()), accept: fromPromise(() => accept()) as never },
+        actions: { navigate: (_, { to }) => navigated.push(to), notify: () => undefined },
+      }),
+      { input: { auth, token: 'tok' } },
+    ).start();
+    return { actor, navigated };
+  }
+
+  it('says a used, revoked or expired link is no longer valid', async () => {
+    const { actor } = invitation(() => Promise.reject(refusal(404, 'invalid_invitation')), async () => ({ team: { name: '' }, role: 'member' }));
+    await settle();
+    expect(actor.getSnapshot().value).toBe('invalid');
+  });
+
+  it('keeps a mismatch on the page in words, and goes to the team page once joined', async () => {
+    let answer: 'mismatch' | 'ok' = 'mismatch';
+    const { actor, navigated } = invitation(async () => preview, () =>
+      answer === 'mismatch' ? Promise.reject(refusal(403, 'invitation_email_mismatch')) : Promise.resolve({ team: { name: 'Ada’s team' }, role: 'member' }),
+    );
+    await settle();
+    actor.send({ type: 'invitation.accept' });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('showing');
+    expect(actor.getSnapshot().context.failure).toBe(messages.invitation.errors.invitation_email_mismatch);
+    answer = 'ok';
+    actor.send({ type: 'invitation.accept' });
+    await settle();
+    expect(actor.getSnapshot().status).toBe('done');
+    expect(navigated).toEqual(['/team']);
+  });
+});
