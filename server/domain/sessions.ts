@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseHandle } from '../db/database';
-import type { Database, UsersTable } from '../db/types';
+import type { CredentialKindOfSession, Database, UsersTable } from '../db/types';
 import { ApiError } from '../errors';
 import type { PlanId } from '../../src/content/plans';
+import { parseScopes, type Scope } from './scopes';
 import { planAt, type PlanState } from './subscriptions';
 import { hashToken, SESSION_TTL_MS, type TokenService } from './tokens';
 
@@ -18,12 +19,37 @@ export interface IssuedSession {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export async function createSession(db: Db, tokens: TokenService, userId: string, now: number): Promise<IssuedSession> {
+/** Where a session comes from, as the profile's "Sessions and devices" shows it. */
+export interface SessionOrigin {
+  kind: CredentialKindOfSession;
+  ip: string;
+  userAgent: string | undefined;
+  /** An add-on session's OAuth client and the scopes it was granted. */
+  clientId?: string;
+  scopes?: readonly Scope[];
+}
+
+/** A user agent is shown, never parsed: a long one is cut rather than refused. */
+const USER_AGENT_MAX = 300;
+
+export async function createSession(db: Db, tokens: TokenService, userId: string, now: number, origin: SessionOrigin): Promise<IssuedSession> {
   const sessionId = crypto.randomUUID();
   const refreshToken = tokens.newRefreshToken();
   await db
     .insertInto('sessions')
-    .values({ id: sessionId, user_id: userId, created_at: now, expires_at: now + SESSION_TTL_MS, revoked_at: null, revoked_reason: null })
+    .values({
+      id: sessionId,
+      user_id: userId,
+      created_at: now,
+      expires_at: now + SESSION_TTL_MS,
+      revoked_at: null,
+      revoked_reason: null,
+      kind: origin.kind,
+      client_id: origin.clientId ?? null,
+      scopes: origin.scopes ? origin.scopes.join(' ') : null,
+      ip: origin.ip,
+      user_agent: origin.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+    })
     .execute();
   await db
     .insertInto('refresh_tokens')
@@ -114,14 +140,43 @@ export interface SessionUser extends Pick<UsersTable, 'id' | 'email' | 'username
   plan: PlanId;
 }
 
-type SessionRow = Omit<SessionUser, 'plan'> & {
-  key: string;
-  session_expires_at: number;
+/** The user of a live session, with what the session may do: a web session everything, an add-on session its scopes. */
+export interface ActiveSession {
+  user: SessionUser;
+  kind: CredentialKindOfSession;
+  scopes: Scope[] | null;
+}
+
+/** The user's columns and subscription as `userWithPlan` reads them. */
+export type UserPlanRow = Omit<SessionUser, 'plan'> & {
   sub_plan: PlanState['plan'] | null;
   sub_status: PlanState['status'] | null;
   sub_period_end: number | null;
   sub_cancel: number | null;
   sub_scheduled: PlanState['scheduled_plan'];
+};
+
+/** Columns and join of a read that gives `userWithPlan` its row (the session check, the API key check). */
+export const USER_PLAN_COLUMNS = `users.id, users.email, users.username, users.full_name, users.created_at,
+       subscriptions.plan as sub_plan, subscriptions.status as sub_status,
+       subscriptions.current_period_end as sub_period_end, subscriptions.cancel_at_period_end as sub_cancel,
+       subscriptions.scheduled_plan as sub_scheduled`;
+export const USER_PLAN_JOIN = 'left join subscriptions on subscriptions.user_id = users.id';
+
+export function userWithPlan(row: UserPlanRow, now: number): SessionUser {
+  const { id, email, username, full_name, created_at, sub_plan, sub_status, sub_period_end, sub_cancel, sub_scheduled } = row;
+  const subscription =
+    sub_plan === null || sub_status === null
+      ? undefined
+      : { plan: sub_plan, status: sub_status, current_period_end: sub_period_end, cancel_at_period_end: sub_cancel ?? 0, scheduled_plan: sub_scheduled };
+  return { id, email, username, full_name, created_at, plan: planAt(subscription, now) };
+}
+
+type SessionRow = UserPlanRow & {
+  key: string;
+  session_expires_at: number;
+  session_kind: CredentialKindOfSession;
+  session_scopes: string | null;
 };
 
 /**
@@ -131,25 +186,21 @@ type SessionRow = Omit<SessionUser, 'plan'> & {
  * read together with the other requests of the moment on PostgreSQL. The SQL leaves the times to
  * the code below.
  */
-export async function activeSessionUser(database: DatabaseHandle, sessionId: string, now: number): Promise<SessionUser | null> {
+export async function activeSession(database: DatabaseHandle, sessionId: string, now: number): Promise<ActiveSession | null> {
   const row = await database.keyedRead<SessionRow>(
     'active_session_user',
-    (keys) => `select sessions.id as key, users.id, users.email, users.username, users.full_name, users.created_at,
-       sessions.expires_at as session_expires_at, subscriptions.plan as sub_plan, subscriptions.status as sub_status,
-       subscriptions.current_period_end as sub_period_end, subscriptions.cancel_at_period_end as sub_cancel,
-       subscriptions.scheduled_plan as sub_scheduled
-     from sessions inner join users on users.id = sessions.user_id
-     left join subscriptions on subscriptions.user_id = users.id
+    (keys) => `select sessions.id as key, sessions.expires_at as session_expires_at, sessions.kind as session_kind,
+       sessions.scopes as session_scopes, ${USER_PLAN_COLUMNS}
+     from sessions inner join users on users.id = sessions.user_id ${USER_PLAN_JOIN}
      where sessions.id ${keys} and sessions.revoked_at is null`,
     sessionId,
   );
   if (!row || row.session_expires_at <= now) return null;
-  const { key: _session, session_expires_at: _expires, sub_plan, sub_status, sub_period_end, sub_cancel, sub_scheduled, ...user } = row;
-  const subscription =
-    sub_plan === null || sub_status === null
-      ? undefined
-      : { plan: sub_plan, status: sub_status, current_period_end: sub_period_end, cancel_at_period_end: sub_cancel ?? 0, scheduled_plan: sub_scheduled };
-  return { ...user, plan: planAt(subscription, now) };
+  return {
+    user: userWithPlan(row, now),
+    kind: row.session_kind,
+    scopes: row.session_scopes === null ? null : parseScopes(row.session_scopes),
+  };
 }
 
 export async function revokeSession(db: Db, sessionId: string, reason: string, now: number): Promise<void> {
@@ -161,13 +212,60 @@ export async function revokeSession(db: Db, sessionId: string, reason: string, n
     .execute();
 }
 
-/** Revokes every live session of the user, except `keep` when given. */
-export async function revokeUserSessions(db: Db, userId: string, reason: string, now: number, keep?: string): Promise<void> {
+/** Revokes every live session of the user, except `keep` when given; answers how many it ended. */
+export async function revokeUserSessions(db: Db, userId: string, reason: string, now: number, keep?: string): Promise<number> {
   let query = db
     .updateTable('sessions')
     .set({ revoked_at: now, revoked_reason: reason })
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null);
   if (keep) query = query.where('id', '!=', keep);
-  await query.execute();
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** A live session as the profile lists it. */
+export interface SessionView {
+  id: string;
+  kind: CredentialKindOfSession;
+  client_id: string | null;
+  created_at: number;
+  last_used_at: number | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** The user's live sessions, the most recently used first. */
+export async function liveSessions(db: Db, userId: string, now: number): Promise<SessionView[]> {
+  const rows = await db
+    .selectFrom('sessions')
+    .leftJoin('credential_activity', 'credential_activity.credential_id', 'sessions.id')
+    .select([
+      'sessions.id',
+      'sessions.kind',
+      'sessions.client_id',
+      'sessions.created_at',
+      'credential_activity.last_used_at',
+      'sessions.ip',
+      'sessions.user_agent',
+    ])
+    .where('sessions.user_id', '=', userId)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now)
+    .execute();
+  const lastSeen = (session: SessionView) => session.last_used_at ?? session.created_at;
+  return rows.sort((a, b) => lastSeen(b) - lastSeen(a));
+}
+
+/** Ends one live session of the user; false when there is none with that id (or it is someone else's). */
+export async function endSession(db: Db, userId: string, sessionId: string, reason: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('id', '=', sessionId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
