@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, DeviceGrantsTable } from '../db/types';
+import { USER_CODE_ALPHABET, USER_CODE_LENGTH } from '../../src/lib/userCode';
 import { parseScopes, type Scope } from './scopes';
 import { createSession, type IssuedSession } from './sessions';
 import { hashToken, randomToken, type TokenService } from './tokens';
@@ -10,23 +11,8 @@ import { hashToken, randomToken, type TokenService } from './tokens';
  * the user code at /link and approves or denies, and the add-on polls for the outcome.
  */
 
-/** RFC 8628 §6.1: consonants only, so no look-alikes (0/O, 1/I/L) and no words; 20^8 codes. */
-export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
-export const USER_CODE_LENGTH = 8;
 /** RFC 8628 §3.5: each `slow_down` adds 5 seconds to the interval, for that and every later poll. */
 export const SLOW_DOWN_STEP_S = 5;
-
-/** A user code as the person may type it: any case, with or without the dash and spaces. */
-export function normaliseUserCode(typed: string): string | null {
-  const code = typed.toUpperCase().replace(/[\s-]/g, '');
-  if (code.length !== USER_CODE_LENGTH) return null;
-  for (const char of code) if (!USER_CODE_ALPHABET.includes(char)) return null;
-  return code;
-}
-
-export function displayUserCode(code: string): string {
-  return `${code.slice(0, 4)}-${code.slice(4)}`;
-}
 
 function newUserCode(): string {
   let code = '';

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply } from 'fastify';
-import { decideGrant, displayUserCode, findGrantByUserCode, normaliseUserCode, pollGrant, startDeviceGrant, type GrantLookup } from '../domain/deviceGrants';
+import { displayUserCode, normaliseUserCode } from '../../src/lib/userCode';
+import { decideGrant, findGrantByUserCode, pollGrant, startDeviceGrant, type GrantLookup } from '../domain/deviceGrants';
 import { SCOPES, type Scope } from '../domain/scopes';
 import { ApiError, fieldOf, handleError, validationMessage } from '../errors';
 import { consume, type Limit } from '../plugins/rateLimit';

@@ -58,6 +58,8 @@ export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
       { path: 'register', ...page(() => import(/* webpackChunkName: "page-register" */ '../pages/RegisterPage')) },
       { path: 'forgot-password', ...page(() => import(/* webpackChunkName: "page-forgot-password" */ '../pages/ForgotPasswordPage')) },
       { path: 'reset-password', ...page(() => import(/* webpackChunkName: "page-reset-password" */ '../pages/ResetPasswordPage')) },
+      // Not behind the guard: signed out, the page itself asks to sign in and keeps the code for after.
+      { path: 'link', ...page(() => import(/* webpackChunkName: "page-link" */ '../pages/LinkPage')) },
       {
         element: <RequireAuth />,
         children: [

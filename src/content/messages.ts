@@ -14,6 +14,7 @@ export { resetPassword } from './messages/reset-password';
 export { dashboard } from './messages/dashboard';
 export { subscription } from './messages/subscription';
 export { profile } from './messages/profile';
+export { link } from './messages/link';
 
 export const layout = {
   skipToContent: 'Skip to content',

@@ -109,3 +109,23 @@ export const accountApi = {
   changePassword: (body: { current_password: string; new_password: string }, { signal }: Opts = {}) =>
     request<void>({ method: 'PUT', url: '/users/me/password', data: body, signal }),
 };
+
+/** A device sign-in waiting at /link, as POST /oauth/device/lookup answers it (RFC 8628 §5.4: who, when, where). */
+export interface DeviceGrant {
+  user_code: string;
+  client_id: string;
+  client_name: string;
+  scopes: string[];
+  requested_at: string;
+  ip: string;
+  user_agent: string | null;
+  expires_at: string;
+}
+
+/** The approval page's calls: look a user code up, then approve or deny it. */
+export const deviceApi = {
+  lookup: (userCode: string, { signal }: Opts = {}) =>
+    request<DeviceGrant>({ method: 'POST', url: '/oauth/device/lookup', data: { user_code: userCode }, signal }),
+  decide: (decision: 'approve' | 'deny', userCode: string, { signal }: Opts = {}) =>
+    request<DeviceGrant>({ method: 'POST', url: `/oauth/device/${decision}`, data: { user_code: userCode }, signal }),
+};
