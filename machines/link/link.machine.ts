@@ -37,8 +37,8 @@ export function codeProblem(error: unknown): string {
 }
 
 type ErrorEvent = { event: { error: unknown } };
-const expired = { type: 'isCode', params: ({ event }: ErrorEvent) => ({ error: event.error, code: 'user_code_expired' }) } as const;
-const used = { type: 'isCode', params: ({ event }: ErrorEvent) => ({ error: event.error, code: 'user_code_used' }) } as const;
+const expired = { type: 'codeExpired', params: ({ event }: ErrorEvent) => event } as const;
+const used = { type: 'codeUsed', params: ({ event }: ErrorEvent) => event } as const;
 const refused = { type: 'noteProblem', params: ({ event }: ErrorEvent) => ({ problem: codeProblem(event.error) }) } as const;
 const malformed = { type: 'noteProblem', params: { problem: t.codeMalformed } } as const;
 
@@ -63,7 +63,8 @@ export const linkMachine = setup({
     signedOut: ({ context }) => context.auth === null,
     hasCode: ({ context }) => context.code.trim() !== '',
     wellFormed: ({ context }) => normaliseUserCode(context.code) !== null,
-    isCode: (_, { error, code }: { error: unknown; code: string }) => codeOf(error) === code,
+    codeExpired: (_, { error }: { error: unknown }) => codeOf(error) === 'user_code_expired',
+    codeUsed: (_, { error }: { error: unknown }) => codeOf(error) === 'user_code_used',
   },
 }).createMachine({
   id: 'link',
