@@ -15,6 +15,7 @@ export { dashboard } from './messages/dashboard';
 export { subscription } from './messages/subscription';
 export { profile } from './messages/profile';
 export { link } from './messages/link';
+export { credentials } from './messages/credentials';
 
 export const layout = {
   skipToContent: 'Skip to content',

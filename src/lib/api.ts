@@ -129,3 +129,44 @@ export const deviceApi = {
   decide: (decision: 'approve' | 'deny', userCode: string, { signal }: Opts = {}) =>
     request<DeviceGrant>({ method: 'POST', url: `/oauth/device/${decision}`, data: { user_code: userCode }, signal }),
 };
+
+/** A live session as GET /sessions lists it. */
+export interface SessionInfo {
+  id: string;
+  kind: 'web' | 'addon';
+  client: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  current: boolean;
+}
+
+export type ApiKeyScope = 'query' | 'usage:read';
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  last4: string;
+  scopes: ApiKeyScope[];
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface NewApiKey {
+  name: string;
+  scopes: ApiKeyScope[];
+  expires_in_days: 30 | 90 | 365 | null;
+}
+
+/** The profile's "Sessions and devices" and "API keys". */
+export const credentialsApi = {
+  sessions: ({ signal }: Opts = {}) => request<{ sessions: SessionInfo[] }>({ method: 'GET', url: '/sessions', signal }),
+  endSession: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/sessions/${encodeURIComponent(id)}`, signal }),
+  endOtherSessions: ({ signal }: Opts = {}) => request<{ ended: number }>({ method: 'POST', url: '/sessions/end-others', data: {}, signal }),
+  apiKeys: ({ signal }: Opts = {}) => request<{ api_keys: ApiKeyInfo[] }>({ method: 'GET', url: '/api-keys', signal }),
+  createApiKey: (body: NewApiKey, { signal }: Opts = {}) => request<ApiKeyInfo & { key: string }>({ method: 'POST', url: '/api-keys', data: body, signal }),
+  revokeApiKey: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/api-keys/${encodeURIComponent(id)}`, signal }),
+};
