@@ -66,6 +66,7 @@ export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
           { path: 'dashboard', ...page(() => import(/* webpackChunkName: "page-dashboard" */ '../pages/DashboardPage')) },
           { path: 'subscription', ...page(() => import(/* webpackChunkName: "page-subscription" */ '../pages/SubscriptionPage')) },
           { path: 'profile', ...page(() => import(/* webpackChunkName: "page-profile" */ '../pages/ProfilePage')) },
+          { path: 'guide', ...page(() => import(/* webpackChunkName: "page-guide" */ '../pages/GuidePage')) },
         ],
       },
       { path: '*', ...page(() => import(/* webpackChunkName: "page-not-found" */ '../pages/NotFoundPage')) },

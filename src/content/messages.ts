@@ -16,6 +16,7 @@ export { subscription } from './messages/subscription';
 export { profile } from './messages/profile';
 export { link } from './messages/link';
 export { credentials } from './messages/credentials';
+export { guide } from './messages/guide';
 
 export const layout = {
   skipToContent: 'Skip to content',

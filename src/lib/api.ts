@@ -170,3 +170,16 @@ export const credentialsApi = {
   createApiKey: (body: NewApiKey, { signal }: Opts = {}) => request<ApiKeyInfo & { key: string }>({ method: 'POST', url: '/api-keys', data: body, signal }),
   revokeApiKey: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/api-keys/${encodeURIComponent(id)}`, signal }),
 };
+
+/** What POST /query answers (the parts the Quick Start Guide shows). */
+export interface QueryAnswer {
+  answer: string | null;
+  tokens: { prompt: number; completion: number; total: number };
+  processing_time_ms: number;
+  usage: UsageStats;
+}
+
+export const queryApi = {
+  ask: (body: { task: 'analyze'; prompt: string; data: Array<Array<string | number>> }, { signal }: Opts = {}) =>
+    request<QueryAnswer>({ method: 'POST', url: '/query', data: body, signal }),
+};
