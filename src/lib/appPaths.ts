@@ -12,9 +12,11 @@ export const APP_PATHS = [
   '/register',
   '/forgot-password',
   '/reset-password',
+  '/link',
   '/dashboard',
   '/subscription',
   '/profile',
+  '/guide',
 ] as const;
 
 const known = new Set<string>(APP_PATHS);
