@@ -1,6 +1,14 @@
 // Six projects: jsdom for the SPA and charts, Node for the API (through inject, and as real processes
 // for reliability), the production build's files, and Node + Chromium for browser tests (hand-written
 // end-to-end ones, and the charts' generated paths).
+const os = require('node:os');
+
+// argon2id at its production cost (19 MiB, 2 passes) takes tens of milliseconds of a core per hash,
+// and the suites make thousands of accounts: the tests hash cheaply (set before the workers and the
+// servers they start inherit the environment). tests/api/config.test.ts checks the production cost.
+process.env.PASSWORD_HASH_MEMORY_KIB ??= '64';
+process.env.PASSWORD_HASH_PASSES ??= '1';
+
 const common = {
   transform: { '^.+\\.[jt]sx?$': 'babel-jest' },
   // A few dependencies ship only ES modules, which jest's CommonJS runtime cannot load on Node 20.
@@ -9,6 +17,11 @@ const common = {
 };
 
 module.exports = {
+  // Jest's default on two cores is one worker, run inside Jest's own process: the API suites then sit idle
+  // while PostgreSQL, Redis or a server process answers, and a browser test while Chromium renders.
+  // Test files share nothing (each makes its own databases, Redis prefix, data folder and accounts),
+  // so they may run side by side; one per core keeps Chromium and the servers from starving.
+  maxWorkers: Math.max(2, os.availableParallelism()),
   reporters: ['default', '<rootDir>/tests/setup/countReporter.js'],
   projects: [
     {
@@ -23,6 +36,7 @@ module.exports = {
       displayName: 'api',
       testEnvironment: 'node',
       testMatch: ['<rootDir>/tests/api/**/*.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/tests/setup/api.ts'],
     },
     {
       ...common,

@@ -2,68 +2,10 @@ import path from 'node:path';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import { DefinePlugin, type Configuration } from 'webpack';
 import type { Configuration as DevServerConfiguration } from 'webpack-dev-server';
+import { LIBRARY_PATCHES } from './build/libraryPatches';
 import { WebBuildPlugin } from './build/webBuildPlugin';
 
 type Env = Record<string, string | boolean | undefined>;
-type Patch = { find: string | RegExp; replace: string; optional?: boolean };
-
-/**
- * What build/patch-loader.js changes in library code, by file. Most patches mark code removable:
- * without them, the unused parts stay in every page's JavaScript: Chakra's full default theme
- * (and through it every recipe of the library; src/app/system.ts picks its own), the anatomies of
- * all Chakra's components (and through them a dozen zag-js packages), the parts of each Chakra
- * component the app does not use, and react-router's components for its framework and data modes
- * (kept alive by their displayName assignments; the app has its own links, src/app/RouterLink.tsx).
- * One makes Chakra's global CSS (its tokens, reset and global styles, about a third of the time
- * `createSystem` takes) a value computed when first read: a prerendered page already carries it,
- * and the app then never reads it (src/app/AppProviders.tsx).
- */
-const PATCHES: Array<[RegExp, Patch[]]> = [
-  [
-    /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]theme[\\/]index\.js$/,
-    [{ find: 'const defaultThemeConfig = defineConfig(', replace: 'const defaultThemeConfig = /* @__PURE__ */ defineConfig(' }],
-  ],
-  [
-    /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]styled-system[\\/]system\.js$/,
-    [
-      { find: 'const _global = [getPreflightCss(), getGlobalCss(), getTokenCss()];', replace: 'let _global;' },
-      { find: '    _global,\n', replace: '    get _global() {\n      return _global ??= [getPreflightCss(), getGlobalCss(), getTokenCss()];\n    },\n' },
-    ],
-  ],
-  // Chakra's field, input and textarea take Ark's parts from its `Field` namespace object, which
-  // keeps every part of Ark's field alive (the select, the textarea with its auto-resize, ...).
-  ...(
-    [
-      ['field', ['Root', 'Label', 'HelperText', 'ErrorText'], ', useFieldContext'],
-      ['input', ['Input'], ''],
-      ['textarea', ['Textarea'], ''],
-    ] as const
-  ).map(([name, parts, rest]): [RegExp, Patch[]] => [
-    new RegExp(`@chakra-ui[\\\\/]react[\\\\/]dist[\\\\/]esm[\\\\/]components[\\\\/]${name}[\\\\/]${name}\\.js$`),
-    [
-      {
-        find: `import { Field${rest} } from '@ark-ui/react/field';`,
-        replace: `import { ${parts.map((part) => `Field${part} as ArkField${part}`).join(', ')}${rest} } from '@ark-ui/react/field';`,
-      },
-      { find: /\bField\.(\w+)/g, replace: 'ArkField$1' },
-    ],
-  ]),
-  [
-    /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]anatomy\.js$/,
-    [{ find: /^const (\w+) = ([^;]+);$/gm, replace: 'const $1 = /* @__PURE__ */ (() => $2)();' }],
-  ],
-  [
-    /@chakra-ui[\\/]react[\\/]dist[\\/]esm[\\/]components[\\/].+\.js$/,
-    [{ find: /^const (\w+) = (withContext|withProvider|withRootProvider|forwardRef|chakra|createIcon)\(/gm, replace: 'const $1 = /* @__PURE__ */ $2(', optional: true }],
-  ],
-  [
-    /react-router[\\/]dist[\\/]\w+[\\/]chunk-\w+\.mjs$/,
-    [
-      { find: /^(\w+)\.displayName = "[^"]+";$/gm, replace: '' },
-      { find: /^var (\w+) = (React\d*)\.(forwardRef|memo|createContext)\(/gm, replace: 'var $1 = /* @__PURE__ */ $2.$3(' },
-    ],
-  ],
-];
 type Argv = { mode?: Configuration['mode'] };
 
 /** The color-mode script: its own runtime, no shared chunks, so it runs alone, before the page. */
@@ -120,7 +62,8 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
           use: { loader: 'babel-loader', options: { cacheDirectory: true } },
         },
         { test: /\.(svg|png|ico|webp)$/, type: 'asset/resource' },
-        ...PATCHES.map(([test, rules]) => ({ test, loader: path.resolve(__dirname, 'build/patch-loader.js'), options: { rules } })),
+        // Library code changed at build time: each patch, why, and what it saves (build/libraryPatches.ts).
+        ...LIBRARY_PATCHES.map(({ file, rules }) => ({ test: file, loader: path.resolve(__dirname, 'build/patch-loader.js'), options: { rules } })),
         // Only formik's withFormik and connect (unused here) need it, but without this flag the
         // package's CommonJS module, and react-is with it, would be bundled for its import alone.
         { test: /node_modules[\\/]hoist-non-react-statics[\\/]/, sideEffects: false },

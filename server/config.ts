@@ -44,6 +44,8 @@ export interface Config {
   ai: AiConfig;
   /** Device sign-in (RFC 8628) of the add-on. */
   device: DeviceConfig;
+  /** argon2id's cost; lowered only by the test configuration, which hashes thousands of passwords. */
+  passwordHashing: PasswordHashCost;
 }
 
 export interface DeviceConfig {
@@ -53,6 +55,11 @@ export interface DeviceConfig {
   codeTtlS: number;
   /** The polling interval a new device code starts with. */
   intervalS: number;
+}
+
+export interface PasswordHashCost {
+  memoryKiB: number;
+  passes: number;
 }
 
 export interface ConnectionLimits {
@@ -251,6 +258,18 @@ function deviceConfig(env: Env, brandName: string): DeviceConfig {
   };
 }
 
+/**
+ * OWASP's minimum for argon2id (19 MiB, 2 passes) unless PASSWORD_HASH_MEMORY_KIB and
+ * PASSWORD_HASH_PASSES say otherwise. Also read by `domain/passwords.ts` when it first hashes, as
+ * the hashing module is not handed the config.
+ */
+export function passwordHashCost(env: Env = process.env): PasswordHashCost {
+  return {
+    memoryKiB: wholeNumber(env, 'PASSWORD_HASH_MEMORY_KIB', 19_456, 8, 4_194_304),
+    passes: wholeNumber(env, 'PASSWORD_HASH_PASSES', 2, 1, 100),
+  };
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const databaseUrl = env.DATABASE_URL?.trim()
     ? url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:'])
@@ -306,5 +325,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     billing: billing(env),
     ai: aiConfig(env),
     device: deviceConfig(env, brandName),
+    passwordHashing: passwordHashCost(env),
   };
 }

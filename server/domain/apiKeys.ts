@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/database';
 import type { Database } from '../db/types';
 import { parseScopes, type Scope } from './scopes';
@@ -130,13 +130,12 @@ type KeyRow = UserPlanRow & { key_id: string; key_scopes: string; key_expires_at
  */
 export async function checkApiKey(database: DatabaseHandle, key: string, now: number): Promise<KeyCheck> {
   if (!wellFormedKey(key)) return { ok: false, reason: 'invalid' };
-  const row = await database.preparedFirst<KeyRow>(
+  const row = await database.preparedFirst(
     'api_key_user',
-    `select api_keys.id as key_id, api_keys.scopes as key_scopes, api_keys.expires_at as key_expires_at,
-       api_keys.revoked_at as key_revoked_at, ${USER_PLAN_COLUMNS}
-     from api_keys inner join users on users.id = api_keys.user_id ${USER_PLAN_JOIN}
-     where api_keys.key_hash = ?`,
-    [hashToken(key)],
+    sql<KeyRow>`select api_keys.id as key_id, api_keys.scopes as key_scopes, api_keys.expires_at as key_expires_at,
+       api_keys.revoked_at as key_revoked_at, ${sql.raw(USER_PLAN_COLUMNS)}
+     from api_keys inner join users on users.id = api_keys.user_id ${sql.raw(USER_PLAN_JOIN)}
+     where api_keys.key_hash = ${hashToken(key)}`,
   );
   if (!row) return { ok: false, reason: 'invalid' };
   if (row.key_revoked_at !== null) return { ok: false, reason: 'revoked' };

@@ -2,13 +2,20 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { hash, verify } from '@node-rs/argon2';
+import { hash, verify, type Options } from '@node-rs/argon2';
+import { passwordHashCost } from '../config';
 import { ApiError } from '../errors';
 
-// argon2id at OWASP's recommended minimum (19 MiB, 2 passes, 1 lane). @node-rs/argon2 hashes on
-// libuv's thread pool, so the event loop keeps serving while a hash is computed.
+// argon2id at OWASP's recommended minimum (19 MiB, 2 passes, 1 lane) unless configured otherwise
+// (the tests lower it). @node-rs/argon2 hashes on libuv's thread pool, so the event loop keeps
+// serving while a hash is computed. Verification reads the cost from the stored hash.
 const ARGON2ID = 2;
-const HASH_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+/** Read as each hash starts (the server has checked the variables at start), so a test can raise it for a while. */
+function options(): Options {
+  const cost = passwordHashCost();
+  return { algorithm: ARGON2ID, memoryCost: cost.memoryKiB, timeCost: cost.passes, parallelism: 1 };
+}
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
@@ -45,7 +52,7 @@ async function inTurn<T>(work: () => Promise<T>): Promise<T> {
 
 /** Throws a 503 `busy` ApiError when too many hashes are running and waiting already. */
 export function hashPassword(password: string): Promise<string> {
-  return inTurn(() => hash(password, HASH_OPTIONS));
+  return inTurn(() => hash(password, options()));
 }
 
 /** Throws a 503 `busy` ApiError when too many hashes are running and waiting already. */
@@ -53,7 +60,8 @@ export function verifyPassword(passwordHash: string, password: string): Promise<
   return inTurn(() => verify(passwordHash, password).catch(() => false));
 }
 
-let dummyHash: Promise<string> | undefined;
+/** One per cost, so an unknown email costs what a new account's password does. */
+const dummyHashes = new Map<string, Promise<string>>();
 
 /**
  * Spends the same time as a real verification, for a login with an unknown email, so the answer
@@ -61,8 +69,10 @@ let dummyHash: Promise<string> | undefined;
  */
 export async function verifyAgainstDummy(password: string): Promise<void> {
   // Made outside the queue: a refused first guess must not leave a rejected promise here for good.
-  dummyHash ??= hash(crypto.randomBytes(16).toString('hex'), HASH_OPTIONS);
-  await verifyPassword(await dummyHash, password);
+  const cost = options();
+  const key = `${cost.memoryCost},${cost.timeCost}`;
+  if (!dummyHashes.has(key)) dummyHashes.set(key, hash(crypto.randomBytes(16).toString('hex'), cost));
+  await verifyPassword(await dummyHashes.get(key)!, password);
 }
 
 // Read when the server starts, so a missing list stops it at once rather than failing sign-ups.

@@ -1,25 +1,10 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import { ProviderError, TASKS, type AiAnswer, type AiRequest, type Cell, type Task } from '../ai/provider';
-import type { UsageLedgerTable } from '../db/types';
+import type { FastifyRequest } from 'fastify';
+import { ProviderError, TASKS, type Cell, type Task } from '../ai/provider';
 import { findPlan } from '../../src/content/plans';
-import {
-  answerQuery,
-  assertFitsPlan,
-  dailyUsage,
-  DuplicateRequest,
-  findRequest,
-  refundQuery,
-  reserveQuery,
-  settleQuery,
-  usageAt,
-  reservationOf,
-  type Reservation,
-  type ReservationRequest,
-  type Usage,
-} from '../domain/usage';
-import { uuidV7 } from '../domain/uuidv7';
+import { runQuery, type QueryServices } from '../domain/queries';
+import { dailyUsage, usageAt } from '../domain/usageReport';
 import { ApiError } from '../errors';
 import { ErrorSchema, MultilineText } from '../schemas';
 
@@ -65,7 +50,6 @@ const QueryAnswer = Type.Object({
   request_id: Type.String({ description: 'The Idempotency-Key sent, or the id the server gave the query.' }),
   replayed: Type.Boolean({ description: 'True when this answers a retry of an already answered Idempotency-Key.' }),
 });
-type QueryAnswer = Static<typeof QueryAnswer>;
 
 const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -127,80 +111,20 @@ const errors = {
 };
 
 /**
- * The add-on's query gateway. Prompts, data and answers live only in this request's memory: none
+ * The add-on's query gateway: validates the request and maps the lifecycle's outcome
+ * (`domain/queries.ts`) to HTTP. Prompts, data and answers live only in this request's memory: none
  * is stored or logged, so a retried Idempotency-Key gets the first answer's counts back, not its text.
  */
 export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { database } = app;
   app.addHook('onRequest', app.authenticate);
 
-  /** The answer to a request id that was already accepted (and, when it is gone again, refunded by now). */
-  const replay = async (row: UsageLedgerTable | undefined, task: Task, now: number): Promise<QueryAnswer> => {
-    if (row?.task !== undefined && row.task !== task) {
-      throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used for a different query. Use a new key.', {
-        field: 'Idempotency-Key',
-      });
-    }
-    if (!row || row.status === 'reserved') {
-      throw new ApiError(409, 'request_in_progress', 'A query with this Idempotency-Key is still being answered. Try again in a moment.', {
-        headers: { 'Retry-After': '1' },
-      });
-    }
-    const prompt = row.prompt_tokens ?? 0;
-    const completion = row.completion_tokens ?? 0;
-    return {
-      answer: null,
-      task,
-      tokens: { prompt, completion, total: prompt + completion },
-      processing_time_ms: row.processing_time_ms ?? 0,
-      usage: await usageAt(database, row.user_id, now),
-      request_id: row.request_id,
-      replayed: true,
-    };
-  };
-
-  /**
-   * A reservation still unsettled long after any provider call could have ended was left by a
-   * server that stopped mid-query: a retry of its key gives it back and is answered afresh.
-   */
-  const abandonedAfterMs = app.config.ai.timeoutMs + 60_000;
-  const releasedIfAbandoned = async (row: UsageLedgerTable, task: Task, now: number): Promise<boolean> => {
-    if (row.status !== 'reserved' || row.task !== task || now - row.created_at <= abandonedAfterMs) return false;
-    // A concurrent retry may have given it back first; either way it is no longer held.
-    await database.groupCommit((tx) => refundQuery(tx, reservationOf(row)), row.user_id).catch(() => undefined);
-    return true;
-  };
-
-  /**
-   * A provider that does I/O is called between two units: the reservation is committed before the
-   * call, and settled after it, or refunded when the call fails.
-   */
-  const reserveCallSettle = async (
-    log: FastifyBaseLogger,
-    reservationRequest: ReservationRequest,
-    aiRequest: AiRequest,
-    elapsedMs: () => number,
-  ) => {
-    const reservation = await database.groupCommit((tx) => reserveQuery(tx, reservationRequest), reservationRequest.userId);
-    let answer: AiAnswer;
-    try {
-      answer = await app.ai.answer(aiRequest, reservation.completionTokens);
-    } catch (error) {
-      await database
-        .groupCommit((tx) => refundQuery(tx, reservation), reservation.userId)
-        .catch((refundError: unknown) =>
-          log.error({ err: refundError, userId: reservation.userId, requestId: reservation.requestId }, 'refund of a failed query failed; it stays counted'),
-        );
-      if (!(error instanceof ProviderError)) throw error;
-      log.warn({ event: 'query.provider_failed', userId: reservation.userId, kind: error.kind, status: error.detail.status }, 'AI provider failed; the query was refunded');
-      throw providerFailure(error);
-    }
-    const processingMs = elapsedMs();
-    const usage = await database.groupCommit(
-      (tx) => settleQuery(tx, reservation, answer.tokens, processingMs, app.clock.now()),
-      reservation.userId,
-    );
-    return { reservation, answer, processingMs, usage };
+  const services: Omit<QueryServices, 'log'> = {
+    database,
+    ai: app.ai,
+    clock: app.clock,
+    // Longer than any provider call can take: a reservation still unsettled then was left by a server that stopped mid-query.
+    abandonedAfterMs: app.config.ai.timeoutMs + 60_000,
   };
 
   app.post(
@@ -229,58 +153,24 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           field: 'Idempotency-Key',
         });
       }
-      const now = app.clock.now();
-      const previous = key === undefined ? undefined : await findRequest(database, userId, key);
-      if (previous && !(await releasedIfAbandoned(previous, task, now))) {
-        return reply.header('Idempotent-Replayed', 'true').send(await replay(previous, task, now));
-      }
-
-      const aiRequest: AiRequest = { task, prompt, ...(data ? { data } : {}) };
-      const reservationRequest = {
-        userId,
-        // Time-ordered, so the ledger rows of a batch of queries lie side by side.
-        requestId: key ?? uuidV7(),
-        task,
-        // The session check read it for this very request, so a plan change applies to the next query.
-        plan: findPlan(request.currentUser!.plan)!,
-        promptTokens: app.ai.promptTokens(aiRequest),
-        maxCompletionTokens: app.ai.maxCompletionTokens(aiRequest),
-        now,
-      };
-      assertFitsPlan(reservationRequest, data?.length ? 'data' : 'prompt');
-      // The processing time runs from receiving the request to having the answer; a query never takes "0 ms".
-      const elapsedMs = () => Math.max(1, Math.ceil(reply.elapsedTime));
-      let outcome: { reservation: Reservation; answer: AiAnswer; processingMs: number; usage: Usage };
       try {
-        if (app.ai.inMemory) {
-          // Its answer was worked out while sizing the reservation (promptTokens): the time to have it is known now.
-          const processingMs = elapsedMs();
-          outcome = {
-            processingMs,
-            ...(await database.groupCommit(
-              (tx) => answerQuery(tx, reservationRequest, processingMs, (completionTokens) => app.ai.answer(aiRequest, completionTokens)),
-              userId,
-            )),
-          };
-        } else {
-          outcome = await reserveCallSettle(request.log, reservationRequest, aiRequest, elapsedMs);
-        }
+        const outcome = await runQuery(
+          { ...services, log: request.log },
+          {
+            userId,
+            // The session check read it for this very request.
+            plan: findPlan(request.currentUser!.plan)!,
+            request: { task, prompt, ...(data ? { data } : {}) },
+            key,
+            // The processing time runs from receiving the request to having the answer.
+            elapsedMs: () => Math.max(1, Math.ceil(reply.elapsedTime)),
+          },
+        );
+        if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+        return outcome;
       } catch (error) {
-        if (!(error instanceof DuplicateRequest)) throw error;
-        // A concurrent retry with the same key was accepted first.
-        const row = await findRequest(database, userId, key!);
-        return reply.header('Idempotent-Replayed', 'true').send(await replay(row, task, now));
+        throw error instanceof ProviderError ? providerFailure(error) : error;
       }
-      const { reservation, answer, processingMs, usage } = outcome;
-      return {
-        answer: answer.answer,
-        task,
-        tokens: answer.tokens,
-        processing_time_ms: processingMs,
-        usage,
-        request_id: reservation.requestId,
-        replayed: false,
-      };
     },
   );
 

@@ -31,7 +31,7 @@ export function createStyleCache(nonce?: string): EmotionCache {
  * Chakra's system as the provider gets it. A prerendered page carries Chakra's global CSS (tokens,
  * reset and global styles) in its HTML already, and Emotion leaves those style elements in place:
  * the app then gives the provider nothing to add, and so never computes that CSS (the production
- * build makes it a value computed when first read, see webpack.config.ts). A page that starts
+ * build makes it a value computed when first read, see build/libraryPatches.ts). A page that starts
  * empty gets it inserted as usual.
  */
 function providedSystem(cacheKey: string): typeof system {

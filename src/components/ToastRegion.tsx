@@ -1,11 +1,26 @@
 import { Toaster as ChakraToaster, Portal, Stack, Toast, createToaster } from '@chakra-ui/react';
 
+/** Chakra's `md` breakpoint: narrower is a phone, where the top bar is one compact row. */
+const PHONE = '(max-width: 767.98px)';
+
 /**
- * The app's one toaster (its own chunk: see Toaster.tsx). At the bottom, clear of the top bar and
- * its controls (tests/e2e/toasts); a phone gets the full width there (insetInline below). The
- * toasts stack upwards with a gap, each fully shown (`overlap: false`), and hover pauses them.
+ * The app's one toaster (its own chunk: see Toaster.tsx), never over the top bar and its controls
+ * (tests/e2e/topBarAndToasts). On a wider screen at the bottom right; on a phone at the top, just
+ * under the top bar's one row (4rem) and the full width (insetInline below): at the bottom it
+ * covered the field in focus, where a phone scrolls it to sit above the keyboard (the support
+ * form's email, seen in `npm run screenshots`). The toasts stack with a gap, each fully shown
+ * (`overlap: false`), and hover pauses them. The placement is chosen once, when the first toast
+ * or the region loads.
  */
-export const toaster = createToaster({ placement: 'bottom-end', overlap: false, gap: 12, pauseOnPageIdle: true, max: 4 });
+const phone = typeof window !== 'undefined' && window.matchMedia(PHONE).matches;
+export const toaster = createToaster({
+  placement: phone ? 'top' : 'bottom-end',
+  offsets: phone ? { top: '4.75rem', right: '1rem', bottom: '1rem', left: '1rem' } : '1rem',
+  overlap: false,
+  gap: 12,
+  pauseOnPageIdle: true,
+  max: 4,
+});
 
 export function ToastRegion() {
   return (

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app';
 import { messageTokens } from '../../server/ai/provider';
-import { periodsAt } from '../../server/domain/usage';
+import { periodsAt } from '../../server/domain/usageReport';
 import { ConfigError, loadConfig } from '../../server/config';
 import { startFakeOpenAi, type FakeBehaviour, type FakeOpenAi } from '../helpers/fakeAi';
 import { bearer, checkedAgainstDocument, ENGINES, register, useTestApp } from '../helpers/testApp';

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig } from '../../server/config';
+import { hashPassword, verifyPassword } from '../../server/domain/passwords';
+import { atProductionHashCost } from '../helpers/testApp';
 
 function startWith(env: Record<string, string>) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
@@ -14,6 +16,13 @@ describe('configuration', () => {
     const config = loadConfig({}, '/srv/app');
     expect(config).toMatchObject({ port: 3000, dataDir: '/srv/app/data', databaseUrl: null });
     expect(config.web).toMatchObject({ brandName: 'SheetMind', supportEmail: 'support@sheetmind.example' });
+    expect(config.passwordHashing).toEqual({ memoryKiB: 19_456, passes: 2 });
+  });
+
+  it('hashes passwords with argon2id at 19 MiB and 2 passes unless told otherwise (the tests lower it)', async () => {
+    const stored = await atProductionHashCost(() => hashPassword('Correct-horse-1'));
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(await verifyPassword(stored, 'Correct-horse-1')).toBe(true);
   });
 
   it.each([
@@ -23,6 +32,7 @@ describe('configuration', () => {
     [{ SUPPORT_EMAIL: 'nobody' }, 'SUPPORT_EMAIL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ CORS_ORIGINS: 'https://ok.example,ftp://bad' }, 'CORS_ORIGINS'],
+    [{ PASSWORD_HASH_MEMORY_KIB: '4' }, 'PASSWORD_HASH_MEMORY_KIB'],
   ])('rejects %p naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));

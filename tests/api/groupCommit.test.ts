@@ -1,3 +1,5 @@
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { ENGINES, useTestApp } from '../helpers/testApp';
 
 describe.each(ENGINES)('group commit on %s', (engine) => {
@@ -35,6 +37,32 @@ describe.each(ENGINES)('group commit on %s', (engine) => {
       }, 'same-key');
     await Promise.all([unit('first'), unit('second')]);
     expect(order).toEqual(['first starts', 'first ends', 'second starts', 'second ends']);
+  });
+});
+
+describe('group commit on sqlite', () => {
+  const ctx = useTestApp('sqlite');
+
+  it('commits the units submitted in one turn together, and reports none before that commit', async () => {
+    // Another connection sees only what is committed.
+    const other = new SQLite(path.join(ctx.dataDir, 'sheetmind.db'), { readonly: true });
+    const committed = (key: string) => (other.prepare('select count(*) as n from settings where key = ?').get(key) as { n: number }).n === 1;
+    try {
+      let firstCommittedDuringSecond: boolean | undefined;
+      const first = ctx.app.database
+        .groupCommit((tx) => tx.all('insert into settings (key, value) values (?, ?)', ['turn-a', 'v']))
+        .then(() => committed('turn-a'));
+      const second = ctx.app.database.groupCommit(async (tx) => {
+        await tx.all('insert into settings (key, value) values (?, ?)', ['turn-b', 'v']);
+        firstCommittedDuringSecond = committed('turn-a');
+      });
+      expect(await first).toBe(true);
+      await second;
+      expect(firstCommittedDuringSecond).toBe(false);
+      expect(committed('turn-b')).toBe(true);
+    } finally {
+      other.close();
+    }
   });
 });
 

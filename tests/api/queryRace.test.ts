@@ -4,7 +4,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../../server/app';
 import type { Database } from '../../server/db/types';
-import { periodsAt } from '../../server/domain/usage';
+import { periodsAt } from '../../server/domain/usageReport';
 import { setPlan, tinyProvider } from '../helpers/fakeAi';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
 import { startServer, type RunningServer } from '../helpers/server';

@@ -35,7 +35,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { PLANS } from '../../src/content/plans';
 import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
-import { periodsAt } from '../../server/domain/usage';
+import { periodsAt } from '../../server/domain/usageReport';
 import { setPlan } from '../helpers/fakeAi';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
 import { newLoopbackAddress, postJsonFrom } from '../helpers/server';

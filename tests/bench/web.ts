@@ -22,6 +22,8 @@ import { startServer } from '../helpers/server';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3) || 3;
 const PAGES = PRERENDERED_PAGES.filter((page) => (process.env.BENCH_PAGES?.split(',') ?? ['/', '/login', '/privacy']).includes(page.path));
+/** BENCH_JSON=<dir> keeps each run's Lighthouse result there, to read what cost the points. */
+const JSON_DIR = process.env.BENCH_JSON;
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 
 interface Figures {
@@ -30,9 +32,17 @@ interface Figures {
   tbtMs: number;
   cls: number;
   scriptKib: number;
+  /** The main thread's longest tasks as Lighthouse simulates them (4x CPU), with what ran in them. */
+  longTasks: string[];
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+interface LongTaskItem {
+  url?: string;
+  duration?: number;
+  startTime?: number;
+}
 
 interface NetworkItem {
   resourceType?: string;
@@ -47,6 +57,13 @@ async function audit(url: string, port: number, attempt = 1): Promise<Figures> {
   // On a loaded machine the trace of a page load is now and then lost; Lighthouse asks for a rerun.
   if (lhr.runtimeError?.code === 'NO_NAVSTART' && attempt < 3) return audit(url, port, attempt + 1);
   if (lhr.runtimeError) throw new Error(`${url}: ${lhr.runtimeError.message}`);
+  if (JSON_DIR) {
+    fs.mkdirSync(JSON_DIR, { recursive: true });
+    fs.writeFileSync(path.join(JSON_DIR, `${new URL(url).pathname.replace(/\W+/g, '_')}-${Date.now()}.json`), JSON.stringify(lhr));
+  }
+  const longTasks = ((lhr.audits['long-tasks']?.details as { items?: LongTaskItem[] } | undefined)?.items ?? []).map(
+    (task) => `${Math.round(task.duration ?? 0)} ms at ${Math.round(task.startTime ?? 0)} ms (${(task.url ?? '').replace(/^.*\//, '') || 'page'})`,
+  );
   const numeric = (id: string) => lhr.audits[id]?.numericValue ?? NaN;
   const requests = ((lhr.audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)?.items ?? []).filter(
     (item) => item.resourceType === 'Script',
@@ -57,6 +74,7 @@ async function audit(url: string, port: number, attempt = 1): Promise<Figures> {
     tbtMs: numeric('total-blocking-time'),
     cls: numeric('cumulative-layout-shift'),
     scriptKib: requests.reduce((sum, item) => sum + (item.transferSize ?? 0), 0) / 1024,
+    longTasks,
   };
 }
 
@@ -75,7 +93,11 @@ async function main(): Promise<void> {
     const rows: string[] = [];
     for (const page of PAGES) {
       const runs: Figures[] = [];
-      for (let i = 0; i < RUNS; i += 1) runs.push(await audit(server.baseUrl + page.path, chrome.port));
+      for (let i = 0; i < RUNS; i += 1) {
+        const run = await audit(server.baseUrl + page.path, chrome.port);
+        console.log(`${page.path} run ${i + 1}: ${run.scores.join('/')}, TBT ${Math.round(run.tbtMs)} ms; long tasks: ${run.longTasks.join(', ') || 'none'}`);
+        runs.push(run);
+      }
       const scores = CATEGORIES.map((_, i) => median(runs.map((run) => run.scores[i] ?? NaN)));
       rows.push(
         [

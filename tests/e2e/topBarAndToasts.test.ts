@@ -98,6 +98,29 @@ describe('toasts', () => {
     await page.context().close();
   });
 
+  it.each([1280, 390])('leave the field in focus in sight (%i px)', async (width) => {
+    // Signed out, the support form answers Enter in its last field with a toast: the field keeps
+    // the focus, and on a phone it sits at the bottom of the screen, where the keyboard would open.
+    const page = await open('/support', { width });
+    for (const [label, value] of [
+      [messages.support.titleLabel, 'Formulas'],
+      [messages.support.descriptionLabel, 'The assistant explains VLOOKUP beautifully.'],
+      [messages.support.emailLabel, 'ada@example.com'],
+      [messages.support.telephoneLabel, '+44 20 7946 0000'],
+    ] as const) {
+      await page.getByLabel(new RegExp(`^${label}`)).fill(value);
+    }
+    const field = page.getByLabel(new RegExp(`^${messages.support.telephoneLabel}`));
+    await field.press('Enter');
+    const shown = toast(page, messages.support.authRequired);
+    await shown.waitFor();
+    await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity));
+    await expect(field.evaluate((element) => element === document.activeElement)).resolves.toBe(true);
+    expect(overlap(await box(shown), await box(field))).toBe(false);
+    expect(overlap(await box(shown), await box(page.getByRole('banner')))).toBe(false);
+    await page.context().close();
+  });
+
   it('leave the top bar usable: Logout works while a toast shows', async () => {
     const page = await open('/login');
     await twoToasts(page);

@@ -160,3 +160,18 @@ export async function register(app: FastifyInstance, overrides: Parameters<typeo
   const body = res.json() as { access_token: string; refresh_token: string; user: { id: string; email: string } };
   return { account, ...body };
 }
+
+/**
+ * Runs `work` with passwords hashed at the production cost, which jest.config.js lowers for speed:
+ * for the tests whose point is how long a hash takes. Hashes started after `work` ends are cheap again.
+ */
+export async function atProductionHashCost<T>(work: () => Promise<T>): Promise<T> {
+  const names = ['PASSWORD_HASH_MEMORY_KIB', 'PASSWORD_HASH_PASSES'];
+  const lowered = names.map((name) => [name, process.env[name]] as const);
+  for (const name of names) delete process.env[name];
+  try {
+    return await work();
+  } finally {
+    for (const [name, value] of lowered) if (value !== undefined) process.env[name] = value;
+  }
+}

@@ -295,6 +295,20 @@ const STATES: State[] = [
         json: { plan: 'professional', status: 'active', current_period_end: periodEnd, cancel_at_period_end: true, scheduled_plan: 'free', usage_limits: null },
       }),
   },
+
+  // The test-mode provider's hosted checkout (server-rendered, no app), as "Upgrade" opens it.
+  {
+    name: 'checkout-test-mode',
+    path: '/subscription',
+    signedIn: true,
+    fullPage: true,
+    act: async (page) => {
+      const token = await page.evaluate(() => localStorage.getItem('access_token'));
+      const response = await page.request.post(new URL('/api/v1/subscription/checkout', page.url()).href, { headers: { authorization: `Bearer ${token}` }, data: { plan: 'professional' } });
+      const { checkout_url: url } = (await response.json()) as { checkout_url: string };
+      await page.goto(url);
+    },
+  },
 ];
 
 async function register(baseUrl: string, name: string): Promise<Account> {
@@ -303,6 +317,16 @@ async function register(baseUrl: string, name: string): Promise<Account> {
   const res = await fetch(`${baseUrl}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
   if (!res.ok) throw new Error(`register: ${res.status} ${await res.text()}`);
   return { ...account, tokens: (await res.json()) as Tokens };
+}
+
+async function signIn(baseUrl: string, account: Account): Promise<Tokens> {
+  const res = await fetch(`${baseUrl}/api/v1/auth/login/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: account.email, password: account.password }),
+  });
+  if (!res.ok) throw new Error(`login: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Tokens;
 }
 
 /** Until nothing moves but what loops for ever (spinners, skeletons). */
@@ -318,10 +342,12 @@ async function shoot(browser: Browser, baseUrl: string, state: State, account: A
       const problems: string[] = [];
       page.on('pageerror', (error) => problems.push(error.message));
       if (state.signedIn) {
+        // A session of its own: a run outlasts an access token, and a refresh token once used
+        // (by an earlier picture's page) is spent.
         await page.addInitScript((pair: Tokens) => {
           localStorage.setItem('access_token', pair.access_token);
           localStorage.setItem('refresh_token', pair.refresh_token);
-        }, account.tokens);
+        }, await signIn(baseUrl, account));
       }
       await state.routes?.(page);
       await page.goto(`${baseUrl}${state.path}`);

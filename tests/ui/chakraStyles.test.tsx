@@ -8,9 +8,11 @@ import {
   Button,
   Card,
   Container,
+  ChakraProvider,
   createSystem,
   createToaster,
   DataList,
+  defaultBaseConfig,
   defaultConfig,
   Field,
   Heading,
@@ -27,6 +29,7 @@ import {
   Toaster,
 } from '@chakra-ui/react';
 import { AppProviders } from '../../src/app/AppProviders';
+import { system } from '../../src/app/system';
 import { defaultRuntimeConfig } from '../../src/lib/runtimeConfig';
 
 /**
@@ -40,17 +43,25 @@ import { defaultRuntimeConfig } from '../../src/lib/runtimeConfig';
 
 const SRC = path.join(__dirname, '../../src');
 
+/** Chakra with its whole default theme: what each part looks like when nothing is left out. */
+const reference = createSystem(defaultConfig);
+
+/** The sources of src/, where the app's components are. */
+const sources = () =>
+  fs
+    .readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.tsx?$/.test(file))
+    .map((file) => fs.readFileSync(path.join(SRC, file), 'utf8'));
+
 /** What src/ imports from '@chakra-ui/react' and, for namespaces, which parts it uses. */
 function chakraImports(): Map<string, Set<string>> {
   const used = new Map<string, Set<string>>();
-  const files = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => /\.tsx?$/.test(file));
-  for (const file of files) {
-    const source = fs.readFileSync(path.join(SRC, file), 'utf8');
+  for (const source of sources()) {
     for (const [, list = ''] of source.matchAll(/import\s*\{([^}]+)\}\s*from\s*'@chakra-ui\/react'/g)) {
       for (const specifier of list.split(',')) {
-        // Types (inline `type X`, or named `…Props`) render nothing.
+        // Types (inline `type X`, or named `…Props`) and functions (lower case) render nothing.
         const name = specifier.trim().split(/\s+as\s+/)[0];
-        if (!name || /^type\s/.test(name) || name.endsWith('Props')) continue;
+        if (!name || !/^[A-Z]/.test(name) || name.endsWith('Props')) continue;
         const parts = used.get(name) ?? new Set<string>();
         for (const [, part = ''] of source.matchAll(new RegExp(`\\b${name}\\.([A-Z]\\w*)`, 'g'))) parts.add(part);
         used.set(name, parts);
@@ -60,7 +71,11 @@ function chakraImports(): Map<string, Set<string>> {
   return used;
 }
 
-/** Imports with no recipe: layout primitives (style props only), wrappers and functions. */
+/**
+ * Components with no recipe of their own in Chakra's theme: layout primitives (style props only)
+ * and wrappers. A name listed here that has a recipe fails the test below, so the list cannot hide
+ * a component from the check.
+ */
 const WITHOUT_RECIPE = new Set([
   'Box',
   'Center',
@@ -75,16 +90,11 @@ const WITHOUT_RECIPE = new Set([
   'Text',
   'Toaster',
   'VisuallyHidden',
-  'createSystem',
-  'createToaster',
-  'defaultBaseConfig',
-  'defineConfig',
-  'defineRecipe',
-  'defineSlotRecipe',
-  'mergeConfigs',
 ]);
 
 const testToaster = createToaster({ placement: 'bottom-end' });
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
 /** Each component with a recipe, rendered with every part the app uses; a part is marked by its name. */
 const SAMPLES: Record<string, { render: () => ReactNode; show?: () => void }> = {
@@ -189,11 +199,8 @@ const SAMPLES: Record<string, { render: () => ReactNode; show?: () => void }> = 
   },
 };
 
-const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 const kebab = (property: string) => property.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
-/** Chakra with its whole default theme: what each part looks like when nothing is left out. */
-const reference = createSystem(defaultConfig);
 
 /** The plain declarations (no nested selectors or conditions) the reference recipe gives `slot`. */
 function recipeDeclarations(recipeKey: string, slot: string | undefined): Array<[string, string]> {
@@ -253,9 +260,23 @@ describe('every Chakra component the app imports renders with its recipe', () =>
     expect(imports.has('Button')).toBe(true);
   });
 
+  it("lists as having no recipe only components that have none in Chakra's theme", () => {
+    const withRecipe = [...WITHOUT_RECIPE].filter((name) => reference.isRecipe(lowerFirst(name)) || reference.isSlotRecipe(lowerFirst(name)));
+    expect(withRecipe).toEqual([]);
+  });
+
   it('has a sample here for each of them', () => {
     const missing = [...imports.keys()].filter((name) => !WITHOUT_RECIPE.has(name) && !SAMPLES[name]);
     expect(missing).toEqual([]);
+  });
+
+  it('notices a component rendered without its recipe (the check itself works)', async () => {
+    render(
+      <ChakraProvider value={createSystem(defaultBaseConfig)}>
+        <Button data-testid="Button">Go</Button>
+      </ChakraProvider>,
+    );
+    expect(unstyledReason(await screen.findByTestId('Button'), 'Button', 'button', undefined)).toMatch(/Button lacks the class|has none of its recipe's styles/);
   });
 
   it.each([...imports.keys()].filter((name) => SAMPLES[name]))('%s', async (name) => {
@@ -273,4 +294,19 @@ describe('every Chakra component the app imports renders with its recipe', () =>
     }
     expect(problems).toEqual([]);
   });
+});
+
+/** Chakra's colour palettes; the app's system keeps only those it uses (src/app/system.ts). */
+const CHAKRA_PALETTES = Object.keys(defaultConfig.theme?.tokens?.colors ?? {}).filter((name) => !['transparent', 'current', 'black', 'white'].includes(name));
+
+it('has every colour palette src/ names (a palette left out renders without colours)', () => {
+  const named = new Set<string>();
+  for (const source of sources()) {
+    // 'red', "orange.700", 'gray.focusRing': a palette named in a string, as colorPalette or colour.
+    for (const [, palette = ''] of source.matchAll(/['"]([a-z]+)(?:\.[\w.]+)?['"]/g)) if (CHAKRA_PALETTES.includes(palette)) named.add(palette);
+  }
+  expect(named.size).toBeGreaterThan(0);
+  // Its shades and its semantic tokens (src/app/system.ts overrides some of the latter, not `fg`).
+  const missing = [...named].filter((palette) => !system.tokens.getByName(`colors.${palette}.500`) || !system.tokens.getByName(`colors.${palette}.fg`));
+  expect(missing).toEqual([]);
 });

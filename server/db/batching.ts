@@ -1,0 +1,215 @@
+import fs from 'node:fs';
+import type { Compilable, Kysely, RawBuilder } from 'kysely';
+import type { StatementCache } from './sqlite';
+import { compile, statementBuilder, type SqlTransaction } from './statements';
+import type { Database } from './types';
+
+/**
+ * Units of writes, batched: what `DatabaseHandle.groupCommit` runs on each engine.
+ *
+ * Invariants (tests/api/groupCommit.test.ts):
+ * - A unit commits or rolls back whole; in a batch each unit has its own savepoint, so a unit that
+ *   throws takes back only its own writes, and its error reaches only its caller.
+ * - No unit is reported done before its commit is on disk (SQLite: the WAL synced; PostgreSQL: the
+ *   server's COMMIT answered). A batch that fails to commit or sync rejects every unit of it.
+ * - A unit awaits nothing but its `tx` statements: the batch's transaction stays open meanwhile.
+ * - SQLite: the units submitted in one turn of the event loop share one transaction and one sync.
+ *   PostgreSQL: units of one key run one after another in the order they came; those that waited
+ *   together share one transaction.
+ */
+
+export type GroupCommit = <T>(work: (tx: SqlTransaction) => Promise<T>, key?: string) => Promise<T>;
+
+/**
+ * Collects what is asked during one turn of the event loop and hands it to `flush` as one batch,
+ * once the turn's I/O callbacks (the requests that came together) have all asked.
+ */
+export function perTurn<T>(flush: (batch: T[]) => void): (item: T) => void {
+  let queue: T[] = [];
+  return (item) => {
+    if (queue.length === 0) {
+      setImmediate(() => {
+        const batch = queue;
+        queue = [];
+        flush(batch);
+      });
+    }
+    queue.push(item);
+  };
+}
+
+interface Unit {
+  work: (tx: SqlTransaction) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Runs a batch's units one after another in an open transaction, each in its own savepoint, so a
+ * unit that throws takes back only its own writes. Returns how to report each unit, to be called
+ * once the transaction is known to be committed. A batch of one needs no savepoint: its error
+ * ends the transaction.
+ */
+async function runUnits(tx: SqlTransaction, batch: Unit[]): Promise<Array<() => void>> {
+  const outcomes: Array<() => void> = [];
+  const alone = batch.length === 1;
+  for (const unit of batch) {
+    if (!alone) await tx.all('savepoint unit', []);
+    try {
+      const value = await unit.work(tx);
+      if (!alone) await tx.all('release savepoint unit', []);
+      outcomes.push(() => unit.resolve(value));
+    } catch (error) {
+      if (alone) throw error;
+      await tx.all('rollback to savepoint unit', []);
+      await tx.all('release savepoint unit', []);
+      outcomes.push(() => unit.reject(error));
+    }
+  }
+  return outcomes;
+}
+
+/**
+ * Syncs the WAL file to disk on libuv's thread pool, so the event loop goes on meanwhile. A sync
+ * covers every commit made before it starts: callers that arrive while one runs share the next.
+ */
+function walSyncer(walPath: string) {
+  let fd: number | null = null;
+  let running: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
+  const syncNow = () => {
+    fd ??= fs.openSync(walPath, 'r');
+    const handle = fd;
+    return new Promise<void>((resolve, reject) => fs.fdatasync(handle, (error) => (error ? reject(error) : resolve())));
+  };
+  const sync = (): Promise<void> => {
+    if (!running) {
+      running = syncNow().finally(() => {
+        running = null;
+      });
+      return running;
+    }
+    queued ??= running.then(
+      () => {
+        queued = null;
+        return sync();
+      },
+      () => {
+        queued = null;
+        return sync();
+      },
+    );
+    return queued;
+  };
+  return {
+    sync,
+    close() {
+      if (fd !== null) fs.closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+/**
+ * Group commit on the one SQLite connection. The batch takes the connection through Kysely, so it
+ * never lands inside a Kysely transaction that is waiting on something; its statements then run
+ * synchronously on the driver, so nothing else writes between them.
+ *
+ * What the units report is as durable as under synchronous=FULL: no outcome is reported before
+ * its commit is on disk. The batch commits with synchronous=NORMAL, which skips the sync SQLite would do inside
+ * COMMIT, on the event loop; `walSyncer` then syncs the WAL off the loop, where the requests of
+ * the next batch can be parsed meanwhile. Checkpoints still sync as under FULL, and every other
+ * transaction on the connection keeps FULL.
+ */
+export function sqliteGroupCommit(db: Kysely<Database>, statements: StatementCache, walPath: string) {
+  const wal = walSyncer(walPath);
+  const run = <T>(sqlText: string, params: readonly unknown[] = []): T[] => {
+    const statement = statements.prepare(sqlText);
+    if (statement.reader) return statement.all(...params) as T[];
+    statement.run(...params);
+    return [];
+  };
+  const builder = statementBuilder('sqlite');
+  const tx: SqlTransaction = {
+    db: builder,
+    all: async (sqlText, params) => run(sqlText, params),
+    run: async <T>(query: Compilable<T> | RawBuilder<T>) => {
+      const { sql: sqlText, parameters } = compile(builder, query);
+      return run<T>(sqlText, parameters);
+    },
+  };
+
+  const flush = async (batch: Unit[]) => {
+    let outcomes: Array<() => void>;
+    try {
+      outcomes = await db.connection().execute(async () => {
+        run('PRAGMA synchronous = NORMAL');
+        try {
+          run('BEGIN IMMEDIATE');
+          const reports = await runUnits(tx, batch);
+          run('COMMIT');
+          return reports;
+        } catch (error) {
+          // The batch failed (disk full, I/O error, or the error of a batch of one): nothing of
+          // it is kept. Still holding the connection, so the rollback cannot reach anyone else's
+          // transaction.
+          if (statements.inTransaction) run('ROLLBACK');
+          throw error;
+        } finally {
+          run('PRAGMA synchronous = FULL');
+        }
+      });
+      await wal.sync();
+    } catch (error) {
+      // Rolled back, or committed but not known to be on disk: no unit is reported done.
+      for (const unit of batch) unit.reject(error);
+      return;
+    }
+    for (const outcome of outcomes) outcome();
+  };
+
+  const submit = perTurn<Unit>((batch) => void flush(batch));
+  const groupCommit: GroupCommit = <T>(work: (tx: SqlTransaction) => Promise<T>) =>
+    new Promise<T>((resolve, reject) => submit({ work, resolve: resolve as (value: unknown) => void, reject }));
+  return { groupCommit, close: () => wal.close() };
+}
+
+/**
+ * PostgreSQL gives each unit its own transaction: the server already flushes concurrent commits
+ * together. Units of one `key` (the rows they lock) run one after another, so they wait for each
+ * other here rather than on row locks while holding pooled connections, and those that waited
+ * together then share one transaction, each in its own savepoint: a user's queries that come at
+ * once share a commit instead of queueing for one each.
+ */
+export function postgresGroupCommit(inTransaction: <T>(work: (tx: SqlTransaction) => Promise<T>) => Promise<T>): GroupCommit {
+  // Units waiting for their key's transaction to end; a key is here while one is running.
+  const waiting = new Map<string, Unit[]>();
+  const commitTogether = async (key: string, batch: Unit[]) => {
+    try {
+      const outcomes = await inTransaction((tx) => runUnits(tx, batch));
+      for (const outcome of outcomes) outcome();
+    } catch (error) {
+      for (const unit of batch) unit.reject(error);
+    }
+    const next = waiting.get(key)!;
+    if (next.length === 0) {
+      waiting.delete(key);
+    } else {
+      waiting.set(key, []);
+      void commitTogether(key, next);
+    }
+  };
+  return <T>(work: (tx: SqlTransaction) => Promise<T>, key?: string): Promise<T> => {
+    if (key === undefined) return inTransaction(work);
+    return new Promise<T>((resolve, reject) => {
+      const unit: Unit = { work, resolve: resolve as (value: unknown) => void, reject };
+      const queue = waiting.get(key);
+      if (queue) {
+        queue.push(unit);
+        return;
+      }
+      waiting.set(key, []);
+      void commitTogether(key, [unit]);
+    });
+  };
+}

@@ -1,0 +1,86 @@
+import { Kysely, PostgresDialect, type Compilable, type RawBuilder } from 'kysely';
+import pg from 'pg';
+import { compile, statementBuilder, type SqlTransaction } from './statements';
+import type { Database } from './types';
+
+/**
+ * The PostgreSQL engine: a pool of 20 connections shared by Kysely and the hand-written statements.
+ *
+ * Invariants:
+ * - BIGINT columns (epoch milliseconds) are read as numbers: well inside Number's exact range.
+ * - Hand-written statements use `?` placeholders everywhere and become `$1, $2, …` here, each text
+ *   a named prepared statement, so each is parsed once per connection.
+ * - A connection that could not even roll back is dropped, never handed to the next unit.
+ */
+
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+/** `?` placeholders as PostgreSQL's `$1, $2, …`. */
+export function numberedParams(sqlText: string): string {
+  let n = 0;
+  return sqlText.replace(/\?/g, () => `$${++n}`);
+}
+
+export function openPostgres(databaseUrl: string) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 20 });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Health checks that come while one is on its way share its answer: one round trip for all.
+  let pinging: Promise<boolean> | null = null;
+  const ping = () =>
+    (pinging ??= pool
+      .query('select 1')
+      .then(() => true, () => false)
+      .finally(() => {
+        pinging = null;
+      }));
+  const preparedFirst = async <T>(name: string, query: Compilable<T> | RawBuilder<T>) => {
+    const { sql: text, parameters } = compile(db, query);
+    const result = await pool.query({ name, text, values: parameters as unknown[] });
+    return result.rows[0] as T | undefined;
+  };
+  const builder = statementBuilder('postgres');
+  const named = new Map<string, { name: string; text: string }>();
+  const prepared = (sqlText: string, numbered: string) => {
+    let statement = named.get(sqlText);
+    if (!statement) {
+      statement = { name: `unit_${named.size}`, text: numbered };
+      named.set(sqlText, statement);
+    }
+    return statement;
+  };
+  /** Runs `work` in a transaction of its own on one pooled connection. */
+  const inTransaction = async <T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    const tx: SqlTransaction = {
+      db: builder,
+      async all<R>(sqlText: string, params: readonly unknown[]) {
+        const result = await client.query({ ...prepared(sqlText, numberedParams(sqlText)), values: params as unknown[] });
+        return result.rows as R[];
+      },
+      async run<R>(query: Compilable<R> | RawBuilder<R>) {
+        const { sql: sqlText, parameters } = compile(builder, query);
+        const result = await client.query({ ...prepared(sqlText, sqlText), values: parameters as unknown[] });
+        return result.rows as R[];
+      },
+    };
+    try {
+      await client.query('BEGIN');
+      const value = await work(tx);
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  };
+  return { pool, db, ping, preparedFirst, inTransaction };
+}
+
+export type PostgresEngine = ReturnType<typeof openPostgres>;
