@@ -6,6 +6,7 @@ import { findPlan } from '../../src/content/plans';
 import { runQuery, type QueryServices } from '../domain/queries';
 import { dailyUsage, usageAt } from '../domain/usageReport';
 import { ApiError } from '../errors';
+import { credentialId } from '../plugins/auth';
 import { ErrorSchema, MultilineText } from '../schemas';
 
 /** Bounds of one query's data: what a selection in the add-on can reasonably hold. */
@@ -158,6 +159,7 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { ...services, log: request.log },
           {
             userId,
+            credential: { kind: request.auth!.kind, id: credentialId(request.auth!) },
             // The session check read it for this very request.
             plan: findPlan(request.currentUser!.plan)!,
             request: { task, prompt, ...(data ? { data } : {}) },

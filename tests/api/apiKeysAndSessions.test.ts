@@ -136,6 +136,25 @@ describe.each(ENGINES)('API keys on %s', (engine) => {
     expect(await lastUsed()).toBe(new Date(usedAt + 60_000).toISOString());
   });
 
+  it('records which credential made each query: the web session, or the key by its id', async () => {
+    const person = await register(ctx.app);
+    const created = await createKey(person.access_token, { name: 'Script', scopes: ['query'] });
+    const byKey = await call(ctx.app, created.key, 'POST', '/query', { task: 'analyze', prompt: 'x', data: sample });
+    const byWeb = await call(ctx.app, person.access_token, 'POST', '/query', { task: 'analyze', prompt: 'y', data: sample });
+    const session = (await call(ctx.app, person.access_token, 'GET', '/sessions')).json().sessions[0];
+    const rows = await ctx.app.database.db
+      .selectFrom('usage_ledger')
+      .select(['request_id', 'credential_kind', 'credential_id'])
+      .where('user_id', '=', person.user.id)
+      .execute();
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { request_id: byKey.json().request_id, credential_kind: 'key', credential_id: created.id },
+        { request_id: byWeb.json().request_id, credential_kind: 'web', credential_id: session.id },
+      ]),
+    );
+  });
+
   it('answers bad input with 400 naming the field', async () => {
     const person = await register(ctx.app);
     for (const [body, field] of [
