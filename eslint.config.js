@@ -1,5 +1,8 @@
-// ESLint flat config: TypeScript rules everywhere, React hooks rules for the SPA.
+// ESLint flat config: TypeScript rules everywhere, React hooks rules for the SPA, and the
+// dependency rules of docs/architecture.md ("Dependency rules"), which tests/lint proves are enforced.
 const js = require('@eslint/js');
+const importX = require('eslint-plugin-import-x');
+const { createTypeScriptImportResolver } = require('eslint-import-resolver-typescript');
 const tseslint = require('typescript-eslint');
 const reactHooks = require('eslint-plugin-react-hooks');
 const globals = require('globals');
@@ -24,4 +27,56 @@ module.exports = tseslint.config(
     files: ['*.js', 'tests/**/*.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  ...dependencyRules(),
 );
+
+/**
+ * Which folder may import which: the contract imports nothing of the app, the server only the
+ * contract, the charts no React and nothing of the views, src/lib and src/content no component,
+ * no page another page; and no import cycle anywhere in the app's code.
+ */
+function dependencyRules() {
+  const APP = ['contract/**/*.{ts,tsx}', 'src/**/*.{ts,tsx}', 'machines/**/*.{ts,tsx}', 'server/**/*.ts'];
+  const VIEWS = ['./src/app', './src/pages', './src/components'];
+  const REACT = ['react', 'react-dom', 'react-dom/*', 'react-router', 'react-router-dom', '@xstate/react', '@chakra-ui/*', '@emotion/*', 'formik'];
+  const zone = (target, from, message) => ({ target, from, message });
+  return [
+    {
+      files: APP,
+      plugins: { 'import-x': importX },
+      settings: {
+        // The imported files are parsed too (no-cycle follows them), as TypeScript.
+        'import-x/extensions': ['.ts', '.tsx', '.js'],
+        'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+        'import-x/resolver-next': [createTypeScriptImportResolver()],
+      },
+      rules: {
+        // Cycles through the app's own modules; following node_modules would triple the lint time.
+        'import-x/no-cycle': ['error', { ignoreExternal: true }],
+        'import-x/no-restricted-paths': [
+          'error',
+          {
+            zones: [
+              zone('./contract', ['./src', './machines', './server', './build', './tests'], 'contract/ imports nothing of the app.'),
+              zone('./server', ['./src', './machines', './build'], 'server/ imports only contract/ of the app.'),
+              zone('./machines', [...VIEWS, './server', './build'], 'machines/ imports contract/, src/lib and src/content, never the views or the server.'),
+              zone(['./src/lib', './src/content'], [...VIEWS, './server'], 'src/lib and src/content import no component, page or app module.'),
+              zone('./src', ['./server', './build'], 'The SPA reaches the server over HTTP only; shared shapes are in contract/.'),
+              zone('./src/pages', './src/pages', 'A page imports no other page: shared parts go in src/components.'),
+            ],
+          },
+        ],
+      },
+    },
+    {
+      // src/lib may hold hooks (React itself), but no component: the zone above keeps those out.
+      files: ['contract/**/*.ts', 'machines/**/*.ts', 'server/**/*.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          { patterns: [{ group: REACT, message: 'React and its libraries belong to the views (src/app, src/pages, src/components).' }] },
+        ],
+      },
+    },
+  ];
+}

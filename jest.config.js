@@ -48,7 +48,8 @@ module.exports = {
       ...common,
       displayName: 'build',
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/tests/build/**/*.test.ts'],
+      // The production build's files, and the lint rules that keep the code's dependencies one way.
+      testMatch: ['<rootDir>/tests/{build,lint}/**/*.test.ts'],
     },
     {
       ...common,

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { escapeHtml, prerenderedFile, SCRIPT_NONCE_SLOT, SLOTS } from '../src/lib/pageSlots';
+import { escapeHtml, prerenderedFile, SCRIPT_NONCE_SLOT, SLOTS } from '../contract/pageSlots';
 import { PRERENDERED_PAGES } from '../src/app/routes';
 import { renderPage } from '../src/prerender';
 import { appScripts, inlinable, readManifest, WEB_DIR, type BuildManifest } from './manifest';

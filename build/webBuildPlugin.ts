@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import type { Chunk, Compilation, Compiler, Module } from 'webpack';
-import { SCRIPT_NONCE_SLOT } from '../src/lib/pageSlots';
+import { SCRIPT_NONCE_SLOT } from '../contract/pageSlots';
 import { inlinable, MANIFEST_FILE, type BuildManifest } from './manifest';
 
 const NAME = 'WebBuildPlugin';

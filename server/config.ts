@@ -1,6 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
-import { defaultRuntimeConfig as defaults, type RuntimeConfig } from '../src/lib/runtimeConfig';
+import { defaultRuntimeConfig as defaults, type RuntimeConfig } from '../contract/runtimeConfig';
 
 /**
  * Every setting the server reads, parsed and validated once at start. A bad value throws a

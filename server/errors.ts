@@ -1,18 +1,14 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TEXT_PATTERN_MESSAGES } from './schemas';
-
-/** The one error body the API ever sends: `{"error": {"code", "message"}}`, plus the field when one is at fault. */
-export interface ErrorBody {
-  error: { code: string; message: string; field?: string };
-}
+import type { ErrorCode } from '../contract/errors';
+import { TEXT_PATTERN_MESSAGES, type ErrorBody } from '../contract/schemas';
 
 /** An expected failure with its HTTP status and stable snake_case code. */
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly extra: { field?: string; headers?: Record<string, string> } = {},
   ) {
@@ -21,12 +17,13 @@ export class ApiError extends Error {
   }
 }
 
-export function errorBody(code: string, message: string, field?: string): ErrorBody {
+/** The one error body the API ever sends: `{"error": {"code", "message"}}`, plus the field when one is at fault. */
+export function errorBody(code: ErrorCode, message: string, field?: string): ErrorBody {
   return { error: field ? { code, message, field } : { code, message } };
 }
 
 // Fastify's own client errors, mapped to our codes and plain messages.
-const FASTIFY_CODES: Record<string, [number, string, string]> = {
+const FASTIFY_CODES: Record<string, [number, ErrorCode, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'The request body is too large.'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Send the request body as application/json.'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_request', 'The Content-Length header does not match the body.'],
@@ -34,7 +31,7 @@ const FASTIFY_CODES: Record<string, [number, string, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json', 'The request body is not valid JSON.'],
 };
 
-const STATUS_CODES: Record<number, string> = {
+const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'invalid_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -104,7 +101,7 @@ export function handleError(error: FastifyError | ApiError, request: FastifyRequ
  * An error answer written straight to the socket, for the layers below Fastify (a malformed
  * request, a timed-out or over-limit connection): the same shape as every other error.
  */
-export function rawErrorResponse(status: number, code: string, message: string): string {
+export function rawErrorResponse(status: number, code: ErrorCode, message: string): string {
   const body = JSON.stringify(errorBody(code, message));
   return (
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

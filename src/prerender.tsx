@@ -4,8 +4,8 @@ import { renderToString } from 'react-dom/server';
 import { StaticRouter, useRoutes } from 'react-router-dom';
 import { AppProviders, createStyleCache } from './app/AppProviders';
 import { createRoutes, preloadRoutes } from './app/routes';
-import { configSlot, NONCE_SLOT } from './lib/pageSlots';
-import { defaultRuntimeConfig, type RuntimeConfig } from './lib/runtimeConfig';
+import { configSlot, NONCE_SLOT } from '../contract/pageSlots';
+import { defaultRuntimeConfig, type RuntimeConfig } from '../contract/runtimeConfig';
 import { PageTitleSink } from './lib/usePageTitle';
 
 /** The config the prerender renders with: a slot in place of every value. */

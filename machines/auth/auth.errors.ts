@@ -1,5 +1,6 @@
 import * as messages from '../../src/content/messages';
 import { ApiRequestError } from '../../src/lib/api';
+import { commonFailure } from '../failures';
 
 /** What a failed sign-in or registration shows: a toast title and its sentence. */
 export interface Failure {
@@ -9,17 +10,11 @@ export interface Failure {
 
 const t = messages.auth;
 
-function retryText(error: ApiRequestError): string | null {
-  if (error.status !== 429) return null;
-  return t.tooManyAttempts(error.retryAfter ?? 60);
-}
-
 /** Product-spec section 8, "Login failure". A 429 asks to wait instead of blaming the password. */
 export function loginFailure(error: unknown): Failure {
   const description = (() => {
     if (!(error instanceof ApiRequestError)) return error instanceof Error ? error.message : t.loginOther;
-    if (error.isNetworkError) return t.networkFailure;
-    return retryText(error) ?? (error.status === 401 ? t.loginUnauthorized : error.status === 400 ? t.loginBadRequest : t.loginOther);
+    return commonFailure(error) ?? (error.status === 401 ? t.loginUnauthorized : error.status === 400 ? t.loginBadRequest : t.loginOther);
   })();
   return { title: t.loginFailed, description };
 }
@@ -28,10 +23,11 @@ export function loginFailure(error: unknown): Failure {
 export function registrationFailure(error: unknown): Failure {
   const description = (() => {
     if (!(error instanceof ApiRequestError)) return t.registerOther;
-    if (error.isNetworkError) return t.networkFailure;
+    const common = commonFailure(error);
+    if (common) return common;
     if (error.status === 409) return error.code === 'username_taken' ? t.usernameTaken : t.registerConflict;
     if (error.status === 400) return error.serverMessage ? `${t.registerBadRequest} ${error.serverMessage}` : t.registerBadRequest;
-    return retryText(error) ?? t.registerOther;
+    return t.registerOther;
   })();
   return { title: t.registrationFailed, description };
 }

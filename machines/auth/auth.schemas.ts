@@ -1,11 +1,9 @@
 import * as yup from 'yup';
+import { EMAIL_PATTERN, PASSWORD_MIN_LENGTH, USERNAME_PATTERN, type ValidationMessages } from '../../contract/validation';
 import * as messages from '../../src/content/messages';
 
-const r = messages.register;
+const r: ValidationMessages = messages.register;
 const l = messages.login;
-
-// The same shape of address the server accepts.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * A confirmation must equal the password, and only that: with both empty, 'Password is required'
@@ -24,9 +22,9 @@ export const registerSchema = yup.object({
     .string()
     .trim()
     .required(r.usernameRequired)
-    .matches(/^[A-Za-z0-9_.-]{3,30}$/, r.usernameInvalid),
-  email: yup.string().trim().required(r.emailRequired).matches(EMAIL, r.emailInvalid),
-  password: yup.string().required(r.passwordRequired).min(8, r.passwordShort),
+    .matches(USERNAME_PATTERN, r.usernameInvalid),
+  email: yup.string().trim().required(r.emailRequired).matches(EMAIL_PATTERN, r.emailInvalid),
+  password: yup.string().required(r.passwordRequired).min(PASSWORD_MIN_LENGTH, r.passwordShort),
   confirm_password: sameAs('password'),
 });
 export type RegisterValues = yup.InferType<typeof registerSchema>;
@@ -39,10 +37,10 @@ export const loginSchema = yup.object({
 export type LoginValues = yup.InferType<typeof loginSchema>;
 
 export const forgotPasswordSchema = yup.object({
-  email: yup.string().trim().required(r.emailRequired).matches(EMAIL, r.emailInvalid),
+  email: yup.string().trim().required(r.emailRequired).matches(EMAIL_PATTERN, r.emailInvalid),
 });
 
 export const resetPasswordSchema = yup.object({
-  new_password: yup.string().required(r.passwordRequired).min(8, r.passwordShort),
+  new_password: yup.string().required(r.passwordRequired).min(PASSWORD_MIN_LENGTH, r.passwordShort),
   confirm_password: sameAs('new_password'),
 });

@@ -1,8 +1,9 @@
 import { emit, setup } from 'xstate';
-import type { AuthActorRef } from '../../src/app/auth';
+import type { AuthActorRef } from '../auth/auth.retry';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError } from '../../src/lib/api';
 import type { NotifyParams } from '../auth/auth.machine';
+import { commonFailure } from '../failures';
 import { changePasswordActors } from './changePassword.actors';
 import type { ChangePasswordValues } from './changePassword.schema';
 
@@ -16,8 +17,8 @@ const t = messages.profile;
  */
 export function passwordChangeFailure(error: unknown): string {
   if (!(error instanceof ApiRequestError)) return t.updateFailed;
-  if (error.isNetworkError) return messages.auth.networkFailure;
-  if (error.status === 429) return messages.auth.tooManyAttempts(error.retryAfter ?? 60);
+  const common = commonFailure(error);
+  if (common) return common;
   if (error.status === 400 && error.code !== 'invalid_current_password' && error.serverMessage) return error.serverMessage;
   return t.updateFailed;
 }

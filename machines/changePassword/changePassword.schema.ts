@@ -1,10 +1,8 @@
 import * as yup from 'yup';
+import { PASSWORD_MIN_LENGTH } from '../../contract/validation';
 import * as messages from '../../src/content/messages';
 
 const t = messages.profile;
-
-/** The minimum password length (product spec §9), the same as the server's. */
-export const PASSWORD_MIN_LENGTH = 8;
 
 /**
  * Product-spec section 5, "Change password": the field rules. That the new password and its

@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import type { AuthActorRef } from '../../src/app/auth';
+import type { AuthActorRef } from '../auth/auth.retry';
 import * as messages from '../../src/content/messages';
 import type { NewApiKey } from '../../src/lib/api';
 import type { NotifyParams } from '../auth/auth.machine';

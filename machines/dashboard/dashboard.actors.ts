@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import { withAuthRetry } from '../../src/app/auth';
+import { withAuthRetry } from '../auth/auth.retry';
 import { accountApi, type DailyUsage, type SubscriptionInfo, type UsageStats } from '../../src/lib/api';
 import type { AuthInput } from '../subscription/subscription.actors';
 

@@ -1,5 +1,5 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import type { AuthActorRef } from '../../src/app/auth';
+import type { AuthActorRef } from '../auth/auth.retry';
 import { dashboardActors, type DashboardData, type DashboardPart } from './dashboard.actors';
 
 export interface DashboardContext {

@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import { withAuthRetry } from '../../src/app/auth';
+import { withAuthRetry } from '../auth/auth.retry';
 import { deviceApi, type DeviceGrant } from '../../src/lib/api';
 import type { AuthInput } from '../subscription/subscription.actors';
 

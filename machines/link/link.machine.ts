@@ -1,8 +1,8 @@
 import { assign, setup } from 'xstate';
-import type { AuthActorRef } from '../../src/app/auth';
+import type { AuthActorRef } from '../auth/auth.retry';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError, type DeviceGrant } from '../../src/lib/api';
-import { normaliseUserCode } from '../../src/lib/userCode';
+import { normaliseUserCode } from '../../contract/userCode';
 import { linkActors } from './link.actors';
 
 export type LinkEvent =

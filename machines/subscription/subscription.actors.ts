@@ -1,7 +1,7 @@
 import { fromCallback, fromPromise } from 'xstate';
-import { withAuthRetry, type AuthActorRef } from '../../src/app/auth';
+import { type AuthActorRef, withAuthRetry } from '../auth/auth.retry';
 import { accountApi, type SubscriptionInfo } from '../../src/lib/api';
-import type { PlanId } from '../../src/content/plans';
+import type { PlanId } from '../../contract/plans';
 
 /** Every authenticated call is given the auth actor: a 401 refreshes once and retries once. */
 export interface AuthInput {

@@ -1,7 +1,7 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import type { AuthActorRef } from '../../src/app/auth';
+import type { AuthActorRef } from '../auth/auth.retry';
 import * as messages from '../../src/content/messages';
-import { findPlan, type PlanId } from '../../src/content/plans';
+import { findPlan, type PlanId } from '../../contract/plans';
 import type { SubscriptionInfo } from '../../src/lib/api';
 import { planName } from '../../src/lib/planDisplay';
 import type { NotifyParams } from '../auth/auth.machine';

@@ -1,5 +1,5 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { withAuthRetry, type AuthActorRef } from '../../src/app/auth';
+import { withAuthRetry, type AuthActorRef } from '../auth/auth.retry';
 import { ApiRequestError, queryApi, type QueryAnswer } from '../../src/lib/api';
 import * as messages from '../../src/content/messages';
 

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import type Stripe from 'stripe';
-import type { PlanId } from '../../src/content/plans';
+import type { PlanId } from '../../contract/plans';
 import type { Database, Engine, SubscriptionStatus, SubscriptionsTable } from '../db/types';
 import { findSubscription } from '../domain/subscriptions';
 import type { PriceBook } from './prices';

@@ -1,4 +1,4 @@
-import type { PlanId } from '../../src/content/plans';
+import type { PlanId } from '../../contract/plans';
 
 export type PaidPlanId = Exclude<PlanId, 'free'>;
 

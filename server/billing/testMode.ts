@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { findPlan, type PlanId } from '../../src/content/plans';
+import { findPlan, type PlanId } from '../../contract/plans';
 import type { Transaction } from 'kysely';
 import type { BillingTestSessionsTable, Database, SubscriptionsTable } from '../db/types';
 import { findSubscription, planAt } from '../domain/subscriptions';

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findPlan, formatPrice, PLANS, type Plan } from '../../src/content/plans';
+import { findPlan, formatPrice, PLANS, type Plan } from '../../contract/plans';
 import type { Config } from '../config';
 import type { BillingTestSessionsTable } from '../db/types';
 import { findSubscription, subscriptionView } from '../domain/subscriptions';
-import { escapeHtml } from '../../src/lib/pageSlots';
+import { escapeHtml } from '../../contract/pageSlots';
 import { returnUrls } from './provider';
 import type { SessionKind, SessionLookup, TestProvider } from './testMode';
 

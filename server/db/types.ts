@@ -1,3 +1,6 @@
+import type { PlanId } from '../../contract/plans';
+import type { Subscription } from '../../contract/schemas';
+
 /** Times are stored as epoch milliseconds (INTEGER on SQLite, BIGINT on PostgreSQL): one shape on both engines. */
 export interface UsersTable {
   id: string;
@@ -94,17 +97,17 @@ export interface PasswordResetsTable {
   used_at: number | null;
 }
 
-export type SubscriptionStatus = 'active' | 'past_due' | 'canceled' | 'incomplete';
+export type SubscriptionStatus = Subscription['status'];
 
 export interface SubscriptionsTable {
   user_id: string;
-  plan: 'free' | 'professional' | 'team';
+  plan: PlanId;
   status: SubscriptionStatus;
   current_period_start: number | null;
   current_period_end: number | null;
   /** 0 or 1: at `current_period_end` the plan becomes `scheduled_plan`. */
   cancel_at_period_end: number;
-  scheduled_plan: 'free' | 'professional' | 'team' | null;
+  scheduled_plan: PlanId | null;
   provider: 'test' | 'stripe';
   provider_customer_id: string | null;
   provider_subscription_id: string | null;
@@ -131,7 +134,7 @@ export interface BillingTestSessionsTable {
   kind: 'checkout' | 'manage';
   user_id: string;
   /** The plan being bought (checkout) or the downgrade the user asked for (manage). */
-  plan: 'free' | 'professional' | 'team';
+  plan: PlanId;
   created_at: number;
   expires_at: number;
   used_at: number | null;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, DeviceGrantsTable } from '../db/types';
-import { USER_CODE_ALPHABET, USER_CODE_LENGTH } from '../../src/lib/userCode';
+import { USER_CODE_ALPHABET, USER_CODE_LENGTH } from '../../contract/userCode';
 import { parseScopes, type Scope } from './scopes';
 import { createSession, type IssuedSession } from './sessions';
 import { hashToken, randomToken, type TokenService } from './tokens';

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hash, verify, type Options } from '@node-rs/argon2';
+import type { ErrorCode } from '../../contract/errors';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../contract/validation';
 import { passwordHashCost } from '../config';
 import { ApiError } from '../errors';
 
@@ -17,8 +19,6 @@ function options(): Options {
   return { algorithm: ARGON2ID, memoryCost: cost.memoryKiB, timeCost: cost.passes, parallelism: 1 };
 }
 
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
 
 /**
  * How many hashes run at once, and how many may wait for a turn. Hashes share libuv's four
@@ -89,13 +89,13 @@ export function isCommonPassword(password: string): boolean {
 }
 
 /** Why a new password is refused, or null when it is acceptable. Lengths count characters, not bytes. */
-export function passwordProblem(password: string): { code: string; message: string } | null {
+export function passwordProblem(password: string): { code: ErrorCode; message: string } | null {
   const length = [...password].length;
-  if (length < PASSWORD_MIN) {
-    return { code: 'password_too_short', message: `Password must be at least ${PASSWORD_MIN} characters long.` };
+  if (length < PASSWORD_MIN_LENGTH) {
+    return { code: 'password_too_short', message: `Password must be at least ${PASSWORD_MIN_LENGTH} characters long.` };
   }
-  if (length > PASSWORD_MAX) {
-    return { code: 'password_too_long', message: `Password must be at most ${PASSWORD_MAX} characters long.` };
+  if (length > PASSWORD_MAX_LENGTH) {
+    return { code: 'password_too_long', message: `Password must be at most ${PASSWORD_MAX_LENGTH} characters long.` };
   }
   if (isCommonPassword(password)) {
     return {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Plan } from '../../src/content/plans';
+import type { Plan } from '../../contract/plans';
 import { ProviderError, type AiAnswer, type AiProvider, type AiRequest, type Task, type TokenCounts } from '../ai/provider';
 import type { DatabaseHandle } from '../db/database';
 import type { UsageLedgerTable } from '../db/types';

@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseHandle } from '../db/database';
 import type { CredentialKindOfSession, Database, UsersTable } from '../db/types';
 import { ApiError } from '../errors';
-import type { PlanId } from '../../src/content/plans';
+import type { PlanId } from '../../contract/plans';
 import { parseScopes, type Scope } from './scopes';
 import { planAt, type PlanState } from './subscriptions';
 import { hashToken, SESSION_TTL_MS, type TokenService } from './tokens';

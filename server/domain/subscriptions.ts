@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
-import { findPlan, type Plan, type PlanId } from '../../src/content/plans';
-import type { Database, SubscriptionStatus, SubscriptionsTable } from '../db/types';
+import { findPlan, type Plan, type PlanId } from '../../contract/plans';
+import type { Subscription } from '../../contract/schemas';
+import type { Database, SubscriptionsTable } from '../db/types';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -28,17 +29,8 @@ export async function effectivePlan(db: Db, userId: string, now: number): Promis
   return findPlan(planAt(await findSubscription(db, userId), now))!;
 }
 
-/** `GET /subscription/me` (contracts.md): unlimited is -1, as in the plans module. */
-export interface SubscriptionView {
-  plan: PlanId;
-  status: SubscriptionStatus;
-  current_period_end: string | null;
-  cancel_at_period_end: boolean;
-  scheduled_plan: PlanId | null;
-  usage_limits: { monthly_queries: number; daily_tokens: number };
-}
 
-function limitsOf(plan: Plan): SubscriptionView['usage_limits'] {
+function limitsOf(plan: Plan): Subscription['usage_limits'] {
   return { monthly_queries: plan.limits.monthlyQueries, daily_tokens: plan.limits.dailyTokens };
 }
 
@@ -47,7 +39,7 @@ function limitsOf(plan: Plan): SubscriptionView['usage_limits'] {
  * (no row, ended, cancelled, never paid, or a change that fell due and is not written down yet)
  * reads as the plan that applies with no period of its own.
  */
-export function subscriptionView(row: SubscriptionsTable | undefined, now: number): SubscriptionView {
+export function subscriptionView(row: SubscriptionsTable | undefined, now: number): Subscription {
   const plan = findPlan(planAt(row, now))!;
   if (!row || plan.id !== row.plan || plan.id === 'free') {
     return {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Plan } from '../../src/content/plans';
+import type { Plan } from '../../contract/plans';
 import type { DatabaseHandle, SqlTransaction } from '../db/database';
 import type { UsageLedgerTable } from '../db/types';
 import { ApiError } from '../errors';

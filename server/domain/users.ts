@@ -1,22 +1,18 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { PlanId } from '../../src/content/plans';
-import type { User } from '../../src/lib/api';
+import type { PlanId } from '../../contract/plans';
+import type { User } from '../../contract/schemas';
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN, FULL_NAME_MAX_LENGTH, USERNAME_PATTERN } from '../../contract/validation';
 import type { Database, UsersTable } from '../db/types';
 import { ApiError } from '../errors';
 
-/** The user as the API sends it (decisions.md, "Wire format"); the SPA reads the same type. */
-export type WireUser = User;
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const USERNAME = /^[A-Za-z0-9_.-]{3,30}$/;
 // Control characters have no place in a name shown on screens and in e-mails.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 export function normaliseEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
-  if (email.length > 254 || !EMAIL.test(email)) {
+  if (email.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(email)) {
     throw new ApiError(400, 'invalid_input', 'Email is invalid.', { field: 'email' });
   }
   return email;
@@ -24,7 +20,7 @@ export function normaliseEmail(raw: string): string {
 
 export function normaliseUsername(raw: string): string {
   const username = raw.trim();
-  if (!USERNAME.test(username)) {
+  if (!USERNAME_PATTERN.test(username)) {
     throw new ApiError(
       400,
       'invalid_input',
@@ -40,13 +36,13 @@ export function normaliseFullName(raw: string): string {
   // the limit counts code points, as the spec's "characters" means.
   const fullName = raw.normalize('NFC').trim();
   const length = [...fullName].length;
-  if (length < 1 || length > 100 || CONTROL.test(fullName)) {
+  if (length < 1 || length > FULL_NAME_MAX_LENGTH || CONTROL.test(fullName)) {
     throw new ApiError(400, 'invalid_input', 'Full name must be 1 to 100 characters.', { field: 'full_name' });
   }
   return fullName;
 }
 
-export function toWireUser(user: Pick<UsersTable, 'id' | 'email' | 'full_name' | 'username' | 'created_at'>, plan: PlanId): WireUser {
+export function toWireUser(user: Pick<UsersTable, 'id' | 'email' | 'full_name' | 'username' | 'created_at'>, plan: PlanId): User {
   return {
     id: user.id,
     email: user.email,

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { Config } from '../config';
-import { ErrorSchema } from '../schemas';
+import { ErrorSchema } from '../../contract/schemas';
 
 /** Where the API's routes live; everything else the server answers (pages, files, the docs) is not API. */
 export const API_PREFIX = '/api/v1';

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { fillConfigSlots, NONCE_SLOT, SCRIPT_NONCE_SLOT, SLOTS } from '../../src/lib/pageSlots';
-import { isAppPath } from '../../src/lib/appPaths';
-import { CONFIG_ELEMENT_ID, type RuntimeConfig } from '../../src/lib/runtimeConfig';
+import { fillConfigSlots, NONCE_SLOT, SCRIPT_NONCE_SLOT, SLOTS } from '../../contract/pageSlots';
+import { isAppPath } from '../../contract/appPaths';
+import { CONFIG_ELEMENT_ID, type RuntimeConfig } from '../../contract/runtimeConfig';
 import { errorBody } from '../errors';
 
 /** webpack names long-lived files `name.<contenthash>.ext` (and the build their .br/.gz copies): safe to cache for a year. */
@@ -27,7 +27,7 @@ type Nonces = { style: string; script: string };
 /**
  * A page of the build with this server's runtime config filled in (once, at start-up) and a
  * function that puts a response's nonces in. The prerendered pages hold slots where the brand,
- * mailboxes and links go, so what the build rendered is never a stale value (src/lib/pageSlots.ts).
+ * mailboxes and links go, so what the build rendered is never a stale value (contract/pageSlots.ts).
  */
 function pageTemplate(html: string, config: RuntimeConfig): (nonces: Nonces) => string {
   // Split first, so that no config value can become a nonce slot, nor the other way round: the

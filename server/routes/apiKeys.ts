@@ -4,7 +4,7 @@ import { createApiKey, liveApiKeys, revokeApiKey, type ApiKeyView } from '../dom
 import { SCOPES, type Scope } from '../domain/scopes';
 import { ApiError } from '../errors';
 import { consume, type Limit } from '../plugins/rateLimit';
-import { DisplayText, ErrorSchema, Text } from '../schemas';
+import { DisplayText, ErrorSchema, Text } from '../../contract/schemas';
 
 /** Keys made per account: plenty for every integration, too few to fill the table. */
 export const API_KEY_CREATE_LIMIT: Limit = { what: 'API keys created', max: 20, windowMs: 60 * 60_000 };

@@ -19,7 +19,7 @@ import { deliverLater } from '../mail/mailer';
 import { passwordChangedMail, passwordResetMail } from '../mail/templates';
 import { sessionIdOf } from '../plugins/auth';
 import { consume, type Limit } from '../plugins/rateLimit';
-import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../schemas';
+import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../../contract/schemas';
 import { wireUser } from './users';
 
 const MINUTE = 60_000;

@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import { handleBillingEvent, type BillingContext, type BillingEvent } from '../billing/events';
 import type { StripeProvider } from '../billing/stripe';
 import { ApiError } from '../errors';
-import { ErrorSchema } from '../schemas';
+import { ErrorSchema } from '../../contract/schemas';
 
 /** Stripe's events are a few KiB; an invoice with many lines can pass the API's 64 KiB. */
 const WEBHOOK_BODY_LIMIT = 1024 * 1024;

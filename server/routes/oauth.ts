@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply } from 'fastify';
-import { displayUserCode, normaliseUserCode } from '../../src/lib/userCode';
+import { displayUserCode, normaliseUserCode } from '../../contract/userCode';
 import { decideGrant, findGrantByUserCode, pollGrant, startDeviceGrant, type GrantLookup } from '../domain/deviceGrants';
 import { SCOPES, type Scope } from '../domain/scopes';
 import { ApiError, fieldOf, handleError, validationMessage } from '../errors';
 import { consume, type Limit } from '../plugins/rateLimit';
-import { ErrorSchema, Text } from '../schemas';
+import { ErrorSchema, Text } from '../../contract/schemas';
 import { issueTokens } from './auth';
 
 /**

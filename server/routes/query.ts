@@ -2,12 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ProviderError, TASKS, type Cell, type Task } from '../ai/provider';
-import { findPlan } from '../../src/content/plans';
+import { findPlan } from '../../contract/plans';
 import { runQuery, type QueryServices } from '../domain/queries';
 import { dailyUsage, usageAt } from '../domain/usageReport';
 import { ApiError } from '../errors';
 import { credentialId } from '../plugins/auth';
-import { ErrorSchema, MultilineText } from '../schemas';
+import { DailyUsageSchema, ErrorSchema, MultilineText, UsageSchema } from '../../contract/schemas';
 
 /** Bounds of one query's data: what a selection in the add-on can reasonably hold. */
 export const MAX_CELLS = 10_000;
@@ -15,13 +15,6 @@ export const MAX_DATA_BYTES = 1024 * 1024;
 /** The data plus a 4,000-character prompt (up to 6 bytes a character once JSON-escaped) and the rest. */
 const QUERY_BODY_LIMIT = MAX_DATA_BYTES + 64 * 1024;
 
-const UsageSchema = Type.Object({
-  monthly_queries: Type.Integer({ description: 'Accepted queries this UTC calendar month.' }),
-  daily_tokens: Type.Integer({ description: 'Tokens used this UTC day.' }),
-  queries_per_minute: Type.Integer({ description: 'Queries in the last 60 seconds.' }),
-  processing_time: Type.Number({ description: 'Mean processing time this month in ms (0 if none).' }),
-  total_queries: Type.Integer({ description: 'Accepted queries of all time.' }),
-});
 
 // The route types come from TypeBox 1 (the type provider's), which does not see through a 0.34
 // `Unsafe`; the validated task and cells are therefore typed where they are read.
@@ -59,11 +52,6 @@ const IdempotencyHeaders = Type.Object({
 });
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-const DailyUsage = Type.Object({
-  days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), queries: Type.Integer(), tokens: Type.Integer() }), {
-    description: 'The last 30 UTC days, oldest first, today last.',
-  }),
-});
 
 function dataTooLarge(message: string): ApiError {
   return new ApiError(413, 'data_too_large', message, { field: 'data' });
@@ -196,7 +184,7 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['query'],
         summary: 'Queries and tokens of each of the last 30 UTC days',
         security: [{ bearer: [] }],
-        response: { 200: DailyUsage, 401: ErrorSchema },
+        response: { 200: DailyUsageSchema, 401: ErrorSchema },
       },
     },
     async (request) => ({ days: await dailyUsage(database.db, request.auth!.userId, app.clock.now()) }),

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { endSession, liveSessions, revokeUserSessions } from '../domain/sessions';
 import { ApiError } from '../errors';
 import { sessionIdOf } from '../plugins/auth';
-import { ErrorSchema, Text } from '../schemas';
+import { ErrorSchema, Text } from '../../contract/schemas';
 
 const SessionSchema = Type.Object({
   id: Type.String(),

@@ -1,27 +1,10 @@
 import crypto from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { findPlan, PLAN_IDS } from '../../src/content/plans';
+import { findPlan, PLAN_IDS } from '../../contract/plans';
 import { findSubscription, planAt, subscriptionView } from '../domain/subscriptions';
 import { ApiError } from '../errors';
-import { ErrorSchema, Text, UserSchema } from '../schemas';
-
-const PlanIdSchema = UserSchema.properties.subscription_plan;
-
-export const SubscriptionSchema = Type.Object(
-  {
-    plan: PlanIdSchema,
-    status: Type.Union([Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled'), Type.Literal('incomplete')]),
-    current_period_end: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    cancel_at_period_end: Type.Boolean(),
-    scheduled_plan: Type.Union([PlanIdSchema, Type.Null()], { description: 'The plan from current_period_end on, when cancel_at_period_end is true.' }),
-    usage_limits: Type.Object({
-      monthly_queries: Type.Integer({ description: '-1 means unlimited' }),
-      daily_tokens: Type.Integer({ description: '-1 means unlimited' }),
-    }),
-  },
-  { $id: 'Subscription' },
-);
+import { CheckoutSchema, ErrorSchema, SubscriptionSchema, Text } from '../../contract/schemas';
 
 /** Stripe accepts keys of up to 255 characters; ours adds the user and the plan to the client's. */
 const MAX_IDEMPOTENCY_KEY = 128;
@@ -61,7 +44,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ bearer: [] }],
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY })) }),
         body: Type.Object({ plan: Text({ maxLength: 100 }) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ checkout_url: Type.String({ format: 'uri' }) }), 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 503: ErrorSchema },
+        response: { 200: CheckoutSchema, 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 503: ErrorSchema },
       },
     },
     async (request) => {

@@ -5,18 +5,18 @@ import type { UsersTable } from '../db/types';
 import { hashPassword, passwordProblem, verifyPassword } from '../domain/passwords';
 import { revokeUserSessions } from '../domain/sessions';
 import { effectivePlan } from '../domain/subscriptions';
-import { findUserById, normaliseFullName, normaliseUsername, setPasswordHash, toWireUser, updateProfile, type WireUser } from '../domain/users';
+import { findUserById, normaliseFullName, normaliseUsername, setPasswordHash, toWireUser, updateProfile } from '../domain/users';
 import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
 import { passwordChangedMail } from '../mail/templates';
 import { sessionIdOf } from '../plugins/auth';
 import { consume, type Limit } from '../plugins/rateLimit';
-import { ErrorSchema, FullName, Password, UserSchema, Username } from '../schemas';
+import { ErrorSchema, FullName, Password, UserSchema, Username, type User } from '../../contract/schemas';
 
 export const PASSWORD_CHANGE_LIMIT: Limit = { what: 'password change attempts', max: 10, windowMs: 15 * 60_000 };
 
 /** The user as the API shows it, with the plan that applies now (the billing module records it). */
-export async function wireUser(app: FastifyInstance, user: UsersTable): Promise<WireUser> {
+export async function wireUser(app: FastifyInstance, user: UsersTable): Promise<User> {
   return toWireUser(user, (await effectivePlan(app.database.db, user.id, app.clock.now())).id);
 }
 

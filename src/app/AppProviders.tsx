@@ -4,7 +4,7 @@ import { ChakraProvider } from '@chakra-ui/react';
 import { useEffect, useState, type ReactNode } from 'react';
 import { APP_READY_ATTRIBUTE } from '../lib/pageScripts';
 import { RuntimeConfigContext } from '../lib/useRuntimeConfig';
-import type { RuntimeConfig } from '../lib/runtimeConfig';
+import type { RuntimeConfig } from '../../contract/runtimeConfig';
 import { system } from './system';
 
 /** The properties current Safari still reads only with its prefix. */

@@ -3,7 +3,7 @@ import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { BrowserRouter, useRoutes } from 'react-router-dom';
 import { PageSpinner } from '../components/PageSpinner';
 import { nextTask } from '../lib/nextTask';
-import type { RuntimeConfig } from '../lib/runtimeConfig';
+import type { RuntimeConfig } from '../../contract/runtimeConfig';
 import { AppProviders } from './AppProviders';
 import { preloadRoutes, routes } from './routes';
 

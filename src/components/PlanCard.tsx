@@ -1,13 +1,14 @@
 import { Badge, Box, Card, Heading, HStack, List, Stack, Text } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
 import * as messages from '../content/messages';
-import { formatPrice, type Plan } from '../content/plans';
+import { formatPrice } from '../../contract/plans';
+import type { PlanOffer } from '../content/plans';
 import { lineIcon } from './icons';
 
 const CheckIcon = lineIcon(<path d="M5 12l5 5 9-10" />);
 
 interface Props {
-  plan: Plan;
+  plan: PlanOffer;
   /** Extra badge beside the name (e.g. the user's current plan). */
   badge?: ReactNode;
   /** The card's call to action. */

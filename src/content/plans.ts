@@ -1,45 +1,24 @@
+import { PLANS, type Plan, type PlanId } from '../../contract/plans';
+
 /**
- * The single source for the three plans: the server's limits and the pricing cards both read it.
- * Prices and features are those of product-spec section 9; limits are fixed in decisions.md.
+ * How the plans are sold on the pricing cards (product-spec section 9). The ids, names, prices and
+ * limits the server enforces are the contract's (contract/plans.ts); this adds the copy.
  */
-export type PlanId = 'free' | 'professional' | 'team';
-
-/** On the wire, an unlimited allowance is -1. */
-export const UNLIMITED = -1;
-
-export interface PlanLimits {
-  monthlyQueries: number;
-  dailyTokens: number;
-}
-
-export interface Plan {
-  id: PlanId;
-  name: string;
-  /** Whole US dollars per month. */
-  priceUsd: number;
-  period: 'month';
+export interface PlanCopy {
   description: string;
   features: readonly string[];
   popular: boolean;
-  limits: PlanLimits;
 }
 
-export const PLANS: readonly Plan[] = [
-  {
-    id: 'free',
-    name: 'Free',
-    priceUsd: 0,
-    period: 'month',
+export type PlanOffer = Plan & PlanCopy;
+
+const COPY: Record<PlanId, PlanCopy> = {
+  free: {
     description: 'Try the assistant on your own sheets.',
     features: ['100 AI queries per month', 'Basic formula assistance', 'Data insights', 'Community support'],
     popular: false,
-    limits: { monthlyQueries: 100, dailyTokens: 1_000 },
   },
-  {
-    id: 'professional',
-    name: 'Professional',
-    priceUsd: 19,
-    period: 'month',
+  professional: {
     description: 'For people who live in spreadsheets.',
     features: [
       '1,000 AI queries per month',
@@ -50,13 +29,8 @@ export const PLANS: readonly Plan[] = [
       'Advanced analytics',
     ],
     popular: true,
-    limits: { monthlyQueries: 1_000, dailyTokens: 50_000 },
   },
-  {
-    id: 'team',
-    name: 'Team',
-    priceUsd: 49,
-    period: 'month',
+  team: {
     description: 'For teams that share data and workflows.',
     features: [
       'Unlimited AI queries',
@@ -68,17 +42,7 @@ export const PLANS: readonly Plan[] = [
       'Usage analytics',
     ],
     popular: false,
-    limits: { monthlyQueries: UNLIMITED, dailyTokens: 200_000 },
   },
-];
+};
 
-export const PLAN_IDS = PLANS.map((plan) => plan.id);
-
-export function findPlan(id: string): Plan | undefined {
-  return PLANS.find((plan) => plan.id === id);
-}
-
-/** '$0', '$19', '$49': how a price reads on a card. */
-export function formatPrice(plan: Plan): string {
-  return `$${plan.priceUsd}`;
-}
+export const PLAN_OFFERS: readonly PlanOffer[] = PLANS.map((plan) => ({ ...plan, ...COPY[plan.id] }));

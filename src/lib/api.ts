@@ -1,45 +1,14 @@
 import type { AxiosRequestConfig } from 'axios';
-import type { PlanId } from '../content/plans';
+import type { PlanId } from '../../contract/plans';
+import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, Subscription, Usage, User } from '../../contract/schemas';
 import type { TokenPair } from './tokenStorage';
 
-/** The user as the API sends it. */
-export interface User {
-  id: string;
-  email: string;
-  full_name: string;
-  username: string;
-  created_at: string;
-  subscription_plan: PlanId;
-}
+export type { DailyUsage, User };
 
-export interface AuthResponse extends TokenPair {
-  token_type?: 'bearer';
-  expires_in?: number;
-  /** Present on register; optional on login (the client then fetches it). */
-  user?: User;
-}
+/** The user comes with register; the client fetches it when a sign-in answer lacks it. */
+export type AuthResponse = TokenPair & Partial<WireAuthResponse>;
 
-/**
- * A failed call, as the UI needs it: the HTTP status (0 when the server could not be reached),
- * the API's error code, and a message ('API Error: …' or the network sentence of the spec).
- */
-export class ApiRequestError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly code: string | null = null,
-    readonly serverMessage: string | null = null,
-    /** Seconds, from Retry-After on a 429. */
-    readonly retryAfter: number | null = null,
-  ) {
-    super(message);
-    this.name = 'ApiRequestError';
-  }
-
-  get isNetworkError(): boolean {
-    return this.status === 0;
-  }
-}
+export { ApiRequestError } from './apiError';
 
 /**
  * Sends one request; any failure becomes an ApiRequestError. The HTTP client (axios) is its own
@@ -70,34 +39,13 @@ export const authApi = {
 };
 
 /**
- * Usage as GET /query/usage sends it. Every field may be missing: the screens then show zero, or
- * the get-started card for the monthly count (product spec §2).
+ * What the screens read of the answers: every usage field may be missing (the screens then show
+ * zero, or the get-started card for the monthly count, product spec §2), and a subscription
+ * without limits reads as the spec's defaults.
  */
-export interface UsageStats {
-  monthly_queries?: number;
-  daily_tokens?: number;
-  queries_per_minute?: number;
-  processing_time?: number;
-  total_queries?: number;
-}
-
-/** One UTC day of GET /query/usage/daily; the answer holds the last 30, oldest first. */
-export interface DailyUsage {
-  date: string;
-  queries: number;
-  tokens: number;
-}
-
-/** The subscription as GET /subscription/me sends it; missing limits read as the spec's defaults. */
-export interface SubscriptionInfo {
-  plan: string;
-  status: string;
-  current_period_end?: string | null;
-  cancel_at_period_end?: boolean;
-  /** The plan that applies from `current_period_end` when `cancel_at_period_end` is true. */
-  scheduled_plan?: PlanId | null;
-  usage_limits?: { monthly_queries?: number; daily_tokens?: number } | null;
-}
+export type UsageStats = Partial<Usage>;
+export type SubscriptionInfo = Pick<Subscription, 'plan' | 'status'> &
+  Partial<Omit<Subscription, 'plan' | 'status' | 'usage_limits'>> & { usage_limits?: Partial<Subscription['usage_limits']> | null };
 
 /** The calls of the signed-in screens (dashboard, subscription, profile). */
 export const accountApi = {
@@ -105,7 +53,7 @@ export const accountApi = {
   dailyUsage: ({ signal }: Opts = {}) => request<{ days: DailyUsage[] }>({ method: 'GET', url: '/query/usage/daily', signal }),
   subscription: ({ signal }: Opts = {}) => request<SubscriptionInfo>({ method: 'GET', url: '/subscription/me', signal }),
   checkout: (plan: PlanId, { signal }: Opts = {}) =>
-    request<{ checkout_url: string }>({ method: 'POST', url: '/subscription/checkout', data: { plan }, signal }),
+    request<Checkout>({ method: 'POST', url: '/subscription/checkout', data: { plan }, signal }),
   changePassword: (body: { current_password: string; new_password: string }, { signal }: Opts = {}) =>
     request<void>({ method: 'PUT', url: '/users/me/password', data: body, signal }),
 };

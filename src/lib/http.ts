@@ -1,6 +1,7 @@
 import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
 import * as messages from '../content/messages';
-import { ApiRequestError } from './api';
+import type { ErrorCode } from '../../contract/errors';
+import { ApiRequestError } from './apiError';
 import { readRuntimeConfig } from './runtimeConfig';
 import { tokenStorage } from './tokenStorage';
 
@@ -28,7 +29,7 @@ function toRequestError(error: unknown): ApiRequestError {
     return new ApiRequestError(
       messages.api.error(statusText || String(status)),
       status,
-      body.error?.code ?? null,
+      (body.error?.code as ErrorCode | undefined) ?? null,
       body.error?.message ?? null,
       Number.isFinite(retryAfter) ? retryAfter : null,
     );

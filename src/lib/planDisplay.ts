@@ -1,4 +1,4 @@
-import { findPlan, UNLIMITED } from '../content/plans';
+import { findPlan, UNLIMITED } from '../../contract/plans';
 import type { SubscriptionInfo } from './api';
 
 /**

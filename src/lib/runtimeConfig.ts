@@ -1,29 +1,6 @@
-/**
- * Settings the server injects into every page it serves, so one production build runs anywhere.
- * The page carries them as JSON in `<script id="app-config" type="application/json">`.
- */
-export interface RuntimeConfig {
-  brandName: string;
-  supportEmail: string;
-  generalEmail: string;
-  marketplaceUrl: string;
-  spreadsheetAppUrl: string;
-  /** Base URL of the API; empty means the origin that served the page. */
-  apiBase: string;
-}
+import { CONFIG_ELEMENT_ID, defaultRuntimeConfig, type RuntimeConfig } from '../../contract/runtimeConfig';
 
-export const defaultRuntimeConfig: RuntimeConfig = {
-  brandName: 'SheetMind',
-  supportEmail: 'support@sheetmind.example',
-  generalEmail: 'hello@sheetmind.example',
-  marketplaceUrl: 'https://workspace.google.com/marketplace',
-  spreadsheetAppUrl: 'https://sheets.google.com',
-  apiBase: '',
-};
-
-export const CONFIG_ELEMENT_ID = 'app-config';
-
-/** Reads the injected settings; a page served without them (dev server, tests) gets the defaults. */
+/** Reads the settings the server injected; a page served without them (dev server, tests) gets the defaults. */
 export function readRuntimeConfig(doc: Document | undefined = globalThis.document): RuntimeConfig {
   const text = doc?.getElementById(CONFIG_ELEMENT_ID)?.textContent;
   if (!text) return defaultRuntimeConfig;

@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import { defaultRuntimeConfig, type RuntimeConfig } from './runtimeConfig';
+import { defaultRuntimeConfig, type RuntimeConfig } from '../../contract/runtimeConfig';
 
 export const RuntimeConfigContext = createContext<RuntimeConfig>(defaultRuntimeConfig);
 

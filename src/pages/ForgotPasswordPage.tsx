@@ -4,6 +4,7 @@ import { useFormik } from 'formik';
 import { useState } from 'react';
 import { RouterLink } from '../app/RouterLink';
 import { fromPromise } from 'xstate';
+import { commonFailure } from '../../machines/failures';
 import { submissionMachine } from '../../machines/submission/submission.machine';
 import { AuthCard } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
@@ -49,11 +50,7 @@ export default function ForgotPasswordPage() {
           <Stack gap="4">
             {failure && (
               <Notice status="error" title={t.failedTitle}>
-                {failure.status === 0
-                  ? messages.auth.networkFailure
-                  : failure.status === 429
-                    ? messages.auth.tooManyAttempts(failure.retryAfter ?? 60)
-                    : failure.message}
+                {commonFailure(failure) ?? failure.message}
               </Notice>
             )}
             <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />

@@ -6,7 +6,7 @@ import { lineIcon } from '../components/icons';
 import { PlanCard } from '../components/PlanCard';
 import { StarRating } from '../components/StarRating';
 import * as messages from '../content/messages';
-import { PLANS } from '../content/plans';
+import { PLAN_OFFERS } from '../content/plans';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 
@@ -139,7 +139,7 @@ export default function LandingPage() {
         <Container maxW="6xl">
           <SectionHeading id="pricing-title" title={t.pricingTitle} lead={t.pricingLead} />
           <SimpleGrid columns={{ base: 1, md: 3 }} gap="6" alignItems="stretch">
-            {PLANS.map((plan) => (
+            {PLAN_OFFERS.map((plan) => (
               <PlanCard
                 key={plan.id}
                 plan={plan}

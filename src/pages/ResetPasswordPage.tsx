@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
 import { fromPromise } from 'xstate';
+import { unreachable } from '../../machines/failures';
 import { submissionMachine } from '../../machines/submission/submission.machine';
 import { AuthCard } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
@@ -67,7 +68,7 @@ export default function ResetPasswordPage() {
         <Stack gap="4">
           {failure && (
             <Notice status="error" title={t.failedTitle}>
-              {failure.status === 0 ? messages.auth.networkFailure : failure.message}{' '}
+              {unreachable(failure) ?? failure.message}{' '}
               {failure.code === 'invalid_reset_token' && requestNew}
             </Notice>
           )}

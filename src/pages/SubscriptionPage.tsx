@@ -7,7 +7,7 @@ import { useSubscriptionActor } from '../app/subscription';
 import { PageSpinner } from '../components/PageSpinner';
 import { PlanCard } from '../components/PlanCard';
 import * as messages from '../content/messages';
-import { PLANS, type Plan } from '../content/plans';
+import { PLAN_OFFERS, type PlanOffer } from '../content/plans';
 import type { SubscriptionInfo } from '../lib/api';
 import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
@@ -55,7 +55,7 @@ function CurrentSubscription({ subscription, reloading }: { subscription: Subscr
  * Product spec §2: the current plan's button is disabled; Downgrade for free; Upgrade to … for the
  * others. With the current plan unknown, neither direction can be claimed.
  */
-function planAction(plan: Plan, currentPlan: string | null): string {
+function planAction(plan: PlanOffer, currentPlan: string | null): string {
   if (currentPlan === null) return t.choose(plan.name);
   if (plan.id === currentPlan) return t.currentPlan;
   return plan.id === 'free' ? t.downgrade : t.upgradeTo(plan.name);
@@ -67,7 +67,7 @@ const selectView = (s: SubscriptionSnapshot) => ({
   choosing: s.context.choosing,
   reloading: s.hasTag('reloading'),
   /** Per plan card, in order: whether its button may start a checkout now. */
-  choosable: PLANS.map((plan) => s.can({ type: 'plan.choose', plan: plan.id })),
+  choosable: PLAN_OFFERS.map((plan) => s.can({ type: 'plan.choose', plan: plan.id })),
 });
 const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectView>) =>
   a.subscription === b.subscription &&
@@ -99,7 +99,7 @@ export default function SubscriptionPage() {
           <h2 id="plans-title">{t.plansTitle}</h2>
         </VisuallyHidden>
         <SimpleGrid columns={{ base: 1, md: 3 }} gap="6" alignItems="stretch">
-          {PLANS.map((plan, i) => {
+          {PLAN_OFFERS.map((plan, i) => {
             const current = plan.id === currentPlan;
             return (
               <PlanCard

@@ -1,4 +1,4 @@
-import { findPlan } from '../../src/content/plans';
+import { findPlan } from '../../contract/plans';
 import { addMonth, CHECKOUT_TTL_MS, type TestProvider } from '../../server/billing/testMode';
 import { effectivePlan } from '../../server/domain/subscriptions';
 import { freeSubscription } from '../helpers/fixtures';

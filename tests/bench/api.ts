@@ -32,7 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { PLANS } from '../../src/content/plans';
+import { PLANS } from '../../contract/plans';
 import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
 import { periodsAt } from '../../server/domain/usageReport';

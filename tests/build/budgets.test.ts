@@ -3,7 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { appScripts, firstLoadScripts, readManifest, WEB_DIR } from '../../build/manifest';
 import { PRERENDERED_PAGES } from '../../src/app/routes';
-import { prerenderedFile } from '../../src/lib/pageSlots';
+import { prerenderedFile } from '../../contract/pageSlots';
 
 /**
  * What a first visit downloads, from the build's chunk graph (dist/web-manifest.json): JS gzipped

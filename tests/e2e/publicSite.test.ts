@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { readManifest } from '../../build/manifest';
 import { PRERENDERED_PAGES } from '../../src/app/routes';
 import * as messages from '../../src/content/messages';
-import { PLANS } from '../../src/content/plans';
+import { PLAN_OFFERS } from '../../src/content/plans';
 import { COLOR_MODE_KEY } from '../../src/lib/colorMode';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../src/lib/tokenStorage';
 import { useServerAndBrowser, watchPage } from '../helpers/browser';
@@ -29,7 +29,7 @@ describe('the public site in Chromium', () => {
     }
     const cards = page.getByRole('article');
     await expect(cards.count()).resolves.toBe(3);
-    for (const [i, plan] of PLANS.entries()) {
+    for (const [i, plan] of PLAN_OFFERS.entries()) {
       const text = await cards.nth(i).innerText();
       expect(text).toContain(plan.name);
       expect(text).toContain(`$${plan.priceUsd}`);

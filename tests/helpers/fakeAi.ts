@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
-import type { PlanId } from '../../src/content/plans';
+import type { PlanId } from '../../contract/plans';
 import type { AiProvider } from '../../server/ai/provider';
 import type { Database } from '../../server/db/types';
 

@@ -8,7 +8,7 @@ import { PageSpinner } from '../../src/components/PageSpinner';
 import { Toaster } from '../../src/components/Toaster';
 import type { AuthMachine } from '../../machines/auth/auth.machine';
 import { createRoutes } from '../../src/app/routes';
-import { defaultRuntimeConfig, type RuntimeConfig } from '../../src/lib/runtimeConfig';
+import { defaultRuntimeConfig, type RuntimeConfig } from '../../contract/runtimeConfig';
 import type { ActorOutcome } from './chartModel';
 
 /** What a test reads of the router and does with it: where it is, and going somewhere else. */

@@ -1,7 +1,7 @@
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { RefreshInput } from '../../machines/auth/auth.actors';
 import { authMachine } from '../../machines/auth/auth.machine';
-import { withAuthRetry } from '../../src/app/auth';
+import { withAuthRetry } from '../../machines/auth/auth.retry';
 import { ApiRequestError, type User } from '../../src/lib/api';
 import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
 

@@ -5,6 +5,7 @@ import * as messages from '../../src/content/messages';
 import { ApiRequestError, type DeviceGrant } from '../../src/lib/api';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
+import type { ErrorCode } from '../../contract/errors';
 
 /**
  * The /link chart as a test model, for the jsdom replay (tests/model/link.model.test.tsx): the
@@ -26,7 +27,7 @@ export const grant: DeviceGrant = {
   expires_at: '2026-11-23T10:15:00.000Z',
 };
 
-const failure = (status: number, code: string) => new ApiRequestError(`API Error: ${status}`, status, code, code);
+const failure = (status: number, code: ErrorCode) => new ApiRequestError(`API Error: ${status}`, status, code, code);
 
 export const linkOutcomes: ActorOutcome[] = [
   { type: 'xstate.done.actor.lookUp', output: grant },

@@ -8,7 +8,7 @@ import { useAuthSelector } from '../../src/app/auth';
 import { SubscriptionLogic } from '../../src/app/subscription';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
-import { PLANS } from '../../src/content/plans';
+import { PLANS } from '../../contract/plans';
 import SubscriptionPage from '../../src/pages/SubscriptionPage';
 import { ada } from '../helpers/fakeApi';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';

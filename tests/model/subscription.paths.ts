@@ -2,7 +2,7 @@ import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { knownPlanOf, subscriptionMachine, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
 import * as messages from '../../src/content/messages';
-import { PLANS } from '../../src/content/plans';
+import { PLAN_OFFERS } from '../../src/content/plans';
 import { ApiRequestError, type SubscriptionInfo } from '../../src/lib/api';
 import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../../src/lib/planDisplay';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
@@ -50,7 +50,7 @@ export const subscriptionOutcomes: ActorOutcome[] = [
   { type: 'xstate.done.actor.checkout', output: checkoutUrl },
   { type: 'xstate.error.actor.checkout', error: new ApiRequestError('API Error: Conflict', 409, 'already_on_plan') },
 ];
-const userEvents: SubscriptionEvent[] = [...PLANS.map((plan) => ({ type: 'plan.choose' as const, plan: plan.id })), { type: 'subscription.reload' }];
+const userEvents: SubscriptionEvent[] = [...PLAN_OFFERS.map((plan) => ({ type: 'plan.choose' as const, plan: plan.id })), { type: 'subscription.reload' }];
 
 export type SubscriptionSnapshot = SnapshotFrom<typeof subscriptionMachine>;
 const noop = () => undefined;
@@ -114,7 +114,7 @@ function loaded(state: SubscriptionSnapshot): Sight[] {
     );
   }
   const current = knownPlanOf(state.context);
-  for (const plan of PLANS) {
+  for (const plan of PLAN_OFFERS) {
     const article = { role: 'article', name: plan.name } as const;
     sights.push(
       // The current plan says so twice: the badge beside its name and its (disabled) button.

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import type { EventObject } from 'xstate';
 import type { SubscriptionEvent } from '../../machines/subscription/subscription.machine';
 import * as messages from '../../src/content/messages';
-import { PLANS, type PlanId } from '../../src/content/plans';
+import { PLANS, type PlanId } from '../../contract/plans';
 import type { SubscriptionInfo } from '../../src/lib/api';
 import type { TokenPair } from '../../src/lib/tokenStorage';
 import { useServerAndBrowser } from '../helpers/browser';

@@ -30,7 +30,7 @@ import {
 } from '@chakra-ui/react';
 import { AppProviders } from '../../src/app/AppProviders';
 import { system } from '../../src/app/system';
-import { defaultRuntimeConfig } from '../../src/lib/runtimeConfig';
+import { defaultRuntimeConfig } from '../../contract/runtimeConfig';
 
 /**
  * The guard against a component that silently renders without its recipe: src/app/system.ts keeps

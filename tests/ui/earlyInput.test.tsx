@@ -2,8 +2,8 @@ import { act, screen, waitFor } from '@testing-library/react';
 import type { Root } from 'react-dom/client';
 import { mountApp } from '../../src/app/mountApp';
 import * as messages from '../../src/content/messages';
-import { fillConfigSlots } from '../../src/lib/pageSlots';
-import { defaultRuntimeConfig } from '../../src/lib/runtimeConfig';
+import { fillConfigSlots } from '../../contract/pageSlots';
+import { defaultRuntimeConfig } from '../../contract/runtimeConfig';
 import { renderPage } from '../../src/prerender';
 import { ada, installFakeApi } from '../helpers/fakeApi';
 

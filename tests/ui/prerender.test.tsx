@@ -2,8 +2,8 @@ import { act } from '@testing-library/react';
 import type { Root } from 'react-dom/client';
 import { mountApp } from '../../src/app/mountApp';
 import { PRERENDERED_PAGES } from '../../src/app/routes';
-import { fillConfigSlots } from '../../src/lib/pageSlots';
-import { defaultRuntimeConfig, type RuntimeConfig } from '../../src/lib/runtimeConfig';
+import { fillConfigSlots } from '../../contract/pageSlots';
+import { defaultRuntimeConfig, type RuntimeConfig } from '../../contract/runtimeConfig';
 import { renderPage } from '../../src/prerender';
 
 /**

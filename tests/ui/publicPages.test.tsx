@@ -1,9 +1,9 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import * as messages from '../../src/content/messages';
-import { PLANS } from '../../src/content/plans';
+import { PLAN_OFFERS } from '../../src/content/plans';
 import type { RouteObject } from 'react-router-dom';
 import { routes } from '../../src/app/routes';
-import { APP_PATHS, isAppPath } from '../../src/lib/appPaths';
+import { APP_PATHS, isAppPath } from '../../contract/appPaths';
 import { signedInApi } from '../helpers/fakeApi';
 import { renderApp } from '../helpers/renderApp';
 
@@ -20,7 +20,7 @@ describe('public pages', () => {
     }
     const cards = screen.getAllByRole('article');
     expect(cards).toHaveLength(3);
-    PLANS.forEach((plan, i) => {
+    PLAN_OFFERS.forEach((plan, i) => {
       const card = within(cards[i]!);
       expect(card.getByRole('heading', { name: plan.name })).toBeInTheDocument();
       expect(card.getByText(`$${plan.priceUsd}`)).toBeInTheDocument();
@@ -48,7 +48,7 @@ describe('public pages', () => {
       await screen.findByRole('button', { name: messages.layout.logout });
       expect(screen.getByRole('link', { name: messages.landing.tryFree })).toHaveAttribute('href', '/dashboard');
       expect(screen.getByRole('link', { name: messages.landing.startTrial })).toHaveAttribute('href', '/dashboard');
-      for (const plan of PLANS) {
+      for (const plan of PLAN_OFFERS) {
         expect(screen.getByRole('link', { name: messages.landing.choosePlan(plan.name) })).toHaveAttribute('href', '/subscription');
       }
     } finally {

@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import * as messages from '../../src/content/messages';
-import { PLANS } from '../../src/content/plans';
+import { PLAN_OFFERS } from '../../src/content/plans';
 import { toaster } from '../../src/components/ToastRegion';
 import type { SubscriptionInfo } from '../../src/lib/api';
 import { ada, signedInApi, type Handler } from '../helpers/fakeApi';
@@ -53,7 +53,7 @@ describe('subscription page', () => {
     expect(api.sent('GET /subscription/me')[0]!.authorization).toBe('Bearer access-1');
 
     expect(screen.getAllByRole('article')).toHaveLength(3);
-    for (const plan of PLANS) {
+    for (const plan of PLAN_OFFERS) {
       const cardOf = planCard(plan.name);
       expect(cardOf.getByText(`$${plan.priceUsd}`)).toBeInTheDocument();
       plan.features.forEach((feature) => expect(cardOf.getByText(feature)).toBeInTheDocument());
@@ -104,7 +104,7 @@ describe('subscription page', () => {
     expect(screen.queryByRole('region', { name: t.currentTitle })).toBeNull();
     expect(log).toHaveBeenCalledWith('Could not load the subscription:', expect.objectContaining({ status: 500 }));
     expect(screen.queryByText(t.currentPlan)).toBeNull();
-    for (const plan of PLANS) {
+    for (const plan of PLAN_OFFERS) {
       expect(planCard(plan.name).getByRole('button', { name: t.choose(plan.name) })).toBeEnabled();
     }
     expect(screen.queryByRole('button', { name: /^(Upgrade|Downgrade)/ })).toBeNull();

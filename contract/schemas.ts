@@ -1,6 +1,13 @@
-import { Type, type StringOptions } from '@sinclair/typebox';
+import { Type, type Static, type StringOptions } from '@sinclair/typebox';
+import type { PlanId } from './plans';
 
-/** The error body every route may answer with (see errors.ts). */
+/**
+ * The wire format of the API (decisions.md, "Wire format"): the server declares its routes with
+ * these schemas (they generate the OpenAPI document), the client reads their static types. The
+ * client imports types only, so TypeBox stays out of the browser bundle.
+ */
+
+/** The error body every route may answer with (server/errors.ts); `code` is one of contract/errors.ts. */
 export const ErrorSchema = Type.Object(
   {
     error: Type.Object({
@@ -11,6 +18,14 @@ export const ErrorSchema = Type.Object(
   },
   { $id: 'Error' },
 );
+export type ErrorBody = Static<typeof ErrorSchema>;
+
+// Literal tuples rather than a map over PLAN_IDS: Fastify's type provider (TypeBox 1) infers
+// `never` from a union built out of an array. The check below keeps the two lists equal.
+export const PlanIdSchema = Type.Union([Type.Literal('free'), Type.Literal('professional'), Type.Literal('team')]);
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const planIdsMatch: Same<Static<typeof PlanIdSchema>, PlanId> = true;
+void planIdsMatch;
 
 export const UserSchema = Type.Object(
   {
@@ -19,10 +34,11 @@ export const UserSchema = Type.Object(
     full_name: Type.String(),
     username: Type.String(),
     created_at: Type.String({ format: 'date-time' }),
-    subscription_plan: Type.Union([Type.Literal('free'), Type.Literal('professional'), Type.Literal('team')]),
+    subscription_plan: PlanIdSchema,
   },
   { $id: 'User' },
 );
+export type User = Static<typeof UserSchema>;
 
 export const TokenPairSchema = Type.Object({
   access_token: Type.String(),
@@ -31,11 +47,53 @@ export const TokenPairSchema = Type.Object({
   expires_in: Type.Integer({ description: 'Seconds until the access token expires.' }),
 });
 
+export type TokenPair = Static<typeof TokenPairSchema>;
+
 export const AuthResponseSchema = Type.Composite([TokenPairSchema, Type.Object({ user: UserSchema })], {
   $id: 'AuthResponse',
 });
+export type AuthResponse = Static<typeof AuthResponseSchema>;
 
 export const MessageSchema = Type.Object({ message: Type.String() });
+
+/** `GET /query/usage`, and the usage after each query. */
+export const UsageSchema = Type.Object({
+  monthly_queries: Type.Integer({ description: 'Accepted queries this UTC calendar month.' }),
+  daily_tokens: Type.Integer({ description: 'Tokens used this UTC day.' }),
+  queries_per_minute: Type.Integer({ description: 'Queries in the last 60 seconds.' }),
+  processing_time: Type.Number({ description: 'Mean processing time this month in ms (0 if none).' }),
+  total_queries: Type.Integer({ description: 'Accepted queries of all time.' }),
+});
+export type Usage = Static<typeof UsageSchema>;
+
+/** `GET /query/usage/daily`. */
+export const DailyUsageSchema = Type.Object({
+  days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), queries: Type.Integer(), tokens: Type.Integer() }), {
+    description: 'The last 30 UTC days, oldest first, today last.',
+  }),
+});
+export type DailyUsage = Static<typeof DailyUsageSchema>['days'][number];
+
+/** `GET /subscription/me`: unlimited is -1, as in contract/plans.ts. */
+export const SubscriptionSchema = Type.Object(
+  {
+    plan: PlanIdSchema,
+    status: Type.Union([Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled'), Type.Literal('incomplete')]),
+    current_period_end: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    cancel_at_period_end: Type.Boolean(),
+    scheduled_plan: Type.Union([PlanIdSchema, Type.Null()], { description: 'The plan from current_period_end on, when cancel_at_period_end is true.' }),
+    usage_limits: Type.Object({
+      monthly_queries: Type.Integer({ description: '-1 means unlimited' }),
+      daily_tokens: Type.Integer({ description: '-1 means unlimited' }),
+    }),
+  },
+  { $id: 'Subscription' },
+);
+export type Subscription = Static<typeof SubscriptionSchema>;
+
+/** `POST /subscription/checkout`. */
+export const CheckoutSchema = Type.Object({ checkout_url: Type.String({ format: 'uri' }) });
+export type Checkout = Static<typeof CheckoutSchema>;
 
 /**
  * No text field takes control characters (C0, DEL, C1: PostgreSQL refuses NUL in text, and none of

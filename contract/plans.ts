@@ -1,0 +1,39 @@
+/**
+ * The three plans as the server enforces and bills them: ids, names, prices and limits. Prices
+ * are those of product-spec section 9; limits are fixed in decisions.md. How the plans are sold
+ * (descriptions, feature lists) is copy, in src/content/plans.ts.
+ */
+export const PLAN_IDS = ['free', 'professional', 'team'] as const;
+export type PlanId = (typeof PLAN_IDS)[number];
+
+/** On the wire, an unlimited allowance is -1. */
+export const UNLIMITED = -1;
+
+export interface PlanLimits {
+  monthlyQueries: number;
+  dailyTokens: number;
+}
+
+export interface Plan {
+  id: PlanId;
+  name: string;
+  /** Whole US dollars per month. */
+  priceUsd: number;
+  period: 'month';
+  limits: PlanLimits;
+}
+
+export const PLANS: readonly Plan[] = [
+  { id: 'free', name: 'Free', priceUsd: 0, period: 'month', limits: { monthlyQueries: 100, dailyTokens: 1_000 } },
+  { id: 'professional', name: 'Professional', priceUsd: 19, period: 'month', limits: { monthlyQueries: 1_000, dailyTokens: 50_000 } },
+  { id: 'team', name: 'Team', priceUsd: 49, period: 'month', limits: { monthlyQueries: UNLIMITED, dailyTokens: 200_000 } },
+];
+
+export function findPlan(id: string): Plan | undefined {
+  return PLANS.find((plan) => plan.id === id);
+}
+
+/** '$0', '$19', '$49': how a price reads on a card and on the test-mode checkout page. */
+export function formatPrice(plan: Pick<Plan, 'priceUsd'>): string {
+  return `$${plan.priceUsd}`;
+}
