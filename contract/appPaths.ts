@@ -12,11 +12,13 @@ export const APP_PATHS = [
   '/register',
   '/forgot-password',
   '/reset-password',
+  '/link',
   '/dashboard',
   '/subscription',
   '/profile',
   '/team',
   '/invite/:token',
+  '/guide',
 ] as const;
 
 /** Pages with a `:parameter` segment, which matches any one segment. */

@@ -37,6 +37,17 @@ export const ERROR_CODES = [
   'password_unchanged',
   'rate_limited',
   'busy',
+  // Connecting the add-on: device sign-in, API keys, sessions
+  'insufficient_scope',
+  'api_key_invalid',
+  'api_key_revoked',
+  'api_key_expired',
+  'api_key_not_found',
+  'session_not_found',
+  'invalid_user_code',
+  'user_code_not_found',
+  'user_code_expired',
+  'user_code_used',
   // Queries and metering
   'query_too_large',
   'data_too_large',

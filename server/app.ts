@@ -17,6 +17,9 @@ import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimi
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
 import { queryRoutes } from './routes/query';
+import { deviceLinkRoutes, oauthProtocolRoutes } from './routes/oauth';
+import { apiKeyRoutes } from './routes/apiKeys';
+import { sessionRoutes } from './routes/sessions';
 import { clientErrorHandler, errorBody, frameworkErrorHandler, registerErrorHandling } from './errors';
 import { apiSecurityHeaders, registerCors, registerPageSecurity } from './plugins/security';
 import { registerWeb } from './plugins/web';
@@ -181,6 +184,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(queryRoutes);
       await api.register(teamRoutes);
       await api.register(invitationRoutes);
+      await api.register(oauthProtocolRoutes);
+      await api.register(deviceLinkRoutes);
+      await api.register(sessionRoutes);
+      await api.register(apiKeyRoutes);
       api.setNotFoundHandler((request, reply) =>
         reply
           .status(404)

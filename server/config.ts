@@ -42,8 +42,19 @@ export interface Config {
   billing: BillingConfig;
   /** The AI provider behind `POST /api/v1/query`. */
   ai: AiConfig;
+  /** Device sign-in (RFC 8628) of the add-on. */
+  device: DeviceConfig;
   /** argon2id's cost; lowered only by the test configuration, which hashes thousands of passwords. */
   passwordHashing: PasswordHashCost;
+}
+
+export interface DeviceConfig {
+  /** Known OAuth client ids and the names the approval page shows for them. */
+  clients: Record<string, string>;
+  /** How long a device code and its user code live. */
+  codeTtlS: number;
+  /** The polling interval a new device code starts with. */
+  intervalS: number;
 }
 
 export interface PasswordHashCost {
@@ -227,6 +238,26 @@ function aiConfig(env: Env): AiConfig {
   };
 }
 
+const CLIENT_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+function deviceConfig(env: Env, brandName: string): DeviceConfig {
+  const raw = str(env, 'OAUTH_CLIENTS', `sheetmind-addon=${brandName} add-on`);
+  const clients: Record<string, string> = {};
+  for (const entry of raw.split(',').map((e) => e.trim()).filter(Boolean)) {
+    const [id, ...name] = entry.split('=');
+    const clientId = id!.trim();
+    if (!CLIENT_ID.test(clientId) || name.join('=').trim() === '') {
+      throw new ConfigError('OAUTH_CLIENTS', `each entry must be client-id=Name (the id in a-z 0-9 . _ -), got "${entry}"`);
+    }
+    clients[clientId] = name.join('=').trim();
+  }
+  return {
+    clients,
+    codeTtlS: wholeNumber(env, 'DEVICE_CODE_TTL_S', 900, 60, 3600),
+    intervalS: wholeNumber(env, 'DEVICE_POLL_INTERVAL_S', 5, 1, 60),
+  };
+}
+
 /**
  * OWASP's minimum for argon2id (19 MiB, 2 passes) unless PASSWORD_HASH_MEMORY_KIB and
  * PASSWORD_HASH_PASSES say otherwise. Also read by `domain/passwords.ts` when it first hashes, as
@@ -293,6 +324,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     billing: billing(env),
     ai: aiConfig(env),
+    device: deviceConfig(env, brandName),
     passwordHashing: passwordHashCost(env),
   };
 }

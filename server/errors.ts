@@ -44,7 +44,7 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   429: 'rate_limited',
 };
 
-function fieldOf(error: FastifyError): string | undefined {
+export function fieldOf(error: FastifyError): string | undefined {
   const first = error.validation?.[0];
   if (!first) return undefined;
   const params = first.params as { missingProperty?: string; additionalProperty?: string };
@@ -54,7 +54,7 @@ function fieldOf(error: FastifyError): string | undefined {
   return pathParts.join('.') || undefined;
 }
 
-function validationMessage(error: FastifyError, field: string | undefined): string {
+export function validationMessage(error: FastifyError, field: string | undefined): string {
   const first = error.validation?.[0];
   const params = (first?.params ?? {}) as { additionalProperty?: string };
   if (params.additionalProperty) return `Unknown field "${params.additionalProperty}".`;
@@ -66,32 +66,35 @@ function validationMessage(error: FastifyError, field: string | undefined): stri
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) {
-      for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
-      return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.extra.field));
-    }
-    if (error.validation) {
-      const field = fieldOf(error);
-      return reply.status(400).send(errorBody('invalid_input', validationMessage(error, field), field));
-    }
-    const known = error.code ? FASTIFY_CODES[error.code] : undefined;
-    if (known) return reply.status(known[0]).send(errorBody(known[1], known[2]));
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      return reply.status(status).send(errorBody(STATUS_CODES[status] ?? 'invalid_request', error.message));
-    }
-    // Anything else is our fault: log it whole, answer without a stack, SQL or internals.
-    request.log.error({ err: error }, 'unhandled error');
-    const down = status === 503;
-    return reply
-      .status(down ? 503 : 500)
-      .send(
-        down
-          ? errorBody('service_unavailable', 'The service is temporarily unavailable. Please try again shortly.')
-          : errorBody('internal_error', 'Something went wrong on our side. Please try again.'),
-      );
-  });
+  app.setErrorHandler(handleError);
+}
+
+/** The API's one error handler; a scope with its own error shape (OAuth's) hands it what it does not answer itself. */
+export function handleError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ApiError) {
+    for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
+    return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.extra.field));
+  }
+  if (error.validation) {
+    const field = fieldOf(error);
+    return reply.status(400).send(errorBody('invalid_input', validationMessage(error, field), field));
+  }
+  const known = error.code ? FASTIFY_CODES[error.code] : undefined;
+  if (known) return reply.status(known[0]).send(errorBody(known[1], known[2]));
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return reply.status(status).send(errorBody(STATUS_CODES[status] ?? 'invalid_request', error.message));
+  }
+  // Anything else is our fault: log it whole, answer without a stack, SQL or internals.
+  request.log.error({ err: error }, 'unhandled error');
+  const down = status === 503;
+  return reply
+    .status(down ? 503 : 500)
+    .send(
+      down
+        ? errorBody('service_unavailable', 'The service is temporarily unavailable. Please try again shortly.')
+        : errorBody('internal_error', 'Something went wrong on our side. Please try again.'),
+    );
 }
 
 /**

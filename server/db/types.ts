@@ -27,6 +27,59 @@ export interface SessionsTable {
   expires_at: number;
   revoked_at: number | null;
   revoked_reason: string | null;
+  kind: CredentialKindOfSession;
+  /** The OAuth client of an add-on session; null for a web session. */
+  client_id: string | null;
+  /** Space-separated scopes of an add-on session; null for a web session, which may do everything. */
+  scopes: string | null;
+  /** Where the session was signed in from. */
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export type CredentialKindOfSession = 'web' | 'addon';
+
+export type DeviceGrantStatus = 'pending' | 'approved' | 'denied' | 'used';
+
+/** A device sign-in (RFC 8628) from its request until its device code is spent or expires. */
+export interface DeviceGrantsTable {
+  id: string;
+  device_code_hash: string;
+  /** Hash of the normalised user code (upper case, no dash). */
+  user_code_hash: string;
+  client_id: string;
+  scopes: string;
+  status: DeviceGrantStatus;
+  /** Who approved or denied it. */
+  user_id: string | null;
+  created_at: number;
+  expires_at: number;
+  /** The polling interval this client must keep, grown by every `slow_down`. */
+  interval_s: number;
+  last_polled_at: number | null;
+  decided_at: number | null;
+  /** Where the device asked from, shown on the approval page. */
+  ip: string;
+  user_agent: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  key_hash: string;
+  name: string;
+  prefix: string;
+  last4: string;
+  scopes: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+/** A session's or key's last use (kept apart from `sessions`; see the migration). */
+export interface CredentialActivityTable {
+  credential_id: string;
+  last_used_at: number;
 }
 
 export interface RefreshTokensTable {
@@ -128,6 +181,9 @@ export interface UsageLedgerTable {
   settled_at: number | null;
   /** The team the query was made for, when its user was a member then. */
   team_id: string | null;
+  /** Which credential made the query (null for rows older than credentials). */
+  credential_kind: 'web' | 'addon' | 'key' | null;
+  credential_id: string | null;
 }
 
 /** Accepted queries of one user in one second (epoch seconds), kept for a minute. */
@@ -215,6 +271,9 @@ export interface Database {
   team_invitations: TeamInvitationsTable;
   team_member_months: TeamMemberMonthsTable;
   team_audit_log: TeamAuditLogTable;
+  device_grants: DeviceGrantsTable;
+  api_keys: ApiKeysTable;
+  credential_activity: CredentialActivityTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';

@@ -56,6 +56,7 @@ export interface QueryServices {
 
 export interface QueryInput {
   userId: string;
+  credential: ReservationRequest['credential'];
   /** The plan read with this request's session, so a plan change applies to the next query. */
   plan: Plan;
   request: AiRequest;
@@ -88,6 +89,7 @@ export async function runQuery(services: QueryServices, input: QueryInput): Prom
 
   const reservationRequest: ReservationRequest = {
     userId,
+    credential: input.credential,
     // Time-ordered, so the ledger rows of a batch of queries lie side by side.
     requestId: key ?? uuidV7(),
     task: request.task,

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseHandle } from '../db/database';
-import type { Database, UsersTable } from '../db/types';
+import type { CredentialKindOfSession, Database, UsersTable } from '../db/types';
 import { ApiError } from '../errors';
 import type { PlanId } from '../../contract/plans';
+import { parseScopes, type Scope } from './scopes';
 import { memberPlan, planAt, type PlanState } from './subscriptions';
 import { hashToken, SESSION_TTL_MS, type TokenService } from './tokens';
 
@@ -18,12 +19,37 @@ export interface IssuedSession {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export async function createSession(db: Db, tokens: TokenService, userId: string, now: number): Promise<IssuedSession> {
+/** Where a session comes from, as the profile's "Sessions and devices" shows it. */
+export interface SessionOrigin {
+  kind: CredentialKindOfSession;
+  ip: string;
+  userAgent: string | undefined;
+  /** An add-on session's OAuth client and the scopes it was granted. */
+  clientId?: string;
+  scopes?: readonly Scope[];
+}
+
+/** A user agent is shown, never parsed: a long one is cut rather than refused. */
+const USER_AGENT_MAX = 300;
+
+export async function createSession(db: Db, tokens: TokenService, userId: string, now: number, origin: SessionOrigin): Promise<IssuedSession> {
   const sessionId = crypto.randomUUID();
   const refreshToken = tokens.newRefreshToken();
   await db
     .insertInto('sessions')
-    .values({ id: sessionId, user_id: userId, created_at: now, expires_at: now + SESSION_TTL_MS, revoked_at: null, revoked_reason: null })
+    .values({
+      id: sessionId,
+      user_id: userId,
+      created_at: now,
+      expires_at: now + SESSION_TTL_MS,
+      revoked_at: null,
+      revoked_reason: null,
+      kind: origin.kind,
+      client_id: origin.clientId ?? null,
+      scopes: origin.scopes ? origin.scopes.join(' ') : null,
+      ip: origin.ip,
+      user_agent: origin.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+    })
     .execute();
   await db
     .insertInto('refresh_tokens')
@@ -114,9 +140,15 @@ export interface SessionUser extends Pick<UsersTable, 'id' | 'email' | 'username
   plan: PlanId;
 }
 
-type SessionRow = Omit<SessionUser, 'plan'> & {
-  key: string;
-  session_expires_at: number;
+/** The user of a live session, with what the session may do: a web session everything, an add-on session its scopes. */
+export interface ActiveSession {
+  user: SessionUser;
+  kind: CredentialKindOfSession;
+  scopes: Scope[] | null;
+}
+
+/** The user's columns and subscription as `userWithPlan` reads them. */
+export type UserPlanRow = Omit<SessionUser, 'plan'> & {
   sub_plan: PlanState['plan'] | null;
   sub_status: PlanState['status'] | null;
   sub_period_end: number | null;
@@ -133,6 +165,36 @@ const planStateOf = (plan: PlanState['plan'] | null, status: PlanState['status']
   plan === null || status === null ? undefined : { plan, status, current_period_end: end, cancel_at_period_end: cancel ?? 0, scheduled_plan: scheduled };
 
 /**
+ * Columns and joins of a read that gives `userWithPlan` its row (the session check, the API key
+ * check): the user, their own subscription, and the subscription of their team's billing user.
+ */
+export const USER_PLAN_COLUMNS = `users.id, users.email, users.username, users.full_name, users.created_at,
+       subscriptions.plan as sub_plan, subscriptions.status as sub_status,
+       subscriptions.current_period_end as sub_period_end, subscriptions.cancel_at_period_end as sub_cancel,
+       subscriptions.scheduled_plan as sub_scheduled, team_subscription.plan as team_plan, team_subscription.status as team_status,
+       team_subscription.current_period_end as team_period_end, team_subscription.cancel_at_period_end as team_cancel,
+       team_subscription.scheduled_plan as team_scheduled`;
+export const USER_PLAN_JOIN = `left join subscriptions on subscriptions.user_id = users.id
+     left join team_members on team_members.user_id = users.id
+     left join teams on teams.id = team_members.team_id
+     left join subscriptions team_subscription on team_subscription.user_id = teams.billing_user_id`;
+
+/** The user with the plan that applies now: Team while their team's subscription runs, else their own. */
+export function userWithPlan(row: UserPlanRow, now: number): SessionUser {
+  const { id, email, username, full_name, created_at } = row;
+  const own = planAt(planStateOf(row.sub_plan, row.sub_status, row.sub_period_end, row.sub_cancel, row.sub_scheduled), now);
+  const team = planAt(planStateOf(row.team_plan, row.team_status, row.team_period_end, row.team_cancel, row.team_scheduled), now);
+  return { id, email, username, full_name, created_at, plan: memberPlan(own, team) };
+}
+
+type SessionRow = UserPlanRow & {
+  key: string;
+  session_expires_at: number;
+  session_kind: CredentialKindOfSession;
+  session_scopes: string | null;
+};
+
+/**
  * The user of a session that is neither revoked nor past its absolute end, with the plan that
  * applies now: the user's own, or Team while they are in a team whose subscription runs (one
  * indexed join, subscriptions and membership by primary or unique key); null otherwise. It runs on
@@ -140,29 +202,21 @@ const planStateOf = (plan: PlanState['plan'] | null, status: PlanState['status']
  * read together with the other requests of the moment on PostgreSQL. The SQL leaves the times to
  * the code below.
  */
-export async function activeSessionUser(database: DatabaseHandle, sessionId: string, now: number): Promise<SessionUser | null> {
+export async function activeSession(database: DatabaseHandle, sessionId: string, now: number): Promise<ActiveSession | null> {
   const row = await database.keyedRead<SessionRow>(
     'active_session_user',
-    (keys) => `select sessions.id as key, users.id, users.email, users.username, users.full_name, users.created_at,
-       sessions.expires_at as session_expires_at, subscriptions.plan as sub_plan, subscriptions.status as sub_status,
-       subscriptions.current_period_end as sub_period_end, subscriptions.cancel_at_period_end as sub_cancel,
-       subscriptions.scheduled_plan as sub_scheduled, team_subscription.plan as team_plan, team_subscription.status as team_status,
-       team_subscription.current_period_end as team_period_end, team_subscription.cancel_at_period_end as team_cancel,
-       team_subscription.scheduled_plan as team_scheduled
-     from sessions inner join users on users.id = sessions.user_id
-     left join subscriptions on subscriptions.user_id = users.id
-     left join team_members on team_members.user_id = users.id
-     left join teams on teams.id = team_members.team_id
-     left join subscriptions team_subscription on team_subscription.user_id = teams.billing_user_id
+    (keys) => `select sessions.id as key, sessions.expires_at as session_expires_at, sessions.kind as session_kind,
+       sessions.scopes as session_scopes, ${USER_PLAN_COLUMNS}
+     from sessions inner join users on users.id = sessions.user_id ${USER_PLAN_JOIN}
      where sessions.id ${keys} and sessions.revoked_at is null`,
     sessionId,
   );
   if (!row || row.session_expires_at <= now) return null;
-  const { key: _session, session_expires_at: _expires, sub_plan, sub_status, sub_period_end, sub_cancel, sub_scheduled, ...rest } = row;
-  const { team_plan, team_status, team_period_end, team_cancel, team_scheduled, ...user } = rest;
-  const own = planAt(planStateOf(sub_plan, sub_status, sub_period_end, sub_cancel, sub_scheduled), now);
-  const team = planAt(planStateOf(team_plan, team_status, team_period_end, team_cancel, team_scheduled), now);
-  return { ...user, plan: memberPlan(own, team) };
+  return {
+    user: userWithPlan(row, now),
+    kind: row.session_kind,
+    scopes: row.session_scopes === null ? null : parseScopes(row.session_scopes),
+  };
 }
 
 export async function revokeSession(db: Db, sessionId: string, reason: string, now: number): Promise<void> {
@@ -174,13 +228,60 @@ export async function revokeSession(db: Db, sessionId: string, reason: string, n
     .execute();
 }
 
-/** Revokes every live session of the user, except `keep` when given. */
-export async function revokeUserSessions(db: Db, userId: string, reason: string, now: number, keep?: string): Promise<void> {
+/** Revokes every live session of the user, except `keep` when given; answers how many it ended. */
+export async function revokeUserSessions(db: Db, userId: string, reason: string, now: number, keep?: string): Promise<number> {
   let query = db
     .updateTable('sessions')
     .set({ revoked_at: now, revoked_reason: reason })
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null);
   if (keep) query = query.where('id', '!=', keep);
-  await query.execute();
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** A live session as the profile lists it. */
+export interface SessionView {
+  id: string;
+  kind: CredentialKindOfSession;
+  client_id: string | null;
+  created_at: number;
+  last_used_at: number | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** The user's live sessions, the most recently used first. */
+export async function liveSessions(db: Db, userId: string, now: number): Promise<SessionView[]> {
+  const rows = await db
+    .selectFrom('sessions')
+    .leftJoin('credential_activity', 'credential_activity.credential_id', 'sessions.id')
+    .select([
+      'sessions.id',
+      'sessions.kind',
+      'sessions.client_id',
+      'sessions.created_at',
+      'credential_activity.last_used_at',
+      'sessions.ip',
+      'sessions.user_agent',
+    ])
+    .where('sessions.user_id', '=', userId)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now)
+    .execute();
+  const lastSeen = (session: SessionView) => session.last_used_at ?? session.created_at;
+  return rows.sort((a, b) => lastSeen(b) - lastSeen(a));
+}
+
+/** Ends one live session of the user; false when there is none with that id (or it is someone else's). */
+export async function endSession(db: Db, userId: string, sessionId: string, reason: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('id', '=', sessionId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

@@ -50,6 +50,8 @@ export interface Reservation {
 
 export interface ReservationRequest {
   userId: string;
+  /** Which credential makes the query: a web or add-on session, or an API key, by its id. */
+  credential: { kind: 'web' | 'addon' | 'key'; id: string };
   requestId: string;
   task: string;
   plan: Plan;
@@ -128,12 +130,14 @@ function recordRequest(
   teamId: string | null,
   answered?: { tokens: TokenCounts; processingMs: number },
 ) {
-  const { userId, requestId, task, now } = request;
+  const { userId, requestId, task, now, credential } = request;
   const status = answered ? 'settled' : 'reserved';
   return sql<{ request_id: string }>`insert into usage_ledger
-    (user_id, request_id, task, month, day, status, reserved_tokens, prompt_tokens, completion_tokens, processing_time_ms, created_at, settled_at, team_id)
+    (user_id, request_id, task, month, day, status, reserved_tokens, prompt_tokens, completion_tokens, processing_time_ms, created_at, settled_at,
+      team_id, credential_kind, credential_id)
     values (${userId}, ${requestId}, ${task}, ${periods.month}, ${periods.day}, ${status}, ${granted},
-      ${answered?.tokens.prompt ?? null}, ${answered?.tokens.completion ?? null}, ${answered?.processingMs ?? null}, ${now}, ${answered ? now : null}, ${teamId})
+      ${answered?.tokens.prompt ?? null}, ${answered?.tokens.completion ?? null}, ${answered?.processingMs ?? null}, ${now}, ${answered ? now : null},
+      ${teamId}, ${credential.kind}, ${credential.id})
     on conflict (user_id, request_id) do nothing
     returning request_id`;
 }

@@ -1,13 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { activeSessionUser, type SessionUser } from '../domain/sessions';
-import type { AccessClaims } from '../domain/tokens';
+import { activityRecorder } from '../domain/activity';
+import { checkApiKey, isApiKey } from '../domain/apiKeys';
+import { ADDON_SESSION_ROUTES, ROUTE_SCOPES, type Scope } from '../domain/scopes';
+import { activeSession, type SessionUser } from '../domain/sessions';
 import { ApiError } from '../errors';
+
+/** Who makes a request, and with which credential. */
+export type Credential =
+  | { kind: 'web' | 'addon'; userId: string; sessionId: string; scopes: Scope[] | null }
+  | { kind: 'key'; userId: string; keyId: string; scopes: Scope[] };
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by `app.authenticate` on routes that need a signed-in user. */
-    auth: AccessClaims | null;
-    /** The signed-in user as read by `app.authenticate` (with its session and plan, in one query). */
+    auth: Credential | null;
+    /** The signed-in user as read by `app.authenticate` (with its plan, in one query). */
     currentUser: SessionUser | null;
   }
   interface FastifyInstance {
@@ -17,23 +24,73 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
+/** The credential's own id: the session's or the key's (what usage and `last_used_at` record). */
+export function credentialId(credential: Credential): string {
+  return credential.kind === 'key' ? credential.keyId : credential.sessionId;
+}
+
+/** The session of a request on a route no API key reaches (the scope check below keeps them out). */
+export function sessionIdOf(request: FastifyRequest): string {
+  const credential = request.auth!;
+  if (credential.kind === 'key') throw insufficientScope();
+  return credential.sessionId;
+}
+
+const insufficientScope = () =>
+  new ApiError(403, 'insufficient_scope', 'This credential may not make this call: sign in on the web, or use a key with the needed scope.');
+
+/** Whether a limited credential may call the route: by its scopes, or as an add-on session on the few calls it needs. */
+function allowed(credential: Credential, route: string): boolean {
+  if (credential.scopes === null) return true;
+  const scope = ROUTE_SCOPES[route];
+  if (scope && credential.scopes.includes(scope)) return true;
+  return credential.kind === 'addon' && ADDON_SESSION_ROUTES.has(route);
+}
+
 /**
- * The preHandler of every signed-in route: a valid access token whose session is still live.
- * The session check is one primary-key read, so a revoked session is refused at once.
+ * The preHandler of every signed-in route: a valid access token whose session is still live, or
+ * an API key (`sm_live_…`) that is neither revoked nor expired. The session check is one
+ * primary-key read and the key check one unique-index read, so a revoked credential is refused at
+ * its next request. A key or an add-on session then gets 403 `insufficient_scope` on any call its
+ * scopes do not name.
  */
 export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('currentUser', null);
+  const recordUse = activityRecorder(app.database.db, (error) => app.log.warn({ err: error }, 'last use of a credential not recorded'));
+
+  const identify = async (token: string, now: number): Promise<{ credential: Credential; user: SessionUser }> => {
+    if (isApiKey(token)) {
+      const check = await checkApiKey(app.database, token, now);
+      if (!check.ok) {
+        const messages = {
+          invalid: 'This API key is not valid.',
+          revoked: 'This API key was revoked.',
+          expired: 'This API key has expired.',
+        };
+        throw new ApiError(401, `api_key_${check.reason}`, messages[check.reason]);
+      }
+      return { credential: { kind: 'key', userId: check.user.id, keyId: check.keyId, scopes: check.scopes }, user: check.user };
+    }
+    const claims = app.tokens.verifyAccess(token);
+    if (!claims) throw new ApiError(401, 'invalid_token', 'Your sign-in has expired or is invalid. Please sign in again.');
+    const session = await activeSession(app.database, claims.sessionId, now);
+    if (session?.user.id !== claims.userId) {
+      throw new ApiError(401, 'session_revoked', 'This session has ended. Please sign in again.');
+    }
+    return { credential: { kind: session.kind, userId: claims.userId, sessionId: claims.sessionId, scopes: session.scopes }, user: session.user };
+  };
+
   app.decorate('authenticate', async (request: FastifyRequest) => {
     const match = BEARER.exec(request.headers.authorization ?? '');
     if (!match?.[1]) throw new ApiError(401, 'missing_token', 'Sign in to continue.');
-    const claims = app.tokens.verifyAccess(match[1]);
-    if (!claims) throw new ApiError(401, 'invalid_token', 'Your sign-in has expired or is invalid. Please sign in again.');
-    const user = await activeSessionUser(app.database, claims.sessionId, app.clock.now());
-    if (user?.id !== claims.userId) {
-      throw new ApiError(401, 'session_revoked', 'This session has ended. Please sign in again.');
-    }
-    request.auth = claims;
+    const now = app.clock.now();
+    const { credential, user } = await identify(match[1], now);
+    // Fastify answers HEAD with the GET route: it takes the GET's scope.
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    if (!allowed(credential, `${method} ${request.routeOptions.url}`)) throw insufficientScope();
+    request.auth = credential;
     request.currentUser = user;
+    recordUse(credentialId(credential), now);
   });
 }

@@ -32,6 +32,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
 const ERROR_ANSWERS: Record<string, string> = {
   400: 'The request is invalid: malformed JSON, or a field or header that is refused (`error.field` names it).',
   401: 'Not signed in, or the credentials or token are not valid (any more).',
+  403: 'The credential may not make this call: `insufficient_scope` for an API key or add-on session without its scope (never on account, billing, key or session calls).',
   409: 'The request conflicts with the current state.',
   413: 'The request body is too large.',
   415: 'The request body is not JSON.',
@@ -78,7 +79,10 @@ export function documentCommonAnswers(api: FastifyInstance): void {
       if (this.hasContentTypeParser('application/json')) common[415] = error('415');
     }
     if (schema.headers || schema.querystring || schema.params) common[400] = error('400');
-    if (signedIn) common[401] = error('401');
+    if (signedIn) {
+      common[401] = error('401');
+      common[403] = error('403');
+    }
     // The route's own answer for a status wins over the generic one; its error bodies get their status's description.
     const own = Object.entries((schema.response ?? {}) as Record<string, unknown>).map(([status, answer]) => [
       status,

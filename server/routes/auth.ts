@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from '../domain/passwords';
-import { createSession, revokeSession, revokeUserSessions, rotateRefreshToken } from '../domain/sessions';
+import { createSession, revokeSession, revokeUserSessions, rotateRefreshToken, type SessionOrigin } from '../domain/sessions';
 import { ACCESS_TOKEN_TTL_S, hashToken, randomToken } from '../domain/tokens';
 import {
   emailTaken,
@@ -17,6 +17,7 @@ import {
 import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
 import { passwordChangedMail, passwordResetMail } from '../mail/templates';
+import { sessionIdOf } from '../plugins/auth';
 import { consume, type Limit } from '../plugins/rateLimit';
 import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../../contract/schemas';
 import { wireUser } from './users';
@@ -59,7 +60,10 @@ function passwordPolicy(password: string, field: string): void {
   if (problem) throw new ApiError(400, problem.code, problem.message, { field });
 }
 
-async function issueTokens(app: FastifyInstance, session: { sessionId: string; userId: string; refreshToken: string }) {
+/** A session signed in on the web, with where it came from for "Sessions and devices". */
+const webOrigin = (request: FastifyRequest): SessionOrigin => ({ kind: 'web', ip: request.ip, userAgent: request.headers['user-agent'] });
+
+export async function issueTokens(app: FastifyInstance, session: { sessionId: string; userId: string; refreshToken: string }) {
   return {
     access_token: app.tokens.signAccess({ userId: session.userId, sessionId: session.sessionId }),
     refresh_token: session.refreshToken,
@@ -132,7 +136,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const now = app.clock.now();
       const { user, session } = await db.transaction().execute(async (trx) => {
         const user = await insertUser(trx, { email, username, full_name: fullName, password_hash: passwordHash }, now);
-        return { user, session: await createSession(trx, app.tokens, user.id, now) };
+        return { user, session: await createSession(trx, app.tokens, user.id, now, webOrigin(request)) };
       });
       request.log.info({ event: 'auth.register', userId: user.id, ip: request.ip }, 'account created');
       return reply.status(201).send({ ...(await issueTokens(app, session)), user: await wireUser(app, user) });
@@ -171,7 +175,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // A right password gives its place back; the wrong guesses before it stay counted, so
       // the owner signing in does not hand a guesser a fresh allowance.
       await place.giveBack();
-      const session = await createSession(db, app.tokens, user.id, app.clock.now());
+      const session = await createSession(db, app.tokens, user.id, app.clock.now(), webOrigin(request));
       request.log.info({ event: 'auth.login', userId: user.id, ip: request.ip }, 'signed in');
       return { ...(await issueTokens(app, session)), user: await wireUser(app, user) };
     },
@@ -208,7 +212,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const auth = request.auth!;
-      await revokeSession(db, auth.sessionId, 'logout', app.clock.now());
+      await revokeSession(db, sessionIdOf(request), 'logout', app.clock.now());
       request.log.info({ event: 'auth.logout', userId: auth.userId, ip: request.ip }, 'signed out');
       return reply.status(204).send(null);
     },

@@ -6,6 +6,7 @@ import { findPlan } from '../../contract/plans';
 import { runQuery, type QueryServices } from '../domain/queries';
 import { dailyUsage, usageAt } from '../domain/usageReport';
 import { ApiError } from '../errors';
+import { credentialId } from '../plugins/auth';
 import { DailyUsageSchema, ErrorSchema, MultilineText, UsageSchema } from '../../contract/schemas';
 
 /** Bounds of one query's data: what a selection in the add-on can reasonably hold. */
@@ -146,6 +147,7 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { ...services, log: request.log },
           {
             userId,
+            credential: { kind: request.auth!.kind, id: credentialId(request.auth!) },
             // The session check read it for this very request.
             plan: findPlan(request.currentUser!.plan)!,
             request: { task, prompt, ...(data ? { data } : {}) },

@@ -9,6 +9,7 @@ import { findUserById, normaliseFullName, normaliseUsername, setPasswordHash, to
 import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
 import { passwordChangedMail } from '../mail/templates';
+import { sessionIdOf } from '../plugins/auth';
 import { consume, type Limit } from '../plugins/rateLimit';
 import { ErrorSchema, FullName, Password, UserSchema, Username, type User } from '../../contract/schemas';
 
@@ -88,7 +89,8 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { userId, sessionId } = request.auth!;
+      const { userId } = request.auth!;
+      const sessionId = sessionIdOf(request);
       const key = `password-change:${userId}`;
       const user = await currentUser(userId);
       // The check of the current password takes its place first, so a burst gets no more than the limit.

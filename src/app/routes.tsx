@@ -59,6 +59,8 @@ export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
       { path: 'forgot-password', ...page(() => import(/* webpackChunkName: "page-forgot-password" */ '../pages/ForgotPasswordPage')) },
       { path: 'reset-password', ...page(() => import(/* webpackChunkName: "page-reset-password" */ '../pages/ResetPasswordPage')) },
       { path: 'invite/:token', ...page(() => import(/* webpackChunkName: "page-invite" */ '../pages/InvitePage')) },
+      // Not behind the guard: signed out, the page itself asks to sign in and keeps the code for after.
+      { path: 'link', ...page(() => import(/* webpackChunkName: "page-link" */ '../pages/LinkPage')) },
       {
         element: <RequireAuth />,
         children: [
@@ -66,6 +68,7 @@ export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
           { path: 'subscription', ...page(() => import(/* webpackChunkName: "page-subscription" */ '../pages/SubscriptionPage')) },
           { path: 'profile', ...page(() => import(/* webpackChunkName: "page-profile" */ '../pages/ProfilePage')) },
           { path: 'team', ...page(() => import(/* webpackChunkName: "page-team" */ '../pages/TeamPage')) },
+          { path: 'guide', ...page(() => import(/* webpackChunkName: "page-guide" */ '../pages/GuidePage')) },
         ],
       },
       { path: '*', ...page(() => import(/* webpackChunkName: "page-not-found" */ '../pages/NotFoundPage')) },

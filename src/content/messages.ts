@@ -15,6 +15,9 @@ export { dashboard } from './messages/dashboard';
 export { subscription } from './messages/subscription';
 export { profile } from './messages/profile';
 export { team, invitation } from './messages/team';
+export { link } from './messages/link';
+export { credentials } from './messages/credentials';
+export { guide } from './messages/guide';
 
 export const layout = {
   skipToContent: 'Skip to content',

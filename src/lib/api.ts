@@ -140,3 +140,77 @@ export const teamApi = {
   accept: (token: string, { signal }: Opts = {}) =>
     request<{ team: Team; role: TeamRole }>({ method: 'POST', url: `/invitations/${encodeURIComponent(token)}/accept`, data: {}, signal }),
 };
+
+/** A device sign-in waiting at /link, as POST /oauth/device/lookup answers it (RFC 8628 §5.4: who, when, where). */
+export interface DeviceGrant {
+  user_code: string;
+  client_id: string;
+  client_name: string;
+  scopes: string[];
+  requested_at: string;
+  ip: string;
+  user_agent: string | null;
+  expires_at: string;
+}
+
+/** The approval page's calls: look a user code up, then approve or deny it. */
+export const deviceApi = {
+  lookup: (userCode: string, { signal }: Opts = {}) =>
+    request<DeviceGrant>({ method: 'POST', url: '/oauth/device/lookup', data: { user_code: userCode }, signal }),
+  decide: (decision: 'approve' | 'deny', userCode: string, { signal }: Opts = {}) =>
+    request<DeviceGrant>({ method: 'POST', url: `/oauth/device/${decision}`, data: { user_code: userCode }, signal }),
+};
+
+/** A live session as GET /sessions lists it. */
+export interface SessionInfo {
+  id: string;
+  kind: 'web' | 'addon';
+  client: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  current: boolean;
+}
+
+export type ApiKeyScope = 'query' | 'usage:read';
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  last4: string;
+  scopes: ApiKeyScope[];
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface NewApiKey {
+  name: string;
+  scopes: ApiKeyScope[];
+  expires_in_days: 30 | 90 | 365 | null;
+}
+
+/** The profile's "Sessions and devices" and "API keys". */
+export const credentialsApi = {
+  sessions: ({ signal }: Opts = {}) => request<{ sessions: SessionInfo[] }>({ method: 'GET', url: '/sessions', signal }),
+  endSession: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/sessions/${encodeURIComponent(id)}`, signal }),
+  endOtherSessions: ({ signal }: Opts = {}) => request<{ ended: number }>({ method: 'POST', url: '/sessions/end-others', data: {}, signal }),
+  apiKeys: ({ signal }: Opts = {}) => request<{ api_keys: ApiKeyInfo[] }>({ method: 'GET', url: '/api-keys', signal }),
+  createApiKey: (body: NewApiKey, { signal }: Opts = {}) => request<ApiKeyInfo & { key: string }>({ method: 'POST', url: '/api-keys', data: body, signal }),
+  revokeApiKey: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/api-keys/${encodeURIComponent(id)}`, signal }),
+};
+
+/** What POST /query answers (the parts the Quick Start Guide shows). */
+export interface QueryAnswer {
+  answer: string | null;
+  tokens: { prompt: number; completion: number; total: number };
+  processing_time_ms: number;
+  usage: UsageStats;
+}
+
+export const queryApi = {
+  ask: (body: { task: 'analyze'; prompt: string; data: Array<Array<string | number>> }, { signal }: Opts = {}) =>
+    request<QueryAnswer>({ method: 'POST', url: '/query', data: body, signal }),
+};

@@ -7,6 +7,7 @@ import {
   Flex,
   Heading,
   HStack,
+  Link,
   List,
   Progress,
   SimpleGrid,
@@ -137,6 +138,10 @@ function GetStarted() {
             <List.Item key={step}>{step}</List.Item>
           ))}
         </List.Root>
+        {/* Beside the spec's two buttons: the full guide, with the connect step and a first query to try. */}
+        <Link asChild alignSelf="flex-start" color="brand.fg" fontWeight="medium">
+          <RouterLink to="/guide">{messages.guide.openGuide}</RouterLink>
+        </Link>
       </Card.Body>
     </Card.Root>
   );

@@ -16,6 +16,7 @@ import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useSubscriptionActor } from '../app/subscription';
 import { actorOptions } from '../lib/inspector';
 import { PageHeader } from '../components/PageHeader';
+import { CredentialsSections } from '../components/CredentialsSections';
 
 const t = messages.profile;
 
@@ -132,6 +133,7 @@ export default function ProfilePage() {
             </Card.Body>
           </Card.Root>
           <ChangePasswordForm />
+          <CredentialsSections />
         </Stack>
         <Stack gap="6" as="aside">
           <SideCard title={t.planTitle}>

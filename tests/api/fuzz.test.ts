@@ -134,6 +134,7 @@ function operationsOf(app: FastifyInstance): Operation[] {
 }
 
 const ERROR_CODE = /^[a-z][a-z0-9_]*$/;
+const OAUTH_PROTOCOL = /^\/api\/v1\/oauth\/(token|device_authorization)$/;
 
 describe.each(ENGINES)('fuzzing every API endpoint on %s', (engine) => {
   const ctx = useTestApp(engine);
@@ -148,7 +149,7 @@ describe.each(ENGINES)('fuzzing every API endpoint on %s', (engine) => {
 
   /** A live access token: logout and password changes in the fuzzing end sessions, so each run gets its own. */
   async function freshToken(): Promise<string> {
-    const session = await createSession(ctx.app.database.db, ctx.app.tokens, userId, ctx.clock.now());
+    const session = await createSession(ctx.app.database.db, ctx.app.tokens, userId, ctx.clock.now(), { kind: 'web', ip: '127.0.0.1', userAgent: undefined });
     return ctx.app.tokens.signAccess({ userId, sessionId: session.sessionId });
   }
 
@@ -177,7 +178,10 @@ describe.each(ENGINES)('fuzzing every API endpoint on %s', (engine) => {
             const res = await ctx.app.inject({ method: method as 'GET', url, headers, payload });
             const where = `${method} ${url} (${type ?? 'no content type'}, ${auth} token)`;
             if (res.statusCode >= 500) failures.push(`${where} → ${res.statusCode} ${res.body.slice(0, 200)}`);
-            if (res.statusCode >= 400) {
+            if (res.statusCode === 400 && method === 'POST' && OAUTH_PROTOCOL.test(url)) {
+              // RFC 6749 §5.2: the device sign-in's protocol calls answer as OAuth clients expect.
+              expect(String((JSON.parse(res.body) as { error?: unknown }).error)).toMatch(ERROR_CODE);
+            } else if (res.statusCode >= 400) {
               const error = (JSON.parse(res.body) as { error?: { code?: unknown; message?: unknown } }).error;
               expect(typeof error?.message).toBe('string');
               expect(String(error?.code)).toMatch(ERROR_CODE);

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { openDatabase, type DatabaseHandle } from '../../server/db/database';
-import { activeSessionUser } from '../../server/domain/sessions';
+import { activeSession } from '../../server/domain/sessions';
 
 /**
  * SQLite keeps the session check's answers until `account_generation` moves, and only triggers
@@ -36,7 +36,7 @@ describe('the cached session check on sqlite', () => {
         return undefined;
       },
     };
-    await activeSessionUser(recording, 'a-session-id', Date.now());
+    await activeSession(recording, 'a-session-id', Date.now());
     return texts;
   }
 

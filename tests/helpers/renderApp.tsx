@@ -53,16 +53,17 @@ export function renderApp(path: string, config: Partial<RuntimeConfig> = {}, aut
 
 /**
  * Renders one page at `path` under the auth provider (running `authMachine`) and the toasts, with
- * the real providers: for tests that hand the page a chart of their own.
+ * the real providers: for tests that hand the page a chart of their own. `entry` is the address
+ * the page opens at, when it carries a query.
  */
-export function renderPage(path: string, authMachine: AuthMachine, page: ReactNode): RenderResult {
+export function renderPage(path: string, authMachine: AuthMachine, page: ReactNode, entry = path): RenderResult {
   const element = (
     <AuthProvider machine={authMachine}>
       {page}
       <Toaster />
     </AuthProvider>
   );
-  return renderRoutes(path, [{ path, element }], defaultRuntimeConfig);
+  return renderRoutes(entry, [{ path, element }], defaultRuntimeConfig);
 }
 
 /**

@@ -7,6 +7,7 @@ import * as billing from './2026-11-23T0300-billing';
 import * as usageClustered from './2026-11-23T0400-usage-clustered';
 import * as accountGeneration from './2026-11-23T0500-account-generation';
 import * as ledgerByRequest from './2026-11-23T0600-ledger-by-request';
+import * as addonCredentials from './2026-11-23T2300-addon-credentials';
 import * as teams from './2026-11-24T0100-teams';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
@@ -19,5 +20,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T0400-usage-clustered': usageClustered,
   '2026-11-23T0500-account-generation': accountGeneration,
   '2026-11-23T0600-ledger-by-request': ledgerByRequest,
+  '2026-11-23T2300-addon-credentials': addonCredentials,
   '2026-11-24T0100-teams': teams,
 };

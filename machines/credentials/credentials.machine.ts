@@ -1,0 +1,113 @@
+import { assign, setup } from 'xstate';
+import type { AuthActorRef } from '../auth/auth.retry';
+import * as messages from '../../src/content/messages';
+import type { NewApiKey } from '../../src/lib/api';
+import type { NotifyParams } from '../auth/auth.machine';
+import { credentialsActors, type Credentials } from './credentials.actors';
+
+export type CredentialsEvent =
+  | { type: 'session.end'; id: string }
+  | { type: 'sessions.endOthers' }
+  | { type: 'key.create'; key: NewApiKey }
+  | { type: 'key.revoke'; id: string }
+  | { type: 'key.dismiss' }
+  | { type: 'credentials.retry' };
+
+export interface CredentialsContext extends Credentials {
+  auth: AuthActorRef;
+  /** The secret of the key just created: shown once, until dismissed. */
+  createdKey: string | null;
+}
+
+const t = messages.credentials;
+type ErrorEvent = { event: { error: unknown } };
+const failed = (title: string) =>
+  ({
+    type: 'notify',
+    params: ({ event }: ErrorEvent): NotifyParams => ({ type: 'error', title, description: event.error instanceof Error ? event.error.message : t.failed }),
+  }) as const;
+
+/**
+ * The profile's "Sessions and devices" and "API keys": one list of each, loaded together; every
+ * change (ending a session, creating or revoking a key) is a state that reloads the lists after it.
+ */
+export const credentialsMachine = setup({
+  types: {
+    context: {} as CredentialsContext,
+    events: {} as CredentialsEvent,
+    input: {} as { auth: AuthActorRef },
+    tags: {} as 'loading' | 'busy',
+  },
+  actors: credentialsActors,
+  actions: {
+    notify: (_, _params: NotifyParams) => undefined,
+  },
+}).createMachine({
+  id: 'credentials',
+  context: ({ input }) => ({ auth: input.auth, sessions: [], apiKeys: [], createdKey: null }),
+  initial: 'loading',
+  states: {
+    loading: {
+      tags: ['loading'],
+      invoke: {
+        id: 'loadCredentials',
+        src: 'loadCredentials',
+        input: ({ context }) => ({ auth: context.auth }),
+        onDone: { target: 'idle', actions: assign(({ event }) => event.output) },
+        onError: 'failed',
+      },
+    },
+    failed: { on: { 'credentials.retry': 'loading' } },
+    idle: {
+      on: {
+        'session.end': 'endingSession',
+        'sessions.endOthers': 'endingOthers',
+        'key.create': 'creatingKey',
+        'key.revoke': 'revokingKey',
+        'key.dismiss': { actions: assign({ createdKey: null }) },
+      },
+    },
+    endingSession: {
+      tags: ['busy'],
+      invoke: {
+        id: 'endSession',
+        src: 'endSession',
+        input: ({ context, event }) => ({ auth: context.auth, id: (event as Extract<CredentialsEvent, { type: 'session.end' }>).id }),
+        onDone: { target: 'loading', actions: { type: 'notify', params: { type: 'success', title: t.sessionEnded } } },
+        onError: { target: 'idle', actions: failed(t.sessionEndFailed) },
+      },
+    },
+    endingOthers: {
+      tags: ['busy'],
+      invoke: {
+        id: 'endOtherSessions',
+        src: 'endOtherSessions',
+        input: ({ context }) => ({ auth: context.auth }),
+        onDone: { target: 'loading', actions: { type: 'notify', params: { type: 'success', title: t.othersEnded } } },
+        onError: { target: 'idle', actions: failed(t.sessionEndFailed) },
+      },
+    },
+    creatingKey: {
+      tags: ['busy'],
+      invoke: {
+        id: 'createApiKey',
+        src: 'createApiKey',
+        input: ({ context, event }) => ({ auth: context.auth, key: (event as Extract<CredentialsEvent, { type: 'key.create' }>).key }),
+        onDone: { target: 'loading', actions: assign({ createdKey: ({ event }) => event.output.key }) },
+        onError: { target: 'idle', actions: failed(t.keyCreateFailed) },
+      },
+    },
+    revokingKey: {
+      tags: ['busy'],
+      invoke: {
+        id: 'revokeApiKey',
+        src: 'revokeApiKey',
+        input: ({ context, event }) => ({ auth: context.auth, id: (event as Extract<CredentialsEvent, { type: 'key.revoke' }>).id }),
+        onDone: { target: 'loading', actions: { type: 'notify', params: { type: 'success', title: t.keyRevoked } } },
+        onError: { target: 'idle', actions: failed(t.keyRevokeFailed) },
+      },
+    },
+  },
+});
+
+export type CredentialsMachine = typeof credentialsMachine;

@@ -1,0 +1,51 @@
+import { assign, fromPromise, setup } from 'xstate';
+import { withAuthRetry, type AuthActorRef } from '../auth/auth.retry';
+import { ApiRequestError, queryApi, type QueryAnswer } from '../../src/lib/api';
+import * as messages from '../../src/content/messages';
+
+/** The sample table of the Quick Start Guide: small, with numbers to describe. */
+export const SAMPLE_TABLE: Array<Array<string | number>> = [
+  ['Region', 'Month', 'Revenue', 'Units'],
+  ['North', 'Jan', 12400, 310],
+  ['South', 'Jan', 9800, 260],
+  ['East', 'Jan', 15100, 402],
+  ['West', 'Jan', 7300, 188],
+  ['North', 'Feb', 13900, 342],
+  ['South', 'Feb', 10250, 271],
+  ['East', 'Feb', 14700, 389],
+  ['West', 'Feb', 8150, 205],
+];
+
+const failure = (error: unknown) => (error instanceof ApiRequestError && error.serverMessage ? error.serverMessage : messages.guide.failed);
+
+/** The guide's try-it panel: one real `analyze` query on the sample table, counted like any other. */
+export const tryQueryMachine = setup({
+  types: {
+    context: {} as { auth: AuthActorRef; answer: QueryAnswer | null; problem: string | null },
+    events: {} as { type: 'query.ask' },
+    input: {} as { auth: AuthActorRef },
+    tags: {} as 'busy',
+  },
+  actors: {
+    ask: fromPromise<QueryAnswer, { auth: AuthActorRef }>(({ input: { auth }, signal }) =>
+      withAuthRetry(auth, () => queryApi.ask({ task: 'analyze', prompt: messages.guide.prompt, data: SAMPLE_TABLE }, { signal })),
+    ),
+  },
+}).createMachine({
+  id: 'tryQuery',
+  context: ({ input }) => ({ auth: input.auth, answer: null, problem: null }),
+  initial: 'idle',
+  states: {
+    idle: { on: { 'query.ask': 'asking' } },
+    asking: {
+      tags: ['busy'],
+      invoke: {
+        id: 'ask',
+        src: 'ask',
+        input: ({ context }) => ({ auth: context.auth }),
+        onDone: { target: 'idle', actions: assign({ answer: ({ event }) => event.output, problem: null }) },
+        onError: { target: 'idle', actions: assign({ problem: ({ event }) => failure(event.error) }) },
+      },
+    },
+  },
+});

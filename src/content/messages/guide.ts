@@ -1,0 +1,26 @@
+export const guide = {
+  title: 'Quick Start Guide',
+  lead: 'Three steps from here to answers in your spreadsheet.',
+  steps: [
+    { title: 'Install the add-on', text: 'Install it from the Google Workspace Marketplace, then open any spreadsheet and choose Extensions, then the add-on, then Open.' },
+    {
+      title: 'Connect it with a code',
+      text: 'In the add-on choose Connect. It shows an 8-letter code: open the link it gives (or this site’s Connect page), check the code and approve. The add-on continues on its own.',
+    },
+    { title: 'Ask your first question', text: 'Select a range of cells and ask a question, or describe the formula you need.' },
+  ],
+  installAddOn: 'Install Add-on',
+  connectPage: 'Open the Connect page',
+  tryTitle: 'Try it here first',
+  tryLead: 'Ask the assistant about this sample table, right in the page, as the add-on would.',
+  sampleCaption: 'Sample sales table',
+  prompt: 'Summarise this table: which region sells most, and how spread are the figures?',
+  ask: 'Analyze this table',
+  asking: 'Analyzing...',
+  counts: 'This is a real query: it counts toward your plan’s monthly queries and daily tokens, like any query from the add-on.',
+  answerTitle: 'The assistant’s answer',
+  usageNow: (queries: string, tokens: string) => `This month: ${queries} queries. Today: ${tokens} tokens.`,
+  failed: 'The query could not be answered.',
+  seeDashboard: 'See your usage on the dashboard',
+  openGuide: 'Open the full guide',
+} as const;

@@ -1,0 +1,122 @@
+import { Box, Button, Card, Container, Heading, HStack, List, Stack, Table, Text } from '@chakra-ui/react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { useId } from 'react';
+import { SAMPLE_TABLE, tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
+import { useAuthRef } from '../app/auth';
+import { RouterLink } from '../app/RouterLink';
+import { NEW_TAB, NewTabNote } from '../components/ExternalLink';
+import { PageHeader } from '../components/PageHeader';
+import * as messages from '../content/messages';
+import { actorOptions } from '../lib/inspector';
+import { usePageTitle } from '../lib/usePageTitle';
+import { useRuntimeConfig } from '../lib/useRuntimeConfig';
+
+const t = messages.guide;
+const number = (value: number | undefined) => (value ?? 0).toLocaleString();
+
+function TryIt() {
+  const auth = useAuthRef();
+  const actor = useActorRef(tryQueryMachine, { ...actorOptions(), input: { auth } });
+  const { answer, problem, busy } = useSelector(actor, (s) => ({ answer: s.context.answer, problem: s.context.problem, busy: s.hasTag('busy') }));
+  const id = useId();
+  const [header, ...rows] = SAMPLE_TABLE;
+  return (
+    <Card.Root as="section" aria-labelledby={id} variant="outline">
+      <Card.Body gap="5">
+        <Stack gap="1">
+          <Heading as="h2" id={id} size="lg">
+            {t.tryTitle}
+          </Heading>
+          <Text color="fg.muted">{t.tryLead}</Text>
+        </Stack>
+        <Box overflowX="auto">
+          <Table.Root size="sm" variant="outline" aria-label={t.sampleCaption}>
+            <Table.Header>
+              <Table.Row>
+                {header!.map((cell) => (
+                  <Table.ColumnHeader key={String(cell)}>{cell}</Table.ColumnHeader>
+                ))}
+              </Table.Row>
+            </Table.Header>
+            <Table.Body>
+              {rows.map((row, index) => (
+                <Table.Row key={index}>
+                  {row.map((cell, column) => (
+                    <Table.Cell key={column} textAlign={typeof cell === 'number' ? 'end' : 'start'}>
+                      {typeof cell === 'number' ? cell.toLocaleString() : cell}
+                    </Table.Cell>
+                  ))}
+                </Table.Row>
+              ))}
+            </Table.Body>
+          </Table.Root>
+        </Box>
+        <Text fontStyle="italic">“{t.prompt}”</Text>
+        <Text fontSize="sm" color="fg.muted">
+          {t.counts}
+        </Text>
+        <Button colorPalette="brand" alignSelf="flex-start" onClick={() => actor.send({ type: 'query.ask' })} loading={busy} loadingText={t.asking}>
+          {t.ask}
+        </Button>
+        {problem && (
+          <Text color="fg.error" role="alert">
+            {problem}
+          </Text>
+        )}
+        {answer && (
+          <Stack role="status" gap="3" borderWidth="1px" borderRadius="md" p="4">
+            <Text fontWeight="semibold">{t.answerTitle}</Text>
+            <Text whiteSpace="pre-wrap" fontSize="sm">
+              {answer.answer}
+            </Text>
+            <Text fontSize="sm" color="fg.muted">
+              {t.usageNow(number(answer.usage.monthly_queries), number(answer.usage.daily_tokens))}
+            </Text>
+            <Button asChild size="sm" variant="outline" alignSelf="flex-start">
+              <RouterLink to="/dashboard">{t.seeDashboard}</RouterLink>
+            </Button>
+          </Stack>
+        )}
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+/** The Quick Start Guide: install, connect with the code, and a first query tried right here. */
+export default function GuidePage() {
+  usePageTitle(t.title);
+  const { marketplaceUrl } = useRuntimeConfig();
+  return (
+    <Container maxW="4xl" py={{ base: '8', md: '12' }}>
+      <PageHeader title={t.title} lead={t.lead} mb="8" />
+      <Stack gap="6">
+        <Card.Root variant="outline">
+          <Card.Body>
+            <List.Root as="ol" gap="5" ps="5">
+              {t.steps.map((step) => (
+                <List.Item key={step.title}>
+                  <Stack gap="1">
+                    <Text fontWeight="semibold">{step.title}</Text>
+                    <Text color="fg.muted">{step.text}</Text>
+                  </Stack>
+                </List.Item>
+              ))}
+            </List.Root>
+            <HStack gap="3" mt="5" wrap="wrap">
+              <Button asChild colorPalette="brand">
+                <a href={marketplaceUrl} {...NEW_TAB}>
+                  {t.installAddOn}
+                  <NewTabNote />
+                </a>
+              </Button>
+              <Button asChild variant="outline">
+                <RouterLink to="/link">{t.connectPage}</RouterLink>
+              </Button>
+            </HStack>
+          </Card.Body>
+        </Card.Root>
+        <TryIt />
+      </Stack>
+    </Container>
+  );
+}

@@ -1,0 +1,129 @@
+import type { Page } from 'playwright-core';
+import * as messages from '../../src/content/messages';
+import { useServerAndBrowser } from '../helpers/browser';
+
+/**
+ * A test acting as the add-on, against the real server: it asks for a code, polls as RFC 8628
+ * says, a person approves in Chromium at /link, the add-on gets tokens, queries and refreshes, and
+ * is cut off when the person ends its session on the profile. Then the same with an API key
+ * created and revoked on the profile. The polling interval is 1 s by configuration.
+ */
+
+jest.setTimeout(120_000);
+
+const live = useServerAndBrowser({ DEVICE_POLL_INTERVAL_S: '1' });
+const l = messages.link;
+const c = messages.credentials;
+const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const sample = [
+  ['Region', 'Revenue'],
+  ['North', 120],
+  ['South', 80],
+];
+
+async function call(method: string, pathname: string, body?: unknown, token?: string, form = false) {
+  const res = await fetch(`${live.server.baseUrl}/api/v1${pathname}`, {
+    method,
+    headers: {
+      ...(body ? { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body ? (form ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body)) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+async function person(): Promise<{ access_token: string; refresh_token: string }> {
+  const id = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+  const res = await call('POST', '/auth/register', { email: `ada${id}@example.com`, password: `Engine-${id}`, full_name: 'Ada Lovelace', username: `ada${id}` });
+  expect(res.status).toBe(201);
+  return res.body as { access_token: string; refresh_token: string };
+}
+
+/** Chromium signed in as the person (tokens in local storage, as after a sign-in). */
+async function browserOf(tokens: { access_token: string; refresh_token: string }): Promise<Page> {
+  const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript((t) => {
+    if (!localStorage.getItem('access_token')) {
+      localStorage.setItem('access_token', t.access_token);
+      localStorage.setItem('refresh_token', t.refresh_token);
+    }
+  }, tokens);
+  return context.newPage();
+}
+
+const query = (token: string) => call('POST', '/query', { task: 'analyze', prompt: 'Summarise', data: sample }, token);
+
+describe('the add-on connecting, against the real server and Chromium', () => {
+  it('gets tokens once the person approves at /link, queries, refreshes, and is cut off when the profile ends its session', async () => {
+    const tokens = await person();
+    const codes = (await call('POST', '/oauth/device_authorization', { client_id: 'sheetmind-addon' }, undefined, true)).body;
+    expect(codes.interval).toBe(1);
+
+    let interval = codes.interval as number;
+    const poll = () => call('POST', '/oauth/token', { grant_type: GRANT, device_code: codes.device_code, client_id: 'sheetmind-addon' }, undefined, true);
+    expect((await poll()).body).toEqual({ error: 'authorization_pending' });
+
+    // The person opens the link the add-on shows: the code is filled in, the page names the add-on.
+    const page = await browserOf(tokens);
+    await page.goto(codes.verification_uri_complete);
+    await page.getByRole('heading', { name: l.confirmTitle }).waitFor();
+    await page.getByText(l.confirmLead('SheetMind add-on')).waitFor();
+    await page.getByText(codes.user_code, { exact: true }).waitFor();
+    await page.getByRole('button', { name: l.approve }).click();
+    await page.getByRole('heading', { name: l.approvedTitle }).waitFor();
+
+    // The add-on polls at its interval, growing it by 5 s whenever told to slow down.
+    let answer = await poll();
+    for (let i = 0; answer.status !== 200 && i < 20; i++) {
+      if (answer.body.error === 'slow_down') interval += 5;
+      else expect(answer.body.error).toBe('authorization_pending');
+      await new Promise((resolve) => setTimeout(resolve, interval * 1000));
+      answer = await poll();
+    }
+    expect(answer.status).toBe(200);
+    const addon = answer.body as { access_token: string; refresh_token: string };
+    expect((await query(addon.access_token)).status).toBe(200);
+    const refreshed = await call('POST', '/auth/refresh', { refresh_token: addon.refresh_token });
+    expect(refreshed.status).toBe(200);
+    expect((await query(refreshed.body.access_token)).status).toBe(200);
+
+    // The person ends the add-on's session under "Sessions and devices".
+    await page.goto(`${live.server.baseUrl}/profile`);
+    const item = page.getByRole('listitem', { name: 'SheetMind add-on' });
+    await item.getByRole('button', { name: c.endSession }).click();
+    await item.waitFor({ state: 'detached' });
+    const cut = await query(refreshed.body.access_token);
+    expect(cut.status).toBe(401);
+    expect(cut.body.error.code).toBe('session_revoked');
+    expect((await call('POST', '/auth/refresh', { refresh_token: refreshed.body.refresh_token })).status).toBe(401);
+    await page.context().close();
+  });
+
+  it('works with an API key made on the profile, shown once, and stops when it is revoked there', async () => {
+    const tokens = await person();
+    const page = await browserOf(tokens);
+    await page.goto(`${live.server.baseUrl}/profile`);
+    const keys = page.getByRole('region', { name: c.keysTitle });
+    await keys.getByLabel(c.keyName).fill('Nightly report');
+    await keys.getByRole('button', { name: c.createKey }).click();
+    const shown = keys.getByLabel(c.keyCreatedTitle);
+    await shown.waitFor();
+    const key = (await shown.textContent())!.trim();
+    expect(key).toMatch(/^sm_live_[0-9A-Za-z]{38}$/);
+    const listed = keys.getByRole('listitem', { name: 'Nightly report' });
+    await listed.getByText(key.slice(-4), { exact: false }).waitFor();
+
+    expect((await query(key)).status).toBe(200);
+    expect((await call('GET', '/users/me', undefined, key)).status).toBe(403);
+
+    await keys.getByRole('button', { name: c.done }).click();
+    await listed.getByRole('button', { name: c.revoke }).click();
+    await listed.waitFor({ state: 'detached' });
+    const refused = await query(key);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('api_key_revoked');
+    await page.context().close();
+  });
+});

@@ -1,0 +1,82 @@
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { fromPromise } from 'xstate';
+import { authMachine } from '../../machines/auth/auth.machine';
+import type { CodeInput } from '../../machines/link/link.actors';
+import { linkMachine, type LinkEvent } from '../../machines/link/link.machine';
+import * as messages from '../../src/content/messages';
+import LinkPage, { LinkLogic } from '../../src/pages/LinkPage';
+import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
+import { ada } from '../helpers/fakeApi';
+import { HeldActorCalls, renderPage } from '../helpers/renderApp';
+import { inJsdom } from '../helpers/sightsInJsdom';
+import { CODE, linkCoverage, linkPaths, linkViews } from './link.paths';
+
+/**
+ * Model-based tests of the /link chart: `xstate/graph` yields the shortest path to every
+ * transition from each way of arriving (link.paths.ts); each path is replayed on the real page in
+ * jsdom, the approval calls held until the path says how they end, and in every state the page
+ * must show what the chart holds.
+ */
+
+const t = messages.link;
+
+describe('link chart, generated paths', () => {
+  afterAll(() => console.log(coverageLine('link', linkCoverage)));
+
+  it('covers every state of the chart', () => {
+    expect(linkCoverage.restingStatesMissed).toEqual([]);
+  });
+
+  it.each(linkPaths.map(({ title, arrival, path }) => [title, arrival, path] as const))(
+    '%s',
+    async (_title, arrival, path) => {
+      localStorage.clear();
+      const calls = new HeldActorCalls();
+      const sent: Array<[string, string]> = [];
+      const held = (name: 'lookUp' | 'approve' | 'deny') => calls.actor<unknown, CodeInput>(name, (input) => sent.push([name, input.code]));
+      const machine = linkMachine.provide({ actors: { lookUp: held('lookUp'), approve: held('approve'), deny: held('deny') } as never });
+      const signedIn = arrival !== 'signedOut';
+      const auth = authMachine.provide({
+        guards: { hasStoredToken: () => signedIn },
+        actors: { fetchUser: fromPromise(async () => ada) },
+      });
+      const address = arrival === 'signedIn' ? '/link' : `/link?code=${CODE}`;
+      const { unmount } = renderPage(
+        '/link',
+        auth,
+        <LinkLogic.Provider value={machine}>
+          <LinkPage />
+        </LinkLogic.Provider>,
+        address,
+      );
+      const browser = userEvent.setup();
+      const settle = (name: string) => ({ event }: { event: ActorOutcome }) => calls.settle(name, event);
+      try {
+        await path.test({
+          states: inJsdom(linkViews),
+          events: {
+            'xstate.done.actor.lookUp': settle('lookUp'),
+            'xstate.error.actor.lookUp': settle('lookUp'),
+            'xstate.done.actor.approve': settle('approve'),
+            'xstate.error.actor.approve': settle('approve'),
+            'xstate.done.actor.deny': settle('deny'),
+            'xstate.error.actor.deny': settle('deny'),
+            'code.change': async ({ event }) => {
+              const field = screen.getByLabelText(t.codeLabel);
+              await browser.clear(field);
+              await browser.type(field, (event as Extract<LinkEvent, { type: 'code.change' }>).code);
+            },
+            'code.submit': async () => browser.click(screen.getByRole('button', { name: t.continue })),
+            'code.reenter': async () => browser.click(screen.getByRole('button', { name: t.otherCode })),
+            'link.approve': async () => browser.click(screen.getByRole('button', { name: t.approve })),
+            'link.deny': async () => browser.click(screen.getByRole('button', { name: t.deny })),
+          },
+        });
+      } finally {
+        unmount();
+      }
+    },
+    20_000,
+  );
+});
