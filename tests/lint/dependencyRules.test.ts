@@ -30,7 +30,7 @@ const cases: Array<{ file: string; forbidden: string; allowed: string }> = [
   },
   {
     file: 'machines/example/example.actors.ts',
-    forbidden: "import { AuthProvider as value } from '../auth/auth.retry';",
+    forbidden: "import { AuthProvider as value } from '../../src/app/auth';",
     allowed: "import { authApi as value } from '../../src/lib/api';",
   },
   {
