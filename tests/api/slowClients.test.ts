@@ -19,10 +19,10 @@ const KEEP_ALIVE_TIMEOUT_MS = 500;
 const MAX_CONNECTIONS = 320;
 /**
  * Node checks the request timeouts on a timer (a quarter of the headers timeout here); the rest is
- * room for a loaded machine (two cores shared with other test runs). Without the bounds nothing
- * is ever cut, so the test still fails on a server that has none.
+ * room for a loaded machine (two cores shared with other test runs), far below the 20 s a client
+ * trickles. Without the bounds nothing is ever cut, so the test still fails on a server that has none.
  */
-const SLACK_MS = 3000;
+const SLACK_MS = 6000;
 
 jest.setTimeout(30_000);
 
