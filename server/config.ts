@@ -5,6 +5,9 @@ import { defaultRuntimeConfig as defaults, type RuntimeConfig } from '../contrac
 /**
  * Every setting the server reads, parsed and validated once at start. A bad value throws a
  * ConfigError naming the variable, so `main.ts` can stop with a one-line message.
+ *
+ * Over 300 lines because it is the one list of every variable: its parse, its bound and its
+ * message sit together, so a setting is read in one place (docs/configuration.md mirrors it).
  */
 export interface Config {
   port: number;

@@ -14,6 +14,10 @@ import { uuidV7 } from './uuidv7';
  * PostgreSQL, so two changes to one team run one after the other there (SQLite runs one
  * transaction at a time): what one checked still holds when it writes. The constraints of the
  * migration back the rules that matter most (one team per user, one owner per team).
+ *
+ * Over 300 lines because every change to a membership (role, cap, removal, transfer) must be read
+ * beside the role checks and audit entries it shares with the others; invitations, usage and the
+ * audit log are their own modules.
  */
 
 type Db = Kysely<Database> | Transaction<Database>;

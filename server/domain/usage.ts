@@ -14,6 +14,10 @@ import { giveBackMemberQuery, takeMemberQuery } from './memberCaps';
  * check and the increment are one atomic statement on both engines and concurrent queries (in
  * one process or many on one PostgreSQL) can never together pass a limit.
  *
+ * Over 300 lines because the statements of one unit (take, record, settle, refund) must be read
+ * together to see that their lock order and their give-backs match; the reads are in
+ * usageReport.ts and the lifecycle that calls them in queries.ts.
+ *
  * Every unit locks its rows in the same order (month, day, member month, ledger, second), so on
  * PostgreSQL no two units can each wait for the other (no deadlock). A team member's query also
  * takes its place under the member's cap (memberCaps.ts) and names the team in its ledger row.

@@ -7,6 +7,8 @@ import {
   Badge,
   Button,
   Card,
+  Checkbox,
+  Code,
   Container,
   ChakraProvider,
   createSystem,
@@ -81,6 +83,8 @@ function chakraImports(): Map<string, Set<string>> {
 const WITHOUT_RECIPE = new Set([
   'Box',
   'Center',
+  // Headless: its trigger is rendered as the app's own Button (asChild).
+  'Clipboard',
   'ChakraProvider',
   'Flex',
   'Grid',
@@ -121,6 +125,16 @@ const SAMPLES: Record<string, { render: () => ReactNode; show?: () => void }> = 
       </Card.Root>
     ),
   },
+  Checkbox: {
+    render: () => (
+      <Checkbox.Root data-testid="Checkbox.Root" defaultChecked>
+        <Checkbox.HiddenInput data-testid="Checkbox.HiddenInput" />
+        <Checkbox.Control data-testid="Checkbox.Control" />
+        <Checkbox.Label data-testid="Checkbox.Label">Run queries</Checkbox.Label>
+      </Checkbox.Root>
+    ),
+  },
+  Code: { render: () => <Code data-testid="Code">sm_live_…a1b2</Code> },
   Container: { render: () => <Container data-testid="Container">Text</Container> },
   DataList: {
     render: () => (
