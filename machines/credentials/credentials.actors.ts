@@ -1,6 +1,6 @@
 import { fromPromise } from 'xstate';
 import { withAuthRetry } from '../auth/auth.retry';
-import { credentialsApi, type ApiKeyInfo, type NewApiKey, type SessionInfo } from '../../src/lib/api';
+import { credentialsApi, type ApiKeyInfo, type CreatedApiKey, type NewApiKey, type SessionInfo } from '../../src/lib/api';
 import type { AuthInput } from '../subscription/subscription.actors';
 
 export interface Credentials {
@@ -18,7 +18,7 @@ export const credentialsActors = {
   }),
   endSession: fromPromise<void, AuthInput & { id: string }>(({ input: { auth, id }, signal }) => withAuthRetry(auth, () => credentialsApi.endSession(id, { signal }))),
   endOtherSessions: fromPromise<unknown, AuthInput>(({ input: { auth }, signal }) => withAuthRetry(auth, () => credentialsApi.endOtherSessions({ signal }))),
-  createApiKey: fromPromise<ApiKeyInfo & { key: string }, AuthInput & { key: NewApiKey }>(({ input: { auth, key }, signal }) =>
+  createApiKey: fromPromise<CreatedApiKey, AuthInput & { key: NewApiKey }>(({ input: { auth, key }, signal }) =>
     withAuthRetry(auth, () => credentialsApi.createApiKey(key, { signal })),
   ),
   revokeApiKey: fromPromise<void, AuthInput & { id: string }>(({ input: { auth, id }, signal }) => withAuthRetry(auth, () => credentialsApi.revokeApiKey(id, { signal }))),

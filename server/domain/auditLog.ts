@@ -1,26 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { AuditAction, AuditEvent, AuditPage } from '../../contract/teams';
 import type { Database } from '../db/types';
 import { uuidV7 } from './uuidv7';
 
 type Db = Kysely<Database> | Transaction<Database>;
-
-/** What the audit log records (decisions.md: invitations, joins, removals, role and cap changes, renames, plan changes). */
-export const AUDIT_ACTIONS = [
-  'team.created',
-  'team.renamed',
-  'team.default_cap_changed',
-  'team.ownership_transferred',
-  'team.plan_changed',
-  'invitation.created',
-  'invitation.resent',
-  'invitation.revoked',
-  'member.joined',
-  'member.removed',
-  'member.left',
-  'member.role_changed',
-  'member.cap_changed',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface Person {
   id: string;
@@ -57,20 +40,10 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
     .execute();
 }
 
-/** `GET /teams/me/audit-log` event. */
-export interface WireAuditEvent {
-  id: string;
-  at: string;
-  actor: { user_id: string | null; name: string } | null;
-  action: AuditAction;
-  target: { user_id: string | null; name: string; detail: string | null } | null;
-  ip: string | null;
-}
-
 export const AUDIT_PAGE_SIZE = 50;
 
 /** A page of the team's events, newest first, older than the event `before` when given; `next` is the cursor of the page after. */
-export async function auditPage(db: Db, teamId: string, before: string | null, pageSize = AUDIT_PAGE_SIZE) {
+export async function auditPage(db: Db, teamId: string, before: string | null, pageSize = AUDIT_PAGE_SIZE): Promise<AuditPage> {
   const rows = await db
     .selectFrom('team_audit_log')
     .selectAll()
@@ -80,7 +53,7 @@ export async function auditPage(db: Db, teamId: string, before: string | null, p
     .limit(pageSize + 1)
     .execute();
   const page = rows.slice(0, pageSize);
-  const events: WireAuditEvent[] = page.map((row) => ({
+  const events: AuditEvent[] = page.map((row) => ({
     id: row.id,
     at: new Date(Number(row.at)).toISOString(),
     actor: row.actor_name === null ? null : { user_id: row.actor_id, name: row.actor_name },

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { TEAM_SEAT_LIMIT } from '../../contract/plans';
+import type { InvitationPreview, TeamInvitation } from '../../contract/teams';
 import type { Database, TeamInvitationsTable, TeamRole } from '../db/types';
 import { ApiError } from '../errors';
 import { recordAudit } from './auditLog';
@@ -29,14 +30,7 @@ const seatLimitReached = () =>
 const alreadyInTeam = (whom: 'they' | 'you') =>
   new ApiError(409, 'already_in_team', whom === 'they' ? 'This person is already in a team; a person can be in one team at a time.' : 'You are already in a team. Leave it before joining another.', whom === 'they' ? { field: 'email' } : {});
 
-export interface WireInvitation {
-  id: string;
-  email: string;
-  role: InvitedRole;
-  expires_at: string;
-}
-
-const wire = (row: Pick<TeamInvitationsTable, 'id' | 'email' | 'role' | 'expires_at'>): WireInvitation => ({
+const wire = (row: Pick<TeamInvitationsTable, 'id' | 'email' | 'role' | 'expires_at'>): TeamInvitation => ({
   id: row.id,
   email: row.email,
   role: row.role,
@@ -45,7 +39,7 @@ const wire = (row: Pick<TeamInvitationsTable, 'id' | 'email' | 'role' | 'expires
 
 /** An invitation just made or renewed, with the token its mail carries (the only copy in the clear). */
 export interface Issued {
-  invitation: WireInvitation;
+  invitation: TeamInvitation;
   token: string;
 }
 
@@ -71,7 +65,7 @@ export async function invite(trx: Trx, acting: Acting, rawEmail: string, role: I
   return { invitation: wire(row), token };
 }
 
-export async function pendingInvitations(db: Db, teamId: string, now: number): Promise<WireInvitation[]> {
+export async function pendingInvitations(db: Db, teamId: string, now: number): Promise<TeamInvitation[]> {
   const rows = await db
     .selectFrom('team_invitations')
     .select(['id', 'email', 'role', 'expires_at'])
@@ -106,15 +100,6 @@ export async function revoke(trx: Trx, acting: Acting, id: string, now: number):
   const row = await pendingIn(trx, acting.team.id, id);
   await trx.updateTable('team_invitations').set({ status: 'revoked' }).where('id', '=', id).where('status', '=', 'pending').execute();
   await recordAudit(trx, { teamId: acting.team.id, actor: acting.person, action: 'invitation.revoked', target: { id: null, name: row.email }, detail: row.role, ip: acting.ip, at: now });
-}
-
-/** What `/invite/{token}` shows before anyone signs in. */
-export interface InvitationPreview {
-  team_name: string;
-  inviter_name: string;
-  email: string;
-  role: InvitedRole;
-  expires_at: string;
 }
 
 async function usable(db: Db, token: string, now: number) {

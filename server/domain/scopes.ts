@@ -1,10 +1,11 @@
+import { SCOPES, type Scope } from '../../contract/credentials';
+
 /**
  * What a limited credential (an API key, an add-on session) may do. A web session may do
  * everything; a limited one only the calls its scopes name, and never an account, billing, key or
  * session call: those are absent from this table on purpose.
  */
-export const SCOPES = ['query', 'usage:read'] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope };
 
 /** Route (method and path as Fastify registers it) → the scope it takes. */
 export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { TeamUsage } from '../../contract/teams';
 import type { Database } from '../db/types';
 import { ApiError } from '../errors';
 import { periodsAt } from './usageReport';
@@ -9,13 +10,6 @@ import { periodsAt } from './usageReport';
  */
 
 type Db = Kysely<Database> | Transaction<Database>;
-
-export interface TeamUsage {
-  month: string;
-  days: Array<{ date: string; user_id: string; queries: number; tokens: number }>;
-  by_task: Array<{ task: string; queries: number; tokens: number }>;
-  members: Array<{ user_id: string; full_name: string; email: string; queries: number; tokens: number }>;
-}
 
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { TEAM_SEAT_LIMIT } from '../../contract/plans';
+import type { Team, TeamMember } from '../../contract/teams';
 import type { Database, Engine, SubscriptionsTable, TeamRole, TeamsTable } from '../db/types';
 import { ApiError } from '../errors';
 import { recordAudit, type Person } from './auditLog';
@@ -36,18 +37,7 @@ export interface Acting {
   ip: string | null;
 }
 
-export type PlanStatus = 'active' | 'past_due' | 'ending' | 'ended';
-
-/** `GET /teams/me`'s team. */
-export interface WireTeam {
-  id: string;
-  name: string;
-  created_at: string;
-  seat_limit: number;
-  seats_used: number;
-  plan_status: PlanStatus;
-  default_monthly_query_cap: number | null;
-}
+export type PlanStatus = Team['plan_status'];
 
 /** How the team's Team subscription stands: while it applies, it is every member's plan. */
 export function planStatusOf(subscription: SubscriptionsTable | undefined, now: number): PlanStatus {
@@ -112,7 +102,7 @@ export async function seatsUsed(db: Db, teamId: string, now: number): Promise<nu
   return Number(row.members) + Number(row.pending);
 }
 
-export async function wireTeam(db: Db, team: TeamsTable, now: number): Promise<WireTeam> {
+export async function wireTeam(db: Db, team: TeamsTable, now: number): Promise<Team> {
   const subscription = await db.selectFrom('subscriptions').selectAll().where('user_id', '=', team.billing_user_id).executeTakeFirst();
   return {
     id: team.id,
@@ -188,20 +178,7 @@ export async function renameTeam(trx: Trx, acting: Acting, changes: { name?: str
 
 const capText = (cap: number | null) => (cap === null ? 'no cap' : String(cap));
 
-/** `GET /teams/me/members` row; a plain member sees the other members' names and roles only. */
-export interface WireMember {
-  user_id: string;
-  full_name: string;
-  email: string | null;
-  role: TeamRole;
-  joined_at: string;
-  last_active_at: string | null;
-  month_queries: number | null;
-  day_tokens: number | null;
-  monthly_query_cap: number | null;
-}
-
-export async function listMembers(db: Db, teamId: string, viewer: { userId: string; role: TeamRole }, now: number): Promise<WireMember[]> {
+export async function listMembers(db: Db, teamId: string, viewer: { userId: string; role: TeamRole }, now: number): Promise<TeamMember[]> {
   const { month, day } = periodsAt(now);
   const rows = await db
     .selectFrom('team_members as m')

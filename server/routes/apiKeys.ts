@@ -1,26 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createApiKey, liveApiKeys, revokeApiKey, type ApiKeyView } from '../domain/apiKeys';
-import { SCOPES, type Scope } from '../domain/scopes';
+import type { Scope } from '../domain/scopes';
 import { ApiError } from '../errors';
 import { consume, type Limit } from '../plugins/rateLimit';
-import { DisplayText, ErrorSchema, Text } from '../../contract/schemas';
+import { ApiKeyInfoSchema, CreatedApiKeySchema, NewApiKeySchema } from '../../contract/credentials';
+import { ErrorSchema, Text } from '../../contract/schemas';
 
 /** Keys made per account: plenty for every integration, too few to fill the table. */
 export const API_KEY_CREATE_LIMIT: Limit = { what: 'API keys created', max: 20, windowMs: 60 * 60_000 };
-
-const ScopesSchema = Type.Array(Type.Unsafe<Scope>({ type: 'string', enum: [...SCOPES] }), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true });
-
-const ApiKeySchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  prefix: Type.String({ description: 'The first characters of the key, to recognise it.' }),
-  last4: Type.String(),
-  scopes: ScopesSchema,
-  created_at: Type.String({ format: 'date-time' }),
-  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Kept to the minute.' }),
-});
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const wire = (key: ApiKeyView) => ({ ...key, created_at: iso(key.created_at)!, expires_at: iso(key.expires_at), last_used_at: iso(key.last_used_at) });
@@ -37,17 +25,8 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['api-keys'],
         summary: 'Create an API key; the answer holds the key, shown this once and never again',
         security: [{ bearer: [] }],
-        body: Type.Object(
-          {
-            name: DisplayText({ minLength: 1, maxLength: 100 }),
-            scopes: ScopesSchema,
-            expires_in_days: Type.Optional(
-              Type.Union([Type.Literal(30), Type.Literal(90), Type.Literal(365), Type.Null()], { description: 'Days until it expires; null or absent: never.' }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 201: Type.Composite([Type.Object({ key: Type.String({ description: '`sm_live_…`: send as `Authorization: Bearer`.' }) }), ApiKeySchema]), 429: ErrorSchema },
+        body: NewApiKeySchema,
+        response: { 201: CreatedApiKeySchema, 429: ErrorSchema },
       },
     },
     async (request, reply) => {
@@ -68,7 +47,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['api-keys'],
         summary: 'The API keys that still work (never their secret), newest first',
         security: [{ bearer: [] }],
-        response: { 200: Type.Object({ api_keys: Type.Array(ApiKeySchema) }) },
+        response: { 200: Type.Object({ api_keys: Type.Array(ApiKeyInfoSchema) }) },
       },
     },
     async (request) => ({ api_keys: (await liveApiKeys(db, request.auth!.userId, app.clock.now())).map(wire) }),

@@ -3,9 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { accept, previewInvitation } from '../domain/invitations';
 import { membershipOf, wireTeam } from '../domain/teams';
 import { ErrorSchema, OpaqueToken } from '../../contract/schemas';
-import { TeamSchema } from './teams';
+import { InvitationPreviewSchema, InvitedRoleSchema, TeamSchema } from '../../contract/teams';
 
-const InvitedRole = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
 const TokenParams = Type.Object({ token: OpaqueToken });
 
 /** The invitation link's calls: what it offers (no sign-in needed to see it) and accepting it. */
@@ -20,7 +19,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'What an invitation link offers: team, inviter, address and role',
         params: TokenParams,
         response: {
-          200: Type.Object({ team_name: Type.String(), inviter_name: Type.String(), email: Type.String(), role: InvitedRole, expires_at: Type.String({ format: 'date-time' }) }),
+          200: InvitationPreviewSchema,
           400: ErrorSchema,
           404: ErrorSchema,
           // Path parameters are at most 100 characters (Fastify's maxParamLength); a token is 43.
@@ -40,7 +39,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Join the invitation's team; the signed-in account's email must be the invited one",
         security: [{ bearer: [] }],
         params: TokenParams,
-        response: { 200: Type.Object({ team: TeamSchema, role: InvitedRole }), 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 414: ErrorSchema },
+        response: { 200: Type.Object({ team: TeamSchema, role: InvitedRoleSchema }), 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 414: ErrorSchema },
       },
     },
     async (request) => {

@@ -6,6 +6,7 @@ import { decideGrant, findGrantByUserCode, pollGrant, startDeviceGrant, type Gra
 import { SCOPES, type Scope } from '../domain/scopes';
 import { ApiError, fieldOf, handleError, validationMessage } from '../errors';
 import { consume, type Limit } from '../plugins/rateLimit';
+import { DeviceGrantSchema } from '../../contract/credentials';
 import { ErrorSchema, Text } from '../../contract/schemas';
 import { issueTokens } from './auth';
 
@@ -211,17 +212,6 @@ const UserCodeBody = Type.Object(
   { additionalProperties: false },
 );
 
-const GrantSchema = Type.Object({
-  user_code: Type.String(),
-  client_id: Type.String(),
-  client_name: Type.String(),
-  scopes: Type.Array(Type.String()),
-  requested_at: Type.String({ format: 'date-time' }),
-  ip: Type.String({ description: 'Where the device asked from.' }),
-  user_agent: Type.Union([Type.String(), Type.Null()]),
-  expires_at: Type.String({ format: 'date-time' }),
-});
-
 const linkErrors = {
   400: ErrorSchema,
   404: Type.Object(ErrorSchema.properties, { description: '`user_code_not_found`: no sign-in has this code.' }),
@@ -276,7 +266,7 @@ export const deviceLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'What asked for this user code: the client, when and from where (for the approval page)',
         security: [{ bearer: [] }],
         body: UserCodeBody,
-        response: { 200: GrantSchema, ...linkErrors },
+        response: { 200: DeviceGrantSchema, ...linkErrors },
       },
     },
     async (request) => {
@@ -299,7 +289,7 @@ export const deviceLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
               : 'Deny the sign-in of this user code: the add-on polling for it is told access_denied',
           security: [{ bearer: [] }],
           body: UserCodeBody,
-          response: { 200: GrantSchema, ...linkErrors },
+          response: { 200: DeviceGrantSchema, ...linkErrors },
         },
       },
       async (request) => {

@@ -3,20 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { endSession, liveSessions, revokeUserSessions } from '../domain/sessions';
 import { ApiError } from '../errors';
 import { sessionIdOf } from '../plugins/auth';
+import { SessionInfoSchema } from '../../contract/credentials';
 import { ErrorSchema, Text } from '../../contract/schemas';
-
-const SessionSchema = Type.Object({
-  id: Type.String(),
-  kind: Type.Union([Type.Literal('web'), Type.Literal('addon')]),
-  client: Type.Union([Type.String(), Type.Null()], { description: "An add-on session's client name; null for the web." }),
-  created_at: Type.String({ format: 'date-time' }),
-  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-    description: 'Kept to the minute: at most about a minute behind.',
-  }),
-  ip: Type.Union([Type.String(), Type.Null()], { description: 'Where it signed in from.' }),
-  user_agent: Type.Union([Type.String(), Type.Null()]),
-  current: Type.Boolean({ description: 'The session making this request.' }),
-});
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -32,7 +20,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['sessions'],
         summary: "The account's live sessions (web and add-on), the most recently used first",
         security: [{ bearer: [] }],
-        response: { 200: Type.Object({ sessions: Type.Array(SessionSchema) }) },
+        response: { 200: Type.Object({ sessions: Type.Array(SessionInfoSchema) }) },
       },
     },
     async (request) => {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/types';
-import { AUDIT_ACTIONS, auditPage, type AuditAction } from '../domain/auditLog';
+import { auditPage } from '../domain/auditLog';
 import { invite, pendingInvitations, resend, revoke, type Issued } from '../domain/invitations';
 import { checkMonth, teamUsage, usageCsv } from '../domain/teamUsage';
 import {
@@ -23,70 +23,11 @@ import {
 import { deliverLater } from '../mail/mailer';
 import { teamInvitationMail } from '../mail/templates';
 import { DisplayText, Email, ErrorSchema, Text } from '../../contract/schemas';
+import { AuditPageSchema, InvitedRoleSchema, RoleSchema, TeamInvitationSchema, TeamMemberSchema, TeamSchema, TeamUsageSchema } from '../../contract/teams';
 
-const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
-const InvitedRole = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
 /** A cap is a whole number of queries a month; null is no cap. */
 const Cap = Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Null()]);
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Month = Type.Object({ month: Text({ maxLength: 20, description: 'YYYY-MM, not after the current UTC month.' }) }, { additionalProperties: false });
-
-export const TeamSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    created_at: Type.String({ format: 'date-time' }),
-    seat_limit: Type.Integer(),
-    seats_used: Type.Integer({ description: 'Members plus pending invitations.' }),
-    plan_status: Type.Union([Type.Literal('active'), Type.Literal('past_due'), Type.Literal('ending'), Type.Literal('ended')], {
-      description: "How the team's Team subscription stands; while it is not `ended`, it is every member's plan.",
-    }),
-    default_monthly_query_cap: Nullable(Type.Integer()),
-  },
-  { $id: 'Team' },
-);
-
-const MemberSchema = Type.Object(
-  {
-    user_id: Type.String(),
-    full_name: Type.String(),
-    email: Nullable(Type.String()),
-    role: Role,
-    joined_at: Type.String({ format: 'date-time' }),
-    last_active_at: Nullable(Type.String({ format: 'date-time' })),
-    month_queries: Nullable(Type.Integer()),
-    day_tokens: Nullable(Type.Integer()),
-    monthly_query_cap: Nullable(Type.Integer()),
-  },
-  { $id: 'TeamMember', description: "A plain member sees the others' names and roles; the other fields are null but for their own row." },
-);
-
-const InvitationSchema = Type.Object(
-  { id: Type.String(), email: Type.String(), role: InvitedRole, expires_at: Type.String({ format: 'date-time' }) },
-  { $id: 'TeamInvitation' },
-);
-
-const Totals = { queries: Type.Integer(), tokens: Type.Integer() };
-const UsageSchema = Type.Object({
-  month: Type.String(),
-  days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), user_id: Type.String(), ...Totals })),
-  by_task: Type.Array(Type.Object({ task: Type.String(), ...Totals })),
-  members: Type.Array(Type.Object({ user_id: Type.String(), full_name: Type.String(), email: Type.String(), ...Totals })),
-});
-
-const AuditSchema = Type.Object({
-  events: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      at: Type.String({ format: 'date-time' }),
-      actor: Nullable(Type.Object({ user_id: Nullable(Type.String()), name: Type.String() })),
-      action: Type.Unsafe<AuditAction>({ type: 'string', enum: [...AUDIT_ACTIONS] }),
-      target: Nullable(Type.Object({ user_id: Nullable(Type.String()), name: Type.String(), detail: Nullable(Type.String()) })),
-      ip: Nullable(Type.String()),
-    }),
-  ),
-  next: Nullable(Type.String({ description: 'Pass as `before` for the next (older) page; null on the last page.' })),
-});
 
 const UserIdParams = Type.Object({ user_id: Text({ minLength: 1, maxLength: 100 }) });
 const IdParams = Type.Object({ id: Text({ minLength: 1, maxLength: 100 }) });
@@ -129,7 +70,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['teams'],
         summary: "The caller's team and role",
         security: bearerOnly,
-        response: { 200: Type.Object({ team: TeamSchema, role: Role }), ...e(401, 404) },
+        response: { 200: Type.Object({ team: TeamSchema, role: RoleSchema }), ...e(401, 404) },
       },
     },
     async (request) => {
@@ -158,7 +99,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/teams/me/members',
-    { schema: { tags: ['teams'], summary: "The team's members", security: bearerOnly, response: { 200: Type.Object({ members: Type.Array(MemberSchema) }), ...e(401, 404) } } },
+    { schema: { tags: ['teams'], summary: "The team's members", security: bearerOnly, response: { 200: Type.Object({ members: Type.Array(TeamMemberSchema) }), ...e(401, 404) } } },
     async (request) => {
       const { team, role } = await reading(request, false);
       return { members: await listMembers(db, team.id, { userId: request.auth!.userId, role }, app.clock.now()) };
@@ -173,8 +114,8 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Change a member's role (the owner) or monthly query cap (admins; null removes it)",
         security: bearerOnly,
         params: UserIdParams,
-        body: Type.Object({ role: Type.Optional(InvitedRole), monthly_query_cap: Type.Optional(Cap) }, { additionalProperties: false, minProperties: 1 }),
-        response: { 200: MemberSchema, ...e(400, 401, 403, 404) },
+        body: Type.Object({ role: Type.Optional(InvitedRoleSchema), monthly_query_cap: Type.Optional(Cap) }, { additionalProperties: false, minProperties: 1 }),
+        response: { 200: TeamMemberSchema, ...e(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -229,8 +170,8 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['teams'],
         summary: 'Invite someone by email (admins); the mail carries a single-use link valid 7 days',
         security: bearerOnly,
-        body: Type.Object({ email: Email, role: InvitedRole }, { additionalProperties: false }),
-        response: { 201: InvitationSchema, ...e(400, 401, 403, 404, 409) },
+        body: Type.Object({ email: Email, role: InvitedRoleSchema }, { additionalProperties: false }),
+        response: { 201: TeamInvitationSchema, ...e(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -244,7 +185,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/teams/me/invitations',
     {
-      schema: { tags: ['teams'], summary: 'Pending invitations (admins)', security: bearerOnly, response: { 200: Type.Object({ invitations: Type.Array(InvitationSchema) }), ...e(401, 403, 404) } },
+      schema: { tags: ['teams'], summary: 'Pending invitations (admins)', security: bearerOnly, response: { 200: Type.Object({ invitations: Type.Array(TeamInvitationSchema) }), ...e(401, 403, 404) } },
     },
     async (request) => {
       const { team } = await reading(request, true);
@@ -260,7 +201,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Send a pending invitation again with a new link; the old link stops working (admins)',
         security: bearerOnly,
         params: IdParams,
-        response: { 200: InvitationSchema, ...e(401, 403, 404) },
+        response: { 200: TeamInvitationSchema, ...e(401, 403, 404) },
       },
     },
     async (request) => {
@@ -290,7 +231,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "The team's queries and tokens in a month, per day and member, per task and per member (admins)",
         security: bearerOnly,
         querystring: Month,
-        response: { 200: UsageSchema, ...e(400, 401, 403, 404) },
+        response: { 200: TeamUsageSchema, ...e(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -332,7 +273,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "The team's events, newest first, 50 a page (admins); nothing can change them",
         security: bearerOnly,
         querystring: Type.Object({ before: Type.Optional(Text({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false }),
-        response: { 200: AuditSchema, ...e(400, 401, 403, 404) },
+        response: { 200: AuditPageSchema, ...e(400, 401, 403, 404) },
       },
     },
     async (request) => {

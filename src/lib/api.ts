@@ -1,9 +1,13 @@
 import type { AxiosRequestConfig } from 'axios';
 import type { PlanId } from '../../contract/plans';
 import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, Subscription, Usage, User } from '../../contract/schemas';
+import type { ApiKeyInfo, CreatedApiKey, DeviceGrant, NewApiKey, Scope as ApiKeyScope, SessionInfo } from '../../contract/credentials';
+import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
 import type { TokenPair } from './tokenStorage';
 
 export type { DailyUsage, User };
+export type { AuditEvent, InvitationPreview, InvitedRole, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage };
+export type { ApiKeyInfo, ApiKeyScope, CreatedApiKey, DeviceGrant, NewApiKey, SessionInfo };
 
 /** The user comes with register; the client fetches it when a sign-in answer lacks it. */
 export type AuthResponse = TokenPair & Partial<WireAuthResponse>;
@@ -58,64 +62,6 @@ export const accountApi = {
     request<void>({ method: 'PUT', url: '/users/me/password', data: body, signal }),
 };
 
-export type TeamRole = 'owner' | 'admin' | 'member';
-export type InvitedRole = Exclude<TeamRole, 'owner'>;
-
-/** GET /teams/me (decisions.md, Teams). */
-export interface Team {
-  id: string;
-  name: string;
-  created_at: string;
-  seat_limit: number;
-  seats_used: number;
-  plan_status: 'active' | 'past_due' | 'ending' | 'ended';
-  default_monthly_query_cap: number | null;
-}
-
-/** A member as GET /teams/me/members sends it; a plain member gets null for the others' details. */
-export interface TeamMember {
-  user_id: string;
-  full_name: string;
-  email: string | null;
-  role: TeamRole;
-  joined_at: string;
-  last_active_at: string | null;
-  month_queries: number | null;
-  day_tokens: number | null;
-  monthly_query_cap: number | null;
-}
-
-export interface TeamInvitation {
-  id: string;
-  email: string;
-  role: InvitedRole;
-  expires_at: string;
-}
-
-export interface TeamUsage {
-  month: string;
-  days: Array<{ date: string; user_id: string; queries: number; tokens: number }>;
-  by_task: Array<{ task: string; queries: number; tokens: number }>;
-  members: Array<{ user_id: string; full_name: string; email: string; queries: number; tokens: number }>;
-}
-
-export interface AuditEvent {
-  id: string;
-  at: string;
-  actor: { user_id: string | null; name: string } | null;
-  action: string;
-  target: { user_id: string | null; name: string; detail: string | null } | null;
-  ip: string | null;
-}
-
-export interface InvitationPreview {
-  team_name: string;
-  inviter_name: string;
-  email: string;
-  role: InvitedRole;
-  expires_at: string;
-}
-
 /** The team workspace's calls (decisions.md, Teams). */
 export const teamApi = {
   team: ({ signal }: Opts = {}) => request<{ team: Team; role: TeamRole }>({ method: 'GET', url: '/teams/me', signal }),
@@ -125,7 +71,7 @@ export const teamApi = {
   usageCsv: (month: string, { signal }: Opts = {}) =>
     request<string>({ method: 'GET', url: '/teams/me/usage.csv', params: { month }, responseType: 'text', signal }),
   auditLog: (before: string | null, { signal }: Opts = {}) =>
-    request<{ events: AuditEvent[]; next: string | null }>({ method: 'GET', url: '/teams/me/audit-log', params: before ? { before } : {}, signal }),
+    request<AuditPage>({ method: 'GET', url: '/teams/me/audit-log', params: before ? { before } : {}, signal }),
   invite: (body: { email: string; role: InvitedRole }, { signal }: Opts = {}) =>
     request<TeamInvitation>({ method: 'POST', url: '/teams/me/invitations', data: body, signal }),
   resend: (id: string, { signal }: Opts = {}) =>
@@ -141,18 +87,6 @@ export const teamApi = {
     request<{ team: Team; role: TeamRole }>({ method: 'POST', url: `/invitations/${encodeURIComponent(token)}/accept`, data: {}, signal }),
 };
 
-/** A device sign-in waiting at /link, as POST /oauth/device/lookup answers it (RFC 8628 §5.4: who, when, where). */
-export interface DeviceGrant {
-  user_code: string;
-  client_id: string;
-  client_name: string;
-  scopes: string[];
-  requested_at: string;
-  ip: string;
-  user_agent: string | null;
-  expires_at: string;
-}
-
 /** The approval page's calls: look a user code up, then approve or deny it. */
 export const deviceApi = {
   lookup: (userCode: string, { signal }: Opts = {}) =>
@@ -161,44 +95,13 @@ export const deviceApi = {
     request<DeviceGrant>({ method: 'POST', url: `/oauth/device/${decision}`, data: { user_code: userCode }, signal }),
 };
 
-/** A live session as GET /sessions lists it. */
-export interface SessionInfo {
-  id: string;
-  kind: 'web' | 'addon';
-  client: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  current: boolean;
-}
-
-export type ApiKeyScope = 'query' | 'usage:read';
-
-export interface ApiKeyInfo {
-  id: string;
-  name: string;
-  prefix: string;
-  last4: string;
-  scopes: ApiKeyScope[];
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-}
-
-export interface NewApiKey {
-  name: string;
-  scopes: ApiKeyScope[];
-  expires_in_days: 30 | 90 | 365 | null;
-}
-
 /** The profile's "Sessions and devices" and "API keys". */
 export const credentialsApi = {
   sessions: ({ signal }: Opts = {}) => request<{ sessions: SessionInfo[] }>({ method: 'GET', url: '/sessions', signal }),
   endSession: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/sessions/${encodeURIComponent(id)}`, signal }),
   endOtherSessions: ({ signal }: Opts = {}) => request<{ ended: number }>({ method: 'POST', url: '/sessions/end-others', data: {}, signal }),
   apiKeys: ({ signal }: Opts = {}) => request<{ api_keys: ApiKeyInfo[] }>({ method: 'GET', url: '/api-keys', signal }),
-  createApiKey: (body: NewApiKey, { signal }: Opts = {}) => request<ApiKeyInfo & { key: string }>({ method: 'POST', url: '/api-keys', data: body, signal }),
+  createApiKey: (body: NewApiKey, { signal }: Opts = {}) => request<CreatedApiKey>({ method: 'POST', url: '/api-keys', data: body, signal }),
   revokeApiKey: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/api-keys/${encodeURIComponent(id)}`, signal }),
 };
 

@@ -1,0 +1,108 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * The team workspace's wire shapes (decisions.md, Teams): server/routes/teams.ts and invitations.ts
+ * answer with them, the client reads their static types (src/lib/api.ts).
+ */
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
+export type TeamRole = Static<typeof RoleSchema>;
+export const InvitedRoleSchema = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
+export type InvitedRole = Static<typeof InvitedRoleSchema>;
+
+/** What the audit log records (decisions.md: invitations, joins, removals, role and cap changes, renames, plan changes). */
+export const AUDIT_ACTIONS = [
+  'team.created',
+  'team.renamed',
+  'team.default_cap_changed',
+  'team.ownership_transferred',
+  'team.plan_changed',
+  'invitation.created',
+  'invitation.resent',
+  'invitation.revoked',
+  'member.joined',
+  'member.removed',
+  'member.left',
+  'member.role_changed',
+  'member.cap_changed',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** `GET /teams/me`'s team. */
+export const TeamSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    seat_limit: Type.Integer(),
+    seats_used: Type.Integer({ description: 'Members plus pending invitations.' }),
+    plan_status: Type.Union([Type.Literal('active'), Type.Literal('past_due'), Type.Literal('ending'), Type.Literal('ended')], {
+      description: "How the team's Team subscription stands; while it is not `ended`, it is every member's plan.",
+    }),
+    default_monthly_query_cap: Nullable(Type.Integer()),
+  },
+  { $id: 'Team' },
+);
+export type Team = Static<typeof TeamSchema>;
+
+/** A `GET /teams/me/members` row. */
+export const TeamMemberSchema = Type.Object(
+  {
+    user_id: Type.String(),
+    full_name: Type.String(),
+    email: Nullable(Type.String()),
+    role: RoleSchema,
+    joined_at: Type.String({ format: 'date-time' }),
+    last_active_at: Nullable(Type.String({ format: 'date-time' })),
+    month_queries: Nullable(Type.Integer()),
+    day_tokens: Nullable(Type.Integer()),
+    monthly_query_cap: Nullable(Type.Integer()),
+  },
+  { $id: 'TeamMember', description: "A plain member sees the others' names and roles; the other fields are null but for their own row." },
+);
+export type TeamMember = Static<typeof TeamMemberSchema>;
+
+export const TeamInvitationSchema = Type.Object(
+  { id: Type.String(), email: Type.String(), role: InvitedRoleSchema, expires_at: Type.String({ format: 'date-time' }) },
+  { $id: 'TeamInvitation' },
+);
+export type TeamInvitation = Static<typeof TeamInvitationSchema>;
+
+/** `GET /teams/me/usage`. */
+const Totals = { queries: Type.Integer(), tokens: Type.Integer() };
+export const TeamUsageSchema = Type.Object({
+  month: Type.String(),
+  days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), user_id: Type.String(), ...Totals })),
+  by_task: Type.Array(Type.Object({ task: Type.String(), ...Totals })),
+  members: Type.Array(Type.Object({ user_id: Type.String(), full_name: Type.String(), email: Type.String(), ...Totals })),
+});
+export type TeamUsage = Static<typeof TeamUsageSchema>;
+
+/** `GET /teams/me/audit-log`: a page of events. */
+export const AuditPageSchema = Type.Object({
+  events: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      at: Type.String({ format: 'date-time' }),
+      actor: Nullable(Type.Object({ user_id: Nullable(Type.String()), name: Type.String() })),
+      action: Type.Unsafe<AuditAction>({ type: 'string', enum: [...AUDIT_ACTIONS] }),
+      target: Nullable(Type.Object({ user_id: Nullable(Type.String()), name: Type.String(), detail: Nullable(Type.String()) })),
+      ip: Nullable(Type.String()),
+    }),
+  ),
+  next: Nullable(Type.String({ description: 'Pass as `before` for the next (older) page; null on the last page.' })),
+});
+export type AuditPage = Static<typeof AuditPageSchema>;
+export type AuditEvent = AuditPage['events'][number];
+
+/** What `/invite/{token}` shows before anyone signs in. */
+export const InvitationPreviewSchema = Type.Object({
+  team_name: Type.String(),
+  inviter_name: Type.String(),
+  email: Type.String(),
+  role: InvitedRoleSchema,
+  expires_at: Type.String({ format: 'date-time' }),
+});
+export type InvitationPreview = Static<typeof InvitationPreviewSchema>;
