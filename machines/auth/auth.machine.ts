@@ -1,3 +1,6 @@
+// The authentication chart (loading / signedIn / signedOut with refresh-and-retry). Over 300 lines
+// because it is one statechart: splitting its states across files would hide the transitions that
+// the visualizer and the generated paths read as one.
 import { assign, setup } from 'xstate';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';

@@ -1,3 +1,5 @@
+// The device sign-in (RFC 8628) and the /link calls. Over 300 lines because the two protocol calls
+// answer in RFC 6749 §5.2's error shape, not the API's, and that mapping must sit beside both.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply } from 'fastify';

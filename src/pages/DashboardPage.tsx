@@ -1,3 +1,5 @@
+// The dashboard (product spec §5): over 300 lines because its sections (welcome, usage cards, the
+// daily chart, get started) share one chart's state and its loading and failure rendering.
 import {
   Alert,
   Box,
