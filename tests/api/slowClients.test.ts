@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
-import { useTestApp } from '../helpers/testApp';
+import { atProductionHashCost, useTestApp } from '../helpers/testApp';
 
 /**
  * Issue #19: clients that trickle their headers or body, sit idle, or open connection after
@@ -181,16 +181,19 @@ describe('a request arriving while the server shuts down', () => {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as net.AddressInfo;
       const kept = await connect(port);
-      // A sign-in takes a password hash's time: the connection is busy when shutdown begins.
+      // A sign-in takes a password hash's time (at the production cost, not the tests' cheap one):
+      // the connection is busy when shutdown begins.
       const login = JSON.stringify({ email: 'nobody@example.com', password: 'wrong-password' });
-      kept.socket.write(
-        `POST /api/v1/auth/login/email HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${login.length}\r\n\r\n${login}`,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      const closing = app.close();
-      kept.socket.write('GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-      await kept.closed;
-      await closing;
+      await atProductionHashCost(async () => {
+        kept.socket.write(
+          `POST /api/v1/auth/login/email HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${login.length}\r\n\r\n${login}`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const closing = app.close();
+        kept.socket.write('GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        await kept.closed;
+        await closing;
+      });
       const got = answers(kept.received());
       expect(got).toEqual([
         { status: 401, body: { error: { code: 'invalid_credentials', message: expect.any(String) } } },
