@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
-import Redis from 'ioredis';
 import { USER_CODE_GUESS_LIMITS } from '../../server/routes/oauth';
 import { askForCode, form, link, poll, tally } from '../helpers/addon';
-import { bearer, ENGINES, newAddress, post, register, useTestApp } from '../helpers/testApp';
+import { bearer, ENGINES, newAddress, post, register, LIMIT_STORES, useTestApp, useTestAppWithStore } from '../helpers/testApp';
 
 /**
  * The add-on's device sign-in (RFC 8628) as a client sees it: the codes, every answer of the token
@@ -12,7 +11,6 @@ import { bearer, ENGINES, newAddress, post, register, useTestApp } from '../help
 
 jest.setTimeout(60_000);
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const CLIENTS = 'sheetmind-addon=SheetMind add-on,other-tool=Other tool';
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
 const sample = [
@@ -228,18 +226,10 @@ describe.each(ENGINES)('device sign-in on %s', (engine) => {
   });
 });
 
-const CASES = ENGINES.flatMap((engine) => (['memory', 'redis'] as const).map((store) => [engine, store] as const));
+const CASES = ENGINES.flatMap((engine) => LIMIT_STORES.map((store) => [engine, store] as const));
 
 describe.each(CASES)('guessing user codes on %s with the %s store', (engine, store) => {
-  const prefix = `sheetmind-test-${crypto.randomBytes(4).toString('hex')}:`;
-  const ctx = useTestApp(engine, store === 'redis' ? { env: { REDIS_URL, REDIS_PREFIX: prefix } } : {});
-  afterAll(async () => {
-    if (store !== 'redis') return;
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-  });
+  const ctx = useTestAppWithStore(engine, store);
 
   /** A valid-looking code no sign-in has (the 1 in 2.5e10 chance it has one is ignored). */
   const wrongCode = () => Array.from({ length: 8 }, () => 'BCDFGHJKLMNPQRSTVWXZ'[crypto.randomInt(20)]).join('');

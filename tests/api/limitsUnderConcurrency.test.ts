@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
-import Redis from 'ioredis';
 import type { LightMyRequestResponse } from 'fastify';
 import { HASHING, hashPassword } from '../../server/domain/passwords';
 import { LOGIN_LIMITS, REGISTER_LIMITS, RESET_LIMITS } from '../../server/routes/auth';
 import { PASSWORD_CHANGE_LIMIT } from '../../server/routes/users';
-import { ENGINES, atProductionHashCost, bearer, newAccount, newAddress, register, useTestApp } from '../helpers/testApp';
+import { ENGINES, atProductionHashCost, bearer, newAccount, newAddress, register, LIMIT_STORES, useTestAppWithStore } from '../helpers/testApp';
 
 /**
  * Requests sent all at once, as an attacker sends them: a limit holds however they are timed,
@@ -13,8 +12,7 @@ import { ENGINES, atProductionHashCost, bearer, newAccount, newAddress, register
 
 jest.setTimeout(60_000);
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
-const CASES = ENGINES.flatMap((engine) => (['memory', 'redis'] as const).map((store) => [engine, store] as const));
+const CASES = ENGINES.flatMap((engine) => LIMIT_STORES.map((store) => [engine, store] as const));
 
 /** How many answers had each status. */
 function tally(answers: LightMyRequestResponse[]): Record<number, number> {
@@ -24,16 +22,7 @@ function tally(answers: LightMyRequestResponse[]): Record<number, number> {
 }
 
 describe.each(CASES)('limits under concurrency on %s with the %s store', (engine, store) => {
-  const prefix = `sheetmind-test-${crypto.randomBytes(4).toString('hex')}:`;
-  const ctx = useTestApp(engine, store === 'redis' ? { env: { REDIS_URL, REDIS_PREFIX: prefix } } : {});
-
-  afterAll(async () => {
-    if (store !== 'redis') return;
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-  });
+  const ctx = useTestAppWithStore(engine, store);
 
   const send = (url: string, payload: object, remoteAddress: string, headers: Record<string, string> = {}) =>
     ctx.app.inject({ method: 'POST', url: `/api/v1${url}`, payload, remoteAddress, headers });

@@ -1,7 +1,9 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import Redis from 'ioredis';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../server/app';
 import { loadConfig, type Config } from '../../server/config';
@@ -174,4 +176,25 @@ export async function atProductionHashCost<T>(work: () => Promise<T>): Promise<T
   } finally {
     for (const [name, value] of lowered) if (value !== undefined) process.env[name] = value;
   }
+}
+
+export const LIMIT_STORES = ['memory', 'redis'] as const;
+export type LimitStore = (typeof LIMIT_STORES)[number];
+
+/**
+ * A test app whose limits live in `store`: memory, or the machine's Redis under a prefix of this
+ * suite's own, whose keys are deleted after it.
+ */
+export function useTestAppWithStore(engine: EngineName, store: LimitStore): TestContext {
+  const redisUrl = 'redis://127.0.0.1:6379';
+  const prefix = `sheetmind-test-${crypto.randomBytes(4).toString('hex')}:`;
+  const context = useTestApp(engine, store === 'redis' ? { env: { REDIS_URL: redisUrl, REDIS_PREFIX: prefix } } : {});
+  afterAll(async () => {
+    if (store !== 'redis') return;
+    const redis = new Redis(redisUrl);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+  return context;
 }
