@@ -1,17 +1,16 @@
 import { Badge, Button, Card, Checkbox, Clipboard, Code, Field, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
-import { createContext, useContext, useId, useState, type ReactNode } from 'react';
-import { credentialsMachine, type CredentialsMachine } from '../../machines/credentials/credentials.machine';
+import { useId, useState, type ReactNode } from 'react';
+import { credentialsMachine } from '../../machines/credentials/credentials.machine';
 import { useAuthRef } from '../app/auth';
 import * as messages from '../content/messages';
 import type { ApiKeyInfo, ApiKeyScope, NewApiKey, SessionInfo } from '../lib/api';
-import { actorOptions } from '../lib/inspector';
-import { showToast } from './Toaster';
+import { createChartContext, useSelector } from '../lib/chart';
+import { toastEffect } from './Toaster';
 
 const t = messages.credentials;
 
 /** The credentials chart the profile runs; tests hand in one with fake effects. */
-export const CredentialsLogic = createContext<CredentialsMachine>(credentialsMachine);
+export const CredentialsChart = createChartContext(credentialsMachine);
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : t.never);
 
@@ -193,10 +192,8 @@ function CreatedKey({ value, onDone }: { value: string; onDone(): void }) {
 
 /** The profile's "Sessions and devices" and "API keys" sections, fed by one chart. */
 export function CredentialsSections() {
-  const machine = useContext(CredentialsLogic);
   const auth = useAuthRef();
-  const [logic] = useState(() => machine.provide({ actions: { notify: (_, params) => showToast(params) } }));
-  const actor = useActorRef(logic, { ...actorOptions(), input: { auth } });
+  const actor = CredentialsChart.useActor({ input: { auth }, effects: { notify: toastEffect } });
   const view = useSelector(actor, (s) => ({
     failed: s.matches('failed'),
     busy: s.hasTag('busy') || s.hasTag('loading'),

@@ -1,5 +1,4 @@
 import { Box, Button, Card, Container, Heading, HStack, List, Stack, Table, Text } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
 import { useId } from 'react';
 import { SAMPLE_TABLE, tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
 import { useAuthRef } from '../app/auth';
@@ -7,16 +6,19 @@ import { RouterLink } from '../app/RouterLink';
 import { NEW_TAB, NewTabNote } from '../components/ExternalLink';
 import { PageHeader } from '../components/PageHeader';
 import * as messages from '../content/messages';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 
 const t = messages.guide;
+
+/** The try-it chart the guide runs; tests may hand in one with fake effects. */
+export const TryQueryChart = createChartContext(tryQueryMachine);
 const number = (value: number | undefined) => (value ?? 0).toLocaleString();
 
 function TryIt() {
   const auth = useAuthRef();
-  const actor = useActorRef(tryQueryMachine, { ...actorOptions(), input: { auth } });
+  const actor = TryQueryChart.useActor({ input: { auth } });
   const { answer, problem, busy } = useSelector(actor, (s) => ({ answer: s.context.answer, problem: s.context.problem, busy: s.hasTag('busy') }));
   const id = useId();
   const [header, ...rows] = SAMPLE_TABLE;

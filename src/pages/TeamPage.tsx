@@ -1,6 +1,5 @@
 import { Badge, Box, Button, Card, Container, Heading, HStack, List, Stack, Text } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
-import { useState, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { teamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
@@ -10,12 +9,15 @@ import { PageSpinner } from '../components/PageSpinner';
 import { AuditLog, TeamUsageSection } from '../components/team/TeamActivity';
 import { InviteForm, PendingInvitations } from '../components/team/TeamInvitations';
 import { TeamMembers } from '../components/team/TeamMembers';
-import { showToast } from '../components/Toaster';
+import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.team;
+
+/** The team chart the page runs; tests may hand in one with fake effects. */
+export const TeamChart = createChartContext(teamMachine);
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
@@ -53,10 +55,10 @@ export default function TeamPage() {
   const auth = useAuthRef();
   const userId = useAuthSelector((s) => s.context.user?.id ?? '');
   const navigate = useNavigate();
-  const [logic] = useState(() =>
-    teamMachine.provide({ actions: { notify: (_, params) => showToast(params), navigate: (_, { to }) => void navigate(to) } }),
-  );
-  const actor = useActorRef(logic, { ...actorOptions(), input: { auth, userId, month: thisMonth() } });
+  const actor = TeamChart.useActor({
+    input: { auth, userId, month: thisMonth() },
+    effects: { notify: toastEffect, navigate: (_, { to }) => void navigate(to) },
+  });
   const status = useSelector(actor, selectStatus);
   const data = useSelector(actor, (s) => s.context.data);
   const month = useSelector(actor, (s) => s.context.month);

@@ -5,7 +5,7 @@ import { authMachine } from '../../machines/auth/auth.machine';
 import type { CodeInput } from '../../machines/link/link.actors';
 import { linkMachine, type LinkEvent } from '../../machines/link/link.machine';
 import * as messages from '../../src/content/messages';
-import LinkPage, { LinkLogic } from '../../src/pages/LinkPage';
+import LinkPage, { LinkChart } from '../../src/pages/LinkPage';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fakeApi';
 import { HeldActorCalls, renderPage } from '../helpers/renderApp';
@@ -45,9 +45,9 @@ describe('link chart, generated paths', () => {
       const { unmount } = renderPage(
         '/link',
         auth,
-        <LinkLogic.Provider value={machine}>
+        <LinkChart.Logic.Provider value={machine}>
           <LinkPage />
-        </LinkLogic.Provider>,
+        </LinkChart.Logic.Provider>,
         address,
       );
       const browser = userEvent.setup();

@@ -5,7 +5,7 @@ import { authMachine } from '../../machines/auth/auth.machine';
 import type { CheckoutInput } from '../../machines/subscription/subscription.actors';
 import { subscriptionMachine, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
 import { useAuthSelector } from '../../src/app/auth';
-import { SubscriptionLogic } from '../../src/app/subscription';
+import { SubscriptionChart } from '../../src/app/subscription';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import { PLANS } from '../../contract/plans';
@@ -57,9 +57,9 @@ describe('subscription chart, generated paths', () => {
       const { unmount } = renderPage(
         '/subscription',
         auth,
-        <SubscriptionLogic.Provider value={machine}>
+        <SubscriptionChart.Logic.Provider value={machine}>
           <Gate />
-        </SubscriptionLogic.Provider>,
+        </SubscriptionChart.Logic.Provider>,
       );
       const browser = userEvent.setup();
       const settle = (name: string) => ({ event }: { event: ActorOutcome }) => calls.settle(name, event);

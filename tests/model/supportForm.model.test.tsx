@@ -9,7 +9,7 @@ import { useAuthSelector } from '../../src/app/auth';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import type { User } from '../../src/lib/api';
-import SupportPage, { SupportFormLogic } from '../../src/pages/SupportPage';
+import SupportPage, { SupportFormChart } from '../../src/pages/SupportPage';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
 import { HeldActorCalls, renderPage } from '../helpers/renderApp';
@@ -56,9 +56,9 @@ describe('support-form chart, generated paths', () => {
       renderPage(
         '/support',
         auth,
-        <SupportFormLogic.Provider value={machine}>
+        <SupportFormChart.Logic.Provider value={machine}>
           <Gate />
-        </SupportFormLogic.Provider>,
+        </SupportFormChart.Logic.Provider>,
       );
       const browser = userEvent.setup();
       const settle = (name: string) => ({ event }: { event: ActorOutcome }) => calls.settle(name, event);
