@@ -1,6 +1,6 @@
 import { Button, Card, Container, DataList, Grid, Heading, Stack, Text } from '@chakra-ui/react';
 import { useFormik } from 'formik';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { RouterLink } from '../app/RouterLink';
 import { changePasswordMachine } from '../../machines/changePassword/changePassword.machine';
 import { changePasswordSchema, EMPTY_PASSWORDS, type ChangePasswordValues } from '../../machines/changePassword/changePassword.schema';
