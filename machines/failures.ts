@@ -1,4 +1,3 @@
-import { enqueueActions } from 'xstate';
 import * as messages from '../src/content/messages';
 import { ApiRequestError } from '../src/lib/api';
 
@@ -45,11 +44,17 @@ export function serverFailure(error: unknown, rules: (error: FailedCall) => stri
 /** The error code of a failed call, when the server named one. */
 export const failureCode = (error: unknown): string | null => (error instanceof ApiRequestError ? error.code : null);
 
+/** The `notify` effect's parameters for a failure: the error toast. */
+const errorToast = (failure: Failure) => ({ type: 'error' as const, ...failure });
+
 /**
- * The one named action of every chart that reports a failure to the person: the chart's `notify`
- * effect (the view's toast) with the failure as an error. Listed in a chart's `setup` actions as
- * `reportFailure`, and used as `{ type: 'reportFailure', params: failure }`.
+ * The one way a chart reports a failure to the person: the chart's `notify` effect (the view's
+ * toast) with the failure as an error, e.g. `actions: reportFailure({ title, description })`, or
+ * `reportFailure(({ event }: ErrorEvent) => failureOf(event.error))` to word it from the event.
  */
-export const reportFailure = enqueueActions(({ enqueue }, failure: Failure) => {
-  enqueue({ type: 'notify', params: { type: 'error', ...failure } });
-});
+export function reportFailure<Args>(failure: Failure | ((args: Args) => Failure)) {
+  return {
+    type: 'notify' as const,
+    params: typeof failure === 'function' ? (args: Args) => errorToast(failure(args)) : errorToast(failure),
+  };
+}
