@@ -126,6 +126,33 @@ const STATES: State[] = [
     act: (page) => page.getByRole('button', { name: messages.profile.updatePassword }).click(),
   },
 
+  {
+    name: 'form-register-mismatch',
+    path: '/register',
+    act: async (page) => {
+      await page.getByRole('textbox', { name: messages.register.password, exact: true }).fill('Fresh-start-2026');
+      await page.getByRole('textbox', { name: messages.register.confirmPassword, exact: true }).fill('Fresh-start-2027');
+      await page.getByRole('button', { name: messages.register.submit }).click();
+    },
+  },
+  {
+    name: 'form-profile-password-unchanged',
+    path: '/profile',
+    act: async (page, account) => {
+      // Signed in as the account of this picture (not `signedIn`, the shared one, whose password must stay).
+      await page.evaluate((pair) => {
+        localStorage.setItem('access_token', pair.access_token);
+        localStorage.setItem('refresh_token', pair.refresh_token);
+      }, account.tokens);
+      await page.reload();
+      for (const field of [messages.profile.currentPassword, messages.profile.newPassword, messages.profile.confirmNewPassword]) {
+        await page.getByRole('textbox', { name: field, exact: true }).fill(account.password);
+      }
+      await page.getByRole('button', { name: messages.profile.updatePassword }).click();
+      await page.getByText(messages.profile.passwordUnchanged).first().waitFor();
+    },
+  },
+
   // Toasts, each kind.
   {
     name: 'toast-error-login-failed',
@@ -164,6 +191,33 @@ const STATES: State[] = [
       if (await menu.isVisible()) await menu.click();
       await page.getByRole('button', { name: messages.layout.logout }).filter({ visible: true }).click();
       await toastShown(page, messages.auth.loggedOut);
+    },
+  },
+  {
+    // Back from paying in the checkout tab: the page that opened it says so, once.
+    name: 'toast-success-payment',
+    path: '/subscription',
+    act: async (page, account) => {
+      // Signed in as the account of this picture, which may pay (not `signedIn`: the shared one stays on Free).
+      await page.evaluate((pair) => {
+        localStorage.setItem('access_token', pair.access_token);
+        localStorage.setItem('refresh_token', pair.refresh_token);
+      }, account.tokens);
+      await page.reload();
+      const [checkout] = await Promise.all([
+        page.context().waitForEvent('page'),
+        page.getByRole('button', { name: messages.subscription.upgradeTo('Professional') }).click(),
+      ]);
+      await checkout.getByLabel('Card number').fill('4242 4242 4242 4242');
+      await checkout.getByLabel('Expiry (MM/YY)').fill('12/34');
+      await checkout.getByLabel('CVC').fill('123');
+      await checkout.getByRole('button', { name: 'Pay $19' }).click();
+      await checkout.waitForURL(/\/subscription\?checkout=success$/);
+      await checkout.close();
+      await page.bringToFront();
+      // Headless Chromium never tells a page it is looked at again: the event a browser sends then.
+      await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+      await toastShown(page, messages.subscription.paymentSucceeded);
     },
   },
   {
