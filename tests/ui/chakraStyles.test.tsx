@@ -42,7 +42,8 @@ import { defaultRuntimeConfig } from '../../contract/runtimeConfig';
  * once lost `root` that way and every toast was bare text). Every component the app imports from
  * Chakra is rendered here with every part the app uses, in the app's provider, and each part must
  * carry its recipe's class and have the recipe's own declarations in effect, as Chakra's full
- * default theme would give it.
+ * default theme would give it. Over 300 lines because of the samples: one rendering of each part
+ * of each Chakra component src/ imports.
  */
 
 const SRC = path.join(__dirname, '../../src');
