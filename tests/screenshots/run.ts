@@ -6,6 +6,7 @@
  * Not part of `npm test`: nothing is asserted here, the pictures are for a person to look at.
  *
  * `npm run screenshots -- dashboard toast` takes only the states whose name contains one of the words.
+ * Over 300 lines: most of it is the list of states, each with what it answers and does on the page.
  */
 import fs from 'node:fs';
 import path from 'node:path';
