@@ -1,22 +1,24 @@
 import { Box, Button, Card, Container, Heading, HStack, List, Stack, Table, Text } from '@chakra-ui/react';
 import { useActorRef, useSelector } from '@xstate/react';
-import { useId } from 'react';
-import { SAMPLE_TABLE, tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
+import { createContext, useContext, useId } from 'react';
+import { SAMPLE_TABLE, tryQueryMachine, type TryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
 import { useAuthRef } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
-import { NEW_TAB, NewTabNote } from '../components/ExternalLink';
+import { InstallAddOnButton } from '../components/InstallAddOnButton';
 import { PageHeader } from '../components/PageHeader';
 import * as messages from '../content/messages';
 import { actorOptions } from '../lib/inspector';
 import { usePageTitle } from '../lib/usePageTitle';
-import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 
 const t = messages.guide;
 const number = (value: number | undefined) => (value ?? 0).toLocaleString();
 
+/** The try-it chart the page runs; tests hand in one with fake effects. */
+export const TryQueryLogic = createContext<TryQueryMachine>(tryQueryMachine);
+
 function TryIt() {
   const auth = useAuthRef();
-  const actor = useActorRef(tryQueryMachine, { ...actorOptions(), input: { auth } });
+  const actor = useActorRef(useContext(TryQueryLogic), { ...actorOptions(), input: { auth } });
   const { answer, problem, busy } = useSelector(actor, (s) => ({ answer: s.context.answer, problem: s.context.problem, busy: s.hasTag('busy') }));
   const id = useId();
   const [header, ...rows] = SAMPLE_TABLE;
@@ -85,7 +87,6 @@ function TryIt() {
 /** The Quick Start Guide: install, connect with the code, and a first query tried right here. */
 export default function GuidePage() {
   usePageTitle(t.title);
-  const { marketplaceUrl } = useRuntimeConfig();
   return (
     <Container maxW="4xl" py={{ base: '8', md: '12' }}>
       <PageHeader title={t.title} lead={t.lead} mb="8" />
@@ -103,12 +104,7 @@ export default function GuidePage() {
               ))}
             </List.Root>
             <HStack gap="3" mt="5" wrap="wrap">
-              <Button asChild colorPalette="brand">
-                <a href={marketplaceUrl} {...NEW_TAB}>
-                  {t.installAddOn}
-                  <NewTabNote />
-                </a>
-              </Button>
+              <InstallAddOnButton />
               <Button asChild variant="outline">
                 <RouterLink to="/link">{t.connectPage}</RouterLink>
               </Button>

@@ -9,7 +9,6 @@ export const guide = {
     },
     { title: 'Ask your first question', text: 'Select a range of cells and ask a question, or describe the formula you need.' },
   ],
-  installAddOn: 'Install Add-on',
   connectPage: 'Open the Connect page',
   tryTitle: 'Try it here first',
   tryLead: 'Ask the assistant about this sample table, right in the page, as the add-on would.',
