@@ -23,12 +23,12 @@ const answer = (text: string, monthly: number): QueryAnswer => ({
 });
 const first = answer('Revenue: mean 11,450, from 7,300 (West, Jan) to 15,100 (East, Jan). East sells most.', 1);
 const second = answer('Units: mean 296, standard deviation 74. East leads both months.', 2);
-export const QUOTA = 'You have used all 100 queries of your plan this month.';
+export const QUOTA = 'All 100 queries of the Free plan for this month are used. They renew on 2026-12-01 (UTC).';
 
 export const tryQueryOutcomes: ActorOutcome[] = [
   { type: 'xstate.done.actor.ask', output: first },
   { type: 'xstate.done.actor.ask', output: second },
-  { type: 'xstate.error.actor.ask', error: new ApiRequestError('API Error: Too Many Requests', 429, 'quota_exceeded', QUOTA) },
+  { type: 'xstate.error.actor.ask', error: new ApiRequestError('API Error: Too Many Requests', 429, 'monthly_quota_exceeded', QUOTA) },
   { type: 'xstate.error.actor.ask', error: new ApiRequestError(messages.api.network, 0) },
 ];
 
