@@ -11,7 +11,6 @@ import { actorOptions } from '../lib/inspector';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.guide;
-const number = (value: number | undefined) => (value ?? 0).toLocaleString();
 
 /** The try-it chart the page runs; tests hand in one with fake effects. */
 export const TryQueryLogic = createContext<TryQueryMachine>(tryQueryMachine);
@@ -35,8 +34,11 @@ function TryIt() {
           <Table.Root size="sm" variant="outline" aria-label={t.sampleCaption}>
             <Table.Header>
               <Table.Row>
-                {header!.map((cell) => (
-                  <Table.ColumnHeader key={String(cell)}>{cell}</Table.ColumnHeader>
+                {header!.map((cell, column) => (
+                  // Headers of number columns line up with their numbers, on the right.
+                  <Table.ColumnHeader key={String(cell)} textAlign={typeof rows[0]![column] === 'number' ? 'end' : 'start'}>
+                    {cell}
+                  </Table.ColumnHeader>
                 ))}
               </Table.Row>
             </Table.Header>
@@ -72,7 +74,7 @@ function TryIt() {
               {answer.answer}
             </Text>
             <Text fontSize="sm" color="fg.muted">
-              {t.usageNow(number(answer.usage.monthly_queries), number(answer.usage.daily_tokens))}
+              {t.usageNow(answer.usage.monthly_queries ?? 0, answer.usage.daily_tokens ?? 0)}
             </Text>
             <Button asChild size="sm" variant="outline" alignSelf="flex-start">
               <RouterLink to="/dashboard">{t.seeDashboard}</RouterLink>

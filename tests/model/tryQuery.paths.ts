@@ -60,7 +60,7 @@ function tryIt(state: TryQuerySnapshot): Sight[] {
           { in: panel, role: 'status' },
           { in: panel, text: t.answerTitle },
           { in: panel, text: shown.answer! },
-          { in: panel, text: t.usageNow(shown.usage.monthly_queries!.toLocaleString(), shown.usage.daily_tokens!.toLocaleString()) },
+          { in: panel, text: t.usageNow(shown.usage.monthly_queries!, shown.usage.daily_tokens!) },
           { in: panel, role: 'link', name: t.seeDashboard },
         ] satisfies Sight[])
       : [{ in: panel, text: t.answerTitle, absent: true } satisfies Sight]),

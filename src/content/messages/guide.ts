@@ -18,7 +18,8 @@ export const guide = {
   asking: 'Analyzing...',
   counts: 'This is a real query: it counts toward your plan’s monthly queries and daily tokens, like any query from the add-on.',
   answerTitle: 'The assistant’s answer',
-  usageNow: (queries: string, tokens: string) => `This month: ${queries} queries. Today: ${tokens} tokens.`,
+  usageNow: (queries: number, tokens: number) =>
+    `This month: ${queries.toLocaleString()} ${queries === 1 ? 'query' : 'queries'}. Today: ${tokens.toLocaleString()} ${tokens === 1 ? 'token' : 'tokens'}.`,
   failed: 'The query could not be answered.',
   seeDashboard: 'See your usage on the dashboard',
   openGuide: 'Open the full guide',
