@@ -6,13 +6,14 @@
  * Not part of `npm test`: nothing is asserted here, the pictures are for a person to look at.
  *
  * `npm run screenshots -- dashboard toast` takes only the states whose name contains one of the words.
+ * Over 300 lines: most of it is the list of states, each with what it answers and does on the page.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { launchBrowser } from '../helpers/browser';
-import { startServer } from '../helpers/server';
+import { newLoopbackAddress, postJsonFrom, startServer } from '../helpers/server';
 import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
 
 const OUT = path.resolve(__dirname, '../../screenshots');
@@ -148,6 +149,33 @@ const STATES: State[] = [
     act: (page) => page.getByRole('button', { name: messages.profile.updatePassword }).click(),
   },
 
+  {
+    name: 'form-register-mismatch',
+    path: '/register',
+    act: async (page) => {
+      await page.getByRole('textbox', { name: messages.register.password, exact: true }).fill('Fresh-start-2026');
+      await page.getByRole('textbox', { name: messages.register.confirmPassword, exact: true }).fill('Fresh-start-2027');
+      await page.getByRole('button', { name: messages.register.submit }).click();
+    },
+  },
+  {
+    name: 'form-profile-password-unchanged',
+    path: '/profile',
+    act: async (page, account) => {
+      // Signed in as the account of this picture (not `signedIn`, the shared one, whose password must stay).
+      await page.evaluate((pair) => {
+        localStorage.setItem('access_token', pair.access_token);
+        localStorage.setItem('refresh_token', pair.refresh_token);
+      }, account.tokens);
+      await page.reload();
+      for (const field of [messages.profile.currentPassword, messages.profile.newPassword, messages.profile.confirmNewPassword]) {
+        await page.getByRole('textbox', { name: field, exact: true }).fill(account.password);
+      }
+      await page.getByRole('button', { name: messages.profile.updatePassword }).click();
+      await page.getByText(messages.profile.passwordUnchanged).first().waitFor();
+    },
+  },
+
   // Toasts, each kind.
   {
     name: 'toast-error-login-failed',
@@ -186,6 +214,33 @@ const STATES: State[] = [
       if (await menu.isVisible()) await menu.click();
       await page.getByRole('button', { name: messages.layout.logout }).filter({ visible: true }).click();
       await toastShown(page, messages.auth.loggedOut);
+    },
+  },
+  {
+    // Back from paying in the checkout tab: the page that opened it says so, once.
+    name: 'toast-success-payment',
+    path: '/subscription',
+    act: async (page, account) => {
+      // Signed in as the account of this picture, which may pay (not `signedIn`: the shared one stays on Free).
+      await page.evaluate((pair) => {
+        localStorage.setItem('access_token', pair.access_token);
+        localStorage.setItem('refresh_token', pair.refresh_token);
+      }, account.tokens);
+      await page.reload();
+      const [checkout] = await Promise.all([
+        page.context().waitForEvent('page'),
+        page.getByRole('button', { name: messages.subscription.upgradeTo('Professional') }).click(),
+      ]);
+      await checkout.getByLabel('Card number').fill('4242 4242 4242 4242');
+      await checkout.getByLabel('Expiry (MM/YY)').fill('12/34');
+      await checkout.getByLabel('CVC').fill('123');
+      await checkout.getByRole('button', { name: 'Pay $19' }).click();
+      await checkout.waitForURL(/\/subscription\?checkout=success$/);
+      await checkout.close();
+      await page.bringToFront();
+      // Headless Chromium never tells a page it is looked at again: the event a browser sends then.
+      await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+      await toastShown(page, messages.subscription.paymentSucceeded);
     },
   },
   {
@@ -528,9 +583,10 @@ const STATES: State[] = [
 async function register(baseUrl: string, name: string): Promise<Account> {
   const id = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
   const account = { email: `${name}${id}@example.com`, password: `Pictures-${id}`, full_name: 'Ada Lovelace', username: `${name}${id}` };
-  const res = await fetch(`${baseUrl}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
-  if (!res.ok) throw new Error(`register: ${res.status} ${await res.text()}`);
-  return { ...account, tokens: (await res.json()) as Tokens };
+  // From an address of its own: a run makes more accounts than one address may in an hour.
+  const res = await postJsonFrom(`${baseUrl}/api/v1/auth/register`, account, newLoopbackAddress());
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${res.text}`);
+  return { ...account, tokens: JSON.parse(res.text) as Tokens };
 }
 
 async function signIn(baseUrl: string, account: Account): Promise<Tokens> {
@@ -547,7 +603,7 @@ async function signIn(baseUrl: string, account: Account): Promise<Tokens> {
 const settled = (page: Page) =>
   page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity));
 
-async function shoot(browser: Browser, baseUrl: string, state: State, account: Account, loginAccount: Account): Promise<string[]> {
+async function shoot(browser: Browser, baseUrl: string, state: State, account: Account): Promise<string[]> {
   const files: string[] = [];
   for (const size of SIZES) {
     for (const colorScheme of SCHEMES) {
@@ -568,7 +624,9 @@ async function shoot(browser: Browser, baseUrl: string, state: State, account: A
       // A picture is of a settled page, not of the moment a person may already act in.
       await page.locator(`html[${APP_READY_ATTRIBUTE}]`).waitFor({ state: 'attached' });
       if (state.signedIn && state.name !== 'topbar-session-check') await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).first().waitFor({ state: 'attached' });
-      await state.act?.(page, loginAccount);
+      // An account of its own per picture for what is done on the page: wrong passwords typed for
+      // one picture would otherwise hold the account's sign-ins for the next (after 3 failures).
+      if (state.act) await state.act(page, await register(baseUrl, 'logins'));
       if (!state.holds) await page.waitForLoadState('networkidle').catch(() => undefined);
       // A whole-page picture is taken from the top: scrolled, the sticky top bar would be drawn mid-page.
       if (state.fullPage) await page.evaluate(() => window.scrollTo(0, 0));
@@ -606,10 +664,9 @@ async function main() {
   const browser = await launchBrowser();
   try {
     const account = await register(server.baseUrl, 'shots');
-    const loginAccount = await register(server.baseUrl, 'logins');
     for (const state of states) {
       try {
-        const files = await shoot(browser, server.baseUrl, state, account, loginAccount);
+        const files = await shoot(browser, server.baseUrl, state, account);
         await sheet(browser, state, files);
         console.log(`${state.name}: ${files.length} pictures`);
       } catch (error) {
