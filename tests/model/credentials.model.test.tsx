@@ -1,16 +1,12 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { fromPromise } from 'xstate';
-import { authMachine } from '../../machines/auth/auth.machine';
 import { credentialsMachine, type CredentialsEvent } from '../../machines/credentials/credentials.machine';
-import { useAuthSelector } from '../../src/app/auth';
 import { CredentialsLogic, CredentialsSections } from '../../src/components/CredentialsSections';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import type { NewApiKey } from '../../src/lib/api';
-import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
-import { ada } from '../helpers/fakeApi';
-import { HeldActorCalls, renderPage } from '../helpers/renderApp';
+import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
+import { HeldActorCalls, renderSignedIn } from '../helpers/renderApp';
 import { labelled } from '../helpers/sights';
 import { inJsdom } from '../helpers/sightsInJsdom';
 import { credentialsCoverage, credentialsPaths, credentialsViews, newKey, sessionName, toastOf, type CredentialsSnapshot } from './credentials.paths';
@@ -49,15 +45,10 @@ describe('credentials chart, generated paths', () => {
           revokeApiKey: held('revokeApiKey'),
         } as never,
       });
-      const auth = authMachine.provide({ guards: { hasStoredToken: () => true }, actors: { fetchUser: fromPromise(async () => ada) } });
-      function Gate() {
-        return useAuthSelector((s) => s.hasTag('signedIn')) ? <CredentialsSections /> : null;
-      }
-      const { unmount } = renderPage(
+      const { unmount } = renderSignedIn(
         '/profile',
-        auth,
         <CredentialsLogic.Provider value={machine}>
-          <Gate />
+          <CredentialsSections />
         </CredentialsLogic.Provider>,
       );
       const browser = userEvent.setup();
@@ -74,12 +65,7 @@ describe('credentials chart, generated paths', () => {
         await path.test({
           states: inJsdom(credentialsViews),
           events: {
-            ...Object.fromEntries(
-              ['loadCredentials', 'endSession', 'endOtherSessions', 'createApiKey', 'revokeApiKey'].flatMap((name) => [
-                [`xstate.done.actor.${name}`, settle],
-                [`xstate.error.actor.${name}`, settle],
-              ]),
-            ),
+            ...outcomeHandlers(['loadCredentials', 'endSession', 'endOtherSessions', 'createApiKey', 'revokeApiKey'], () => settle),
             'session.end': async ({ event, state }) => {
               const { id } = event as Extract<CredentialsEvent, { type: 'session.end' }>;
               const session = (state as CredentialsSnapshot).context.sessions.find((s) => s.id === id)!;

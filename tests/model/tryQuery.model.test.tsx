@@ -1,14 +1,10 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { fromPromise } from 'xstate';
-import { authMachine } from '../../machines/auth/auth.machine';
 import { tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
-import { useAuthSelector } from '../../src/app/auth';
 import * as messages from '../../src/content/messages';
 import GuidePage, { TryQueryLogic } from '../../src/pages/GuidePage';
-import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
-import { ada } from '../helpers/fakeApi';
-import { HeldActorCalls, renderPage } from '../helpers/renderApp';
+import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
+import { HeldActorCalls, renderSignedIn } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
 import { tryQueryCoverage, tryQueryPaths, tryQueryViews } from './tryQuery.paths';
 
@@ -35,15 +31,10 @@ describe('try-it chart of the Quick Start Guide, generated paths', () => {
       const calls = new HeldActorCalls();
       let asked = 0;
       const machine = tryQueryMachine.provide({ actors: { ask: calls.actor('ask', () => (asked += 1)) } as never });
-      const auth = authMachine.provide({ guards: { hasStoredToken: () => true }, actors: { fetchUser: fromPromise(async () => ada) } });
-      function Gate() {
-        return useAuthSelector((s) => s.hasTag('signedIn')) ? <GuidePage /> : null;
-      }
-      const { unmount } = renderPage(
+      const { unmount } = renderSignedIn(
         '/guide',
-        auth,
         <TryQueryLogic.Provider value={machine}>
-          <Gate />
+          <GuidePage />
         </TryQueryLogic.Provider>,
       );
       const browser = userEvent.setup();
@@ -52,8 +43,7 @@ describe('try-it chart of the Quick Start Guide, generated paths', () => {
         await path.test({
           states: inJsdom(tryQueryViews),
           events: {
-            'xstate.done.actor.ask': settle,
-            'xstate.error.actor.ask': settle,
+            ...outcomeHandlers(['ask'], () => settle),
             'query.ask': async () => {
               const before = asked;
               await browser.click(await screen.findByRole('button', { name: t.ask }));

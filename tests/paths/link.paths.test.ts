@@ -8,7 +8,7 @@ import * as messages from '../../src/content/messages';
 import type { DeviceGrant } from '../../src/lib/api';
 import { useServerAndBrowser } from '../helpers/browser';
 import { apiClient, cutOff, HeldCalls, openContext, storedTokens, uniqueAccount, type CallPattern } from '../helpers/browserPaths';
-import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
+import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { labelled, type Sight } from '../helpers/sights';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import { CODE, grant, linkCoverage, linkPaths, linkViews, type LinkSnapshot } from '../model/link.paths';
@@ -125,9 +125,9 @@ describe('link chart, generated paths, in Chromium against the real server', () 
     const views = Object.fromEntries(Object.entries(linkViews).map(([key, view]) => [key, (state: LinkSnapshot) => view(state).map(inReplay)]));
 
     /** Puts the code in the state the outcome needs, then passes the page's call to the server and checks the answer was that outcome. */
-    const settle = (name: Call) => async ({ event }: { event: EventObject }) => {
+    const settle = (name: string) => async ({ event }: { event: EventObject }) => {
       const error = outcomeOf(event);
-      if (error?.status === 0) return cutOff(await held.take(name));
+      if (error?.status === 0) return cutOff(await held.take(name as Call));
       if (error?.code === 'user_code_expired') expire(code);
       if (error?.code === 'user_code_used') expect((await decide('approve', code, other)).status).toBe(200);
       if (error?.status === 429) {
@@ -136,7 +136,7 @@ describe('link chart, generated paths, in Chromium against the real server', () 
         for (let i = 0; status !== 429 && i <= 10; i++) status = (await decide('lookup', unknownCode(), tokens!.access_token, ip)).status;
         expect(status).toBe(429);
       }
-      const route = await held.take(name);
+      const route = await held.take(name as Call);
       const answer = await route.fetch();
       await route.fulfill({ response: answer });
       expect(answer.status()).toBe(error?.status ?? 200);
@@ -150,12 +150,7 @@ describe('link chart, generated paths, in Chromium against the real server', () 
       await path.test({
         states: inBrowser(page, views),
         events: {
-          'xstate.done.actor.lookUp': settle('lookUp'),
-          'xstate.error.actor.lookUp': settle('lookUp'),
-          'xstate.done.actor.approve': settle('approve'),
-          'xstate.error.actor.approve': settle('approve'),
-          'xstate.done.actor.deny': settle('deny'),
-          'xstate.error.actor.deny': settle('deny'),
+          ...outcomeHandlers(Object.keys(CALLS) as Call[], settle),
           'code.change': async (step) => {
             const typed = (step.event as Extract<LinkEvent, { type: 'code.change' }>).code;
             if (typed === TYPED) code = await codeFor(path.steps.indexOf(step as never));

@@ -76,12 +76,28 @@ const apiKeys = [
 ];
 const newKey = { ...apiKeys[0]!, id: 'k0', name: 'Weekly export', prefix: 'sm_live_Wk7p', last4: 'KuYo', scopes: ['query', 'usage:read'], key: 'sm_live_Wk7pR2mN8qL4vT6yH1cJ5bX3zF9dG0sAeKuYo', expires_at: '2027-02-21T08:00:00.000Z', last_used_at: null };
 
-async function answer(page: Page, pattern: string, reply: 'hold' | 'abort' | { status?: number; headers?: Record<string, string>; json: unknown }) {
+type Reply = { status?: number; headers?: Record<string, string>; json: unknown };
+
+async function answer(page: Page, pattern: string, reply: 'hold' | 'abort' | Reply) {
   await page.route(pattern, async (route) => {
     if (reply === 'hold') return never();
     if (reply === 'abort') return route.abort('internetdisconnected');
     return route.fulfill(reply);
   });
+}
+
+/** /link opened from the add-on's link, its look-up answered with `lookup`; then Approve or Deny clicked and answered, when `decide` says. */
+function linkState(name: string, lookup: Reply, decide?: 'approve' | 'deny'): State {
+  return {
+    name,
+    path: '/link?code=BCDF-GHJK',
+    signedIn: true,
+    routes: async (page) => {
+      await answer(page, '**/api/v1/oauth/device/lookup', lookup);
+      if (decide) await answer(page, `**/api/v1/oauth/device/${decide}`, { json: grant });
+    },
+    act: decide && ((page) => page.getByRole('button', { name: messages.link[decide] }).click()),
+  };
 }
 
 async function signInThroughForm(page: Page, account: Account, password = account.password) {
@@ -445,46 +461,12 @@ const STATES: State[] = [
       await page.getByText(messages.link.codeNotFound).waitFor();
     },
   },
-  {
-    name: 'link-rate-limited',
-    path: '/link?code=BCDF-GHJK',
-    signedIn: true,
-    routes: (page) => answer(page, '**/api/v1/oauth/device/lookup', { status: 429, headers: { 'Retry-After': '900' }, json: { error: { code: 'rate_limited', message: 'Too many wrong codes.' } } }),
-    act: (page) => page.getByText(messages.link.tooManyCodes(900)).waitFor(),
-  },
-  { name: 'link-confirm', path: '/link?code=BCDF-GHJK', signedIn: true, routes: (page) => answer(page, '**/api/v1/oauth/device/lookup', { json: grant }) },
-  {
-    name: 'link-approved',
-    path: '/link?code=BCDF-GHJK',
-    signedIn: true,
-    routes: async (page) => {
-      await answer(page, '**/api/v1/oauth/device/lookup', { json: grant });
-      await answer(page, '**/api/v1/oauth/device/approve', { json: grant });
-    },
-    act: (page) => page.getByRole('button', { name: messages.link.approve }).click(),
-  },
-  {
-    name: 'link-denied',
-    path: '/link?code=BCDF-GHJK',
-    signedIn: true,
-    routes: async (page) => {
-      await answer(page, '**/api/v1/oauth/device/lookup', { json: grant });
-      await answer(page, '**/api/v1/oauth/device/deny', { json: grant });
-    },
-    act: (page) => page.getByRole('button', { name: messages.link.deny }).click(),
-  },
-  {
-    name: 'link-expired',
-    path: '/link?code=BCDF-GHJK',
-    signedIn: true,
-    routes: (page) => answer(page, '**/api/v1/oauth/device/lookup', { status: 410, json: { error: { code: 'user_code_expired', message: 'This code has expired.' } } }),
-  },
-  {
-    name: 'link-used',
-    path: '/link?code=BCDF-GHJK',
-    signedIn: true,
-    routes: (page) => answer(page, '**/api/v1/oauth/device/lookup', { status: 409, json: { error: { code: 'user_code_used', message: 'This code was already used.' } } }),
-  },
+  linkState('link-rate-limited', { status: 429, headers: { 'Retry-After': '900' }, json: { error: { code: 'rate_limited', message: 'Too many wrong codes.' } } }),
+  linkState('link-confirm', { json: grant }),
+  linkState('link-approved', { json: grant }, 'approve'),
+  linkState('link-denied', { json: grant }, 'deny'),
+  linkState('link-expired', { status: 410, json: { error: { code: 'user_code_expired', message: 'This code has expired.' } } }),
+  linkState('link-used', { status: 409, json: { error: { code: 'user_code_used', message: 'This code was already used.' } } }),
   { name: 'link-signed-out', path: '/link?code=BCDF-GHJK' },
 
   // The profile's "Sessions and devices" and "API keys" (lists answered here: every picture signs in anew).
