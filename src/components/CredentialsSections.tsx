@@ -59,7 +59,8 @@ function SessionItem({ session, busy, onEnd }: { session: SessionInfo; busy: boo
     <Stack as="li" aria-label={name} borderWidth="1px" borderRadius="md" p="4" gap="3">
       <HStack gap="2" wrap="wrap">
         <Text fontWeight="semibold">{name}</Text>
-        <Badge colorPalette={session.kind === 'addon' ? 'purple' : 'gray'}>{session.kind === 'addon' ? t.kindAddon : t.kindWeb}</Badge>
+        {/* A web session is named by its kind already; an add-on's name is its client's. */}
+        {session.kind === 'addon' && <Badge colorPalette="purple">{t.kindAddon}</Badge>}
         {session.current && <Badge colorPalette="green">{t.thisDevice}</Badge>}
       </HStack>
       <Facts
@@ -121,9 +122,15 @@ function NewKeyForm({ busy, onCreate }: { busy: boolean; onCreate(key: NewApiKey
   };
   return (
     <form onSubmit={submit} noValidate>
-      <Stack gap="4" maxW="md">
+      <Stack gap="4" maxW="md" borderTopWidth="1px" pt="5">
+        <Heading as="h3" size="md">
+          {t.newKeyTitle}
+        </Heading>
         <Field.Root invalid={problem === 'name'} required>
-          <Field.Label>{t.keyName}</Field.Label>
+          <Field.Label>
+            {t.keyName}
+            <Field.RequiredIndicator />
+          </Field.Label>
           <Input value={name} onChange={(event) => setName(event.target.value)} maxLength={100} />
           <Field.ErrorText>{t.nameRequired}</Field.ErrorText>
         </Field.Root>
@@ -225,21 +232,25 @@ export function CredentialsSections() {
         }
       >
         {failure}
-        <Stack as="ul" gap="3" listStyleType="none">
-          {view.sessions.map((session) => (
-            <SessionItem key={session.id} session={session} busy={view.busy} onEnd={() => actor.send({ type: 'session.end', id: session.id })} />
-          ))}
-        </Stack>
+        {view.sessions.length > 0 && (
+          <Stack as="ul" gap="3" listStyleType="none">
+            {view.sessions.map((session) => (
+              <SessionItem key={session.id} session={session} busy={view.busy} onEnd={() => actor.send({ type: 'session.end', id: session.id })} />
+            ))}
+          </Stack>
+        )}
       </Section>
       <Section title={t.keysTitle} lead={t.keysLead}>
         {failure}
         {view.createdKey && <CreatedKey value={view.createdKey} onDone={() => actor.send({ type: 'key.dismiss' })} />}
         {!view.failed && view.apiKeys.length === 0 && <Text color="fg.muted">{t.noKeys}</Text>}
-        <Stack as="ul" gap="3" listStyleType="none">
-          {view.apiKeys.map((apiKey) => (
-            <KeyItem key={apiKey.id} apiKey={apiKey} busy={view.busy} onRevoke={() => actor.send({ type: 'key.revoke', id: apiKey.id })} />
-          ))}
-        </Stack>
+        {view.apiKeys.length > 0 && (
+          <Stack as="ul" gap="3" listStyleType="none">
+            {view.apiKeys.map((apiKey) => (
+              <KeyItem key={apiKey.id} apiKey={apiKey} busy={view.busy} onRevoke={() => actor.send({ type: 'key.revoke', id: apiKey.id })} />
+            ))}
+          </Stack>
+        )}
         <NewKeyForm busy={view.creating} onCreate={(key) => actor.send({ type: 'key.create', key })} />
       </Section>
     </>

@@ -24,6 +24,7 @@ import type { DashboardPart } from '../../machines/dashboard/dashboard.actors';
 import { dashboardMachine, metersStatus, partStatus, type DashboardSnapshot } from '../../machines/dashboard/dashboard.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { NEW_TAB, NewTabNote } from '../components/ExternalLink';
+import { InstallAddOnButton } from '../components/InstallAddOnButton';
 import { PlanBadge } from '../components/PlanBadge';
 import * as messages from '../content/messages';
 import {
@@ -111,7 +112,6 @@ function MeterView({ title, value, ofText }: { title: string; value: Meter; ofTe
 }
 
 function GetStarted() {
-  const { marketplaceUrl } = useRuntimeConfig();
   const [open, setOpen] = useState(false);
   const stepsId = useId();
   return (
@@ -124,12 +124,7 @@ function GetStarted() {
           <Text color="fg.muted">{t.getStartedText}</Text>
         </Stack>
         <HStack gap="3" wrap="wrap">
-          <Button asChild colorPalette="brand">
-            <a href={marketplaceUrl} {...NEW_TAB}>
-              {t.installAddOn}
-              <NewTabNote />
-            </a>
-          </Button>
+          <InstallAddOnButton />
           <Button variant="outline" aria-expanded={open} aria-controls={stepsId} onClick={() => setOpen((value) => !value)}>
             {t.quickStart}
           </Button>

@@ -92,7 +92,8 @@ function Confirm({ grant, problem, approving, denying, onApprove, onDeny, onOthe
         {rows.map(([label, value]) => (
           <DataList.Item key={label}>
             <DataList.ItemLabel>{label}</DataList.ItemLabel>
-            <DataList.ItemValue minW="0" overflowWrap="anywhere">
+            {/* The code in the add-on's own lettering, to compare it letter by letter. */}
+            <DataList.ItemValue minW="0" overflowWrap="anywhere" {...(label === t.codeShown && { fontFamily: 'mono', fontWeight: 'semibold', letterSpacing: 'wider' })}>
               {value}
             </DataList.ItemValue>
           </DataList.Item>

@@ -1,6 +1,8 @@
 import { act, render, waitFor, type RenderResult } from '@testing-library/react';
 import { Suspense, type ReactNode } from 'react';
 import { fromPromise } from 'xstate';
+import { authMachine as realAuthMachine } from '../../machines/auth/auth.machine';
+import { useAuthSelector } from '../../src/app/auth';
 import { MemoryRouter, useLocation, useNavigate, useRoutes, type Location, type NavigateFunction, type RouteObject } from 'react-router-dom';
 import { AppProviders } from '../../src/app/AppProviders';
 import { AuthProvider } from '../../src/app/auth';
@@ -10,6 +12,7 @@ import type { AuthMachine } from '../../machines/auth/auth.machine';
 import { createRoutes } from '../../src/app/routes';
 import { defaultRuntimeConfig, type RuntimeConfig } from '../../contract/runtimeConfig';
 import type { ActorOutcome } from './chartModel';
+import { ada } from './fixtures';
 
 /** What a test reads of the router and does with it: where it is, and going somewhere else. */
 export interface TestRouter {
@@ -64,6 +67,18 @@ export function renderPage(path: string, authMachine: AuthMachine, page: ReactNo
     </AuthProvider>
   );
   return renderRoutes(entry, [{ path, element }], defaultRuntimeConfig);
+}
+
+/**
+ * Renders `page` at `path` for a person already signed in (a stored token, answered with `ada`),
+ * once the session is known, as the account pages' route guard shows them.
+ */
+export function renderSignedIn(path: string, page: ReactNode): RenderResult {
+  const auth = realAuthMachine.provide({ guards: { hasStoredToken: () => true }, actors: { fetchUser: fromPromise(async () => ada) } });
+  function Gate() {
+    return useAuthSelector((s) => s.hasTag('signedIn')) ? page : null;
+  }
+  return renderPage(path, auth, <Gate />);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { CodeInput } from '../../machines/link/link.actors';
 import { linkMachine, type LinkEvent } from '../../machines/link/link.machine';
 import * as messages from '../../src/content/messages';
 import LinkPage, { LinkChart } from '../../src/pages/LinkPage';
-import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
+import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fakeApi';
 import { HeldActorCalls, renderPage } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
@@ -56,12 +56,7 @@ describe('link chart, generated paths', () => {
         await path.test({
           states: inJsdom(linkViews),
           events: {
-            'xstate.done.actor.lookUp': settle('lookUp'),
-            'xstate.error.actor.lookUp': settle('lookUp'),
-            'xstate.done.actor.approve': settle('approve'),
-            'xstate.error.actor.approve': settle('approve'),
-            'xstate.done.actor.deny': settle('deny'),
-            'xstate.error.actor.deny': settle('deny'),
+            ...outcomeHandlers(['lookUp', 'approve', 'deny'], settle),
             'code.change': async ({ event }) => {
               const field = screen.getByLabelText(t.codeLabel);
               await browser.clear(field);
