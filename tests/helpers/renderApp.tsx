@@ -1,4 +1,5 @@
 import { act, render, waitFor, type RenderResult } from '@testing-library/react';
+import type { UserEvent } from '@testing-library/user-event';
 import { Suspense, type ReactNode } from 'react';
 import { fromPromise } from 'xstate';
 import { authMachine as realAuthMachine } from '../../machines/auth/auth.machine';
@@ -103,4 +104,15 @@ export class HeldActorCalls {
     this.pending.delete(name);
     await act(async () => ('error' in event && event.error ? call.reject(event.error) : call.resolve(event.output)));
   }
+}
+
+/**
+ * Puts `value` into an empty field as one change, as pasting or a password manager does: what a
+ * chart's model calls one event. Typing key by key is what tests/ui and tests/e2e do; in every
+ * generated path it would only repeat that at many times the cost.
+ */
+export async function pasteInto(browser: UserEvent, field: HTMLElement, value: string): Promise<void> {
+  await browser.clear(field);
+  await browser.click(field);
+  await browser.paste(value);
 }

@@ -8,7 +8,7 @@ import * as messages from '../../src/content/messages';
 import LinkPage, { LinkChart } from '../../src/pages/LinkPage';
 import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fakeApi';
-import { HeldActorCalls, renderPage } from '../helpers/renderApp';
+import { HeldActorCalls, pasteInto, renderPage } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
 import { CODE, linkCoverage, linkPaths, linkViews } from './link.paths';
 
@@ -59,8 +59,7 @@ describe('link chart, generated paths', () => {
             ...outcomeHandlers(['lookUp', 'approve', 'deny'], settle),
             'code.change': async ({ event }) => {
               const field = screen.getByLabelText(t.codeLabel);
-              await browser.clear(field);
-              await browser.type(field, (event as Extract<LinkEvent, { type: 'code.change' }>).code);
+              await pasteInto(browser, field, (event as Extract<LinkEvent, { type: 'code.change' }>).code);
             },
             'code.submit': async () => browser.click(screen.getByRole('button', { name: t.continue })),
             'code.reenter': async () => browser.click(screen.getByRole('button', { name: t.otherCode })),

@@ -12,7 +12,7 @@ import type { User } from '../../src/lib/api';
 import SupportPage, { SupportFormChart } from '../../src/pages/SupportPage';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
-import { HeldActorCalls, renderPage } from '../helpers/renderApp';
+import { HeldActorCalls, pasteInto, renderPage } from '../helpers/renderApp';
 import { inJsdom, seesInJsdom } from '../helpers/sightsInJsdom';
 import { focusAfterSubmit, SUPPORT_LABELS, supportCoverage, supportPaths, supportUser, supportViews, type SupportSnapshot } from './supportForm.paths';
 
@@ -84,8 +84,7 @@ describe('support-form chart, generated paths', () => {
           },
           'draft.change': async ({ event }) => {
             const { field: name, value } = event as Extract<SupportFormEvent, { type: 'draft.change' }>;
-            await browser.clear(field(name));
-            await browser.type(field(name), value);
+            await pasteInto(browser, field(name), value);
           },
           'form.submit': async (step) => {
             if (signedIn) {
