@@ -24,12 +24,16 @@ document.addEventListener(
   true,
 );
 // Enter in a field of a form whose submit button is disabled (the support form, signed out) sends
-// nothing the browser would hold, yet the app answers it (with why nothing was sent): kept too.
+// nothing the browser would hold, yet the app answers it (with why nothing was sent): kept too, and
+// kept from React, which may already listen while it hydrates: it would answer this Enter now and
+// again when the held one is sent (two "Authentication required" toasts for one Enter).
 document.addEventListener(
   'keydown',
   (event) => {
     const field = event.target as HTMLInputElement;
-    if (event.key === 'Enter' && field.tagName === 'INPUT' && field.form && !takenOver()) window.heldSubmit = field.form;
+    if (event.key !== 'Enter' || field.tagName !== 'INPUT' || !field.form || takenOver()) return;
+    event.stopPropagation();
+    window.heldSubmit = field.form;
   },
   true,
 );

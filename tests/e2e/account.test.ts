@@ -2,7 +2,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { BrowserContext, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
-import { useServerAndBrowser, watchPage } from '../helpers/browser';
+import { payInNewTab, useServerAndBrowser, watchPage } from '../helpers/browser';
 
 /**
  * The account screens against the real server in Chromium: a plan bought through the test-mode
@@ -55,16 +55,6 @@ async function signedIn(account: Account, viewport = { width: 1280, height: 900 
     }
   }, account.tokens);
   return { context, page: await context.newPage() };
-}
-
-async function payInNewTab(page: Page, button: string, card: string): Promise<Page> {
-  const [tab] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('button', { name: button }).click()]);
-  await tab.waitForURL(/\/billing\/test\/checkout/);
-  await tab.getByLabel('Card number').fill(card);
-  await tab.getByLabel('Expiry (MM/YY)').fill('12/34');
-  await tab.getByLabel('CVC').fill('123');
-  await tab.getByRole('button', { name: /^Pay \$/ }).click();
-  return tab;
 }
 
 describe('account screens in Chromium against the real server', () => {

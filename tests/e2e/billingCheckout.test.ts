@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import * as messages from '../../src/content/messages';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../src/lib/tokenStorage';
-import { useServerAndBrowser, watchPage } from '../helpers/browser';
+import { payWithTestCard, useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(90_000);
 
@@ -23,13 +23,6 @@ async function newSession(): Promise<{ access_token: string; refresh_token: stri
 
 async function newUser(): Promise<string> {
   return (await newSession()).access_token;
-}
-
-async function payWithTestCard(page: import('playwright-core').Page, price: string) {
-  await page.getByLabel('Card number').fill('4242 4242 4242 4242');
-  await page.getByLabel('Expiry (MM/YY)').fill('12/34');
-  await page.getByLabel('CVC').fill('123');
-  await page.getByRole('button', { name: `Pay ${price}` }).click();
 }
 
 describe('test-mode hosted checkout in Chromium', () => {
@@ -123,7 +116,7 @@ describe('test-mode hosted checkout in Chromium', () => {
       page.getByRole('button', { name: messages.subscription.upgradeTo('Professional') }).click(),
     ]);
     await checkout.getByRole('heading', { name: 'Subscribe to Professional' }).waitFor();
-    await payWithTestCard(checkout, '$19');
+    await payWithTestCard(checkout, undefined, '$19');
     await checkout.waitForURL(/\/subscription\?checkout=success$/);
     await checkout.close();
     await page.bringToFront();

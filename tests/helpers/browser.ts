@@ -60,3 +60,19 @@ export function useServerAndBrowser(env: Record<string, string> = {}): { server:
   });
   return live;
 }
+
+/** Pays on the test-mode checkout page with `card` (4242… pays, 4000…0002 is declined), on its "Pay $…" button or the one for `price`. */
+export async function payWithTestCard(checkout: Page, card = '4242 4242 4242 4242', price?: string): Promise<void> {
+  await checkout.getByLabel('Card number').fill(card);
+  await checkout.getByLabel('Expiry (MM/YY)').fill('12/34');
+  await checkout.getByLabel('CVC').fill('123');
+  await checkout.getByRole('button', { name: price ? `Pay ${price}` : /^Pay \$/ }).click();
+}
+
+/** Clicks the upgrade `button`, and pays with `card` in the checkout tab it opens; answers that tab. */
+export async function payInNewTab(page: Page, button: string, card?: string): Promise<Page> {
+  const [tab] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('button', { name: button }).click()]);
+  await tab.waitForURL(/\/billing\/test\/checkout/);
+  await payWithTestCard(tab, card);
+  return tab;
+}

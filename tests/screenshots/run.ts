@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
-import { launchBrowser } from '../helpers/browser';
+import { launchBrowser, payInNewTab } from '../helpers/browser';
 import { newLoopbackAddress, postJsonFrom, startServer } from '../helpers/server';
 import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
 
@@ -106,6 +106,15 @@ async function signInThroughForm(page: Page, account: Account, password = accoun
   await page.getByRole('button', { name: messages.login.submit }).click();
 }
 
+/** Signs the open page in as `account` (stored tokens, then a reload): for a state that changes its account. */
+async function signInAs(page: Page, account: Account) {
+  await page.evaluate((pair) => {
+    localStorage.setItem('access_token', pair.access_token);
+    localStorage.setItem('refresh_token', pair.refresh_token);
+  }, account.tokens);
+  await page.reload();
+}
+
 const toastShown = (page: Page, title: string) => page.locator('[data-scope=toast][data-part=root]').filter({ hasText: title }).first().waitFor();
 
 /** Every state; pages get the usage the server does not record yet, so their cards have numbers. */
@@ -179,11 +188,7 @@ const STATES: State[] = [
     path: '/profile',
     act: async (page, account) => {
       // Signed in as the account of this picture (not `signedIn`, the shared one, whose password must stay).
-      await page.evaluate((pair) => {
-        localStorage.setItem('access_token', pair.access_token);
-        localStorage.setItem('refresh_token', pair.refresh_token);
-      }, account.tokens);
-      await page.reload();
+      await signInAs(page, account);
       for (const field of [messages.profile.currentPassword, messages.profile.newPassword, messages.profile.confirmNewPassword]) {
         await page.getByRole('textbox', { name: field, exact: true }).fill(account.password);
       }
@@ -238,19 +243,8 @@ const STATES: State[] = [
     path: '/subscription',
     act: async (page, account) => {
       // Signed in as the account of this picture, which may pay (not `signedIn`: the shared one stays on Free).
-      await page.evaluate((pair) => {
-        localStorage.setItem('access_token', pair.access_token);
-        localStorage.setItem('refresh_token', pair.refresh_token);
-      }, account.tokens);
-      await page.reload();
-      const [checkout] = await Promise.all([
-        page.context().waitForEvent('page'),
-        page.getByRole('button', { name: messages.subscription.upgradeTo('Professional') }).click(),
-      ]);
-      await checkout.getByLabel('Card number').fill('4242 4242 4242 4242');
-      await checkout.getByLabel('Expiry (MM/YY)').fill('12/34');
-      await checkout.getByLabel('CVC').fill('123');
-      await checkout.getByRole('button', { name: 'Pay $19' }).click();
+      await signInAs(page, account);
+      const checkout = await payInNewTab(page, messages.subscription.upgradeTo('Professional'));
       await checkout.waitForURL(/\/subscription\?checkout=success$/);
       await checkout.close();
       await page.bringToFront();
