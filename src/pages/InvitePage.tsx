@@ -1,8 +1,8 @@
 import { Button, Container, HStack, Stack, Text } from '@chakra-ui/react';
 import { useActorRef, useSelector } from '@xstate/react';
-import { useState } from 'react';
+import { createContext, useContext, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router-dom';
-import { invitationMachine } from '../../machines/invitation/invitation.machine';
+import { invitationMachine, type InvitationMachine } from '../../machines/invitation/invitation.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import type { RedirectState } from '../app/RequireAuth';
 import { RouterLink } from '../app/RouterLink';
@@ -17,15 +17,19 @@ import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.invitation;
 
+/** The chart the page runs; tests hand in one with fake effects. */
+export const InvitationLogic = createContext<InvitationMachine>(invitationMachine);
+
 /** `/invite/{token}`: the invitation, and the way to accept it from wherever the visitor stands. */
 export default function InvitePage() {
   usePageTitle(t.title);
+  const machine = useContext(InvitationLogic);
   const { token = '' } = useParams();
   const auth = useAuthRef();
   const navigate = useNavigate();
   const location = useLocation();
   const [logic] = useState(() =>
-    invitationMachine.provide({ actions: { notify: (_, params) => showToast(params), navigate: (_, { to }) => void navigate(to) } }),
+    machine.provide({ actions: { notify: (_, params) => showToast(params), navigate: (_, { to }) => void navigate(to) } }),
   );
   const actor = useActorRef(logic, { ...actorOptions(), input: { auth, token } });
   const state = useSelector(actor, (s) => (s.hasTag('loading') ? 'loading' : (s.value as string)));

@@ -1,8 +1,8 @@
 import { Badge, Box, Button, Card, Container, Heading, HStack, List, Stack, Text } from '@chakra-ui/react';
 import { useActorRef, useSelector } from '@xstate/react';
-import { useState, type ReactNode } from 'react';
+import { createContext, useContext, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { teamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
+import { teamMachine, type TeamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
 import { PageHeader } from '../components/PageHeader';
@@ -48,13 +48,17 @@ function TeamOffer() {
 
 const selectStatus = (s: TeamSnapshot) => (s.hasTag('loading') ? 'loading' : s.matches('notInTeam') ? 'notInTeam' : s.matches('failed') ? 'failed' : 'ready');
 
+/** The chart the page runs; tests hand in one with fake effects. */
+export const TeamLogic = createContext<TeamMachine>(teamMachine);
+
 export default function TeamPage() {
   usePageTitle(t.title);
+  const machine = useContext(TeamLogic);
   const auth = useAuthRef();
   const userId = useAuthSelector((s) => s.context.user?.id ?? '');
   const navigate = useNavigate();
   const [logic] = useState(() =>
-    teamMachine.provide({ actions: { notify: (_, params) => showToast(params), navigate: (_, { to }) => void navigate(to) } }),
+    machine.provide({ actions: { notify: (_, params) => showToast(params), navigate: (_, { to }) => void navigate(to) } }),
   );
   const actor = useActorRef(logic, { ...actorOptions(), input: { auth, userId, month: thisMonth() } });
   const status = useSelector(actor, selectStatus);
