@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { useServerAndBrowser, watchPage } from '../helpers/browser';
+import { newInvitationLink } from '../helpers/browserPaths';
 
 jest.setTimeout(180_000);
 
@@ -27,18 +27,7 @@ const person = (name: string, full_name: string) => ({
   password: `Analytical-${name}-${stamp}`,
 });
 
-/** The invitation link of the newest mail in the server's outbox to `to` (quoted-printable undone). */
-async function invitationLink(to: string): Promise<string> {
-  const outbox = path.join(live.server.dataDir, 'outbox');
-  for (let i = 0; i < 100; i++) {
-    const mails = fs.existsSync(outbox) ? fs.readdirSync(outbox).sort().map((file) => fs.readFileSync(path.join(outbox, file), 'utf8')) : [];
-    const mail = mails.reverse().find((text) => text.includes(`To: ${to}`) && text.includes('/invite/'));
-    const link = mail && /(http:\/\/\S+\/invite\/[\w-]+)/.exec(mail.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1];
-    if (link) return link;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no invitation mail to ${to}`);
-}
+const invitationLink = (to: string) => newInvitationLink(live.server.dataDir, to);
 
 async function signIn(page: Page, who: { email: string; password: string }) {
   await page.getByLabel(messages.login.email).fill(who.email);

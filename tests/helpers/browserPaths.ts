@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
 import { newLoopbackAddress, postJsonFrom } from './server';
@@ -190,4 +192,27 @@ export function uniqueAccount(full_name: string, password: string) {
 /** Waits one frame of the page: enough for a click's handlers (and a pop-up) to have run. */
 export async function nextFrame(page: Page): Promise<void> {
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+}
+
+/** The invitation links mailed to `to` so far, oldest first, read from the real server's outbox (quoted-printable undone). */
+export function invitationLinksIn(dataDir: string, to: string): string[] {
+  const outbox = path.join(dataDir, 'outbox');
+  if (!fs.existsSync(outbox)) return [];
+  return fs
+    .readdirSync(outbox)
+    .sort()
+    .map((file) => fs.readFileSync(path.join(outbox, file), 'utf8'))
+    .filter((text) => text.includes(`To: ${to}`))
+    .map((text) => /(http:\/\/\S+\/invite\/[\w-]+)/.exec(text.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1])
+    .filter((link): link is string => link !== undefined);
+}
+
+/** The newest invitation link to `to`, once the outbox holds more than `seen` of them (mail goes out after the answer). */
+export async function newInvitationLink(dataDir: string, to: string, seen = 0): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const links = invitationLinksIn(dataDir, to);
+    if (links.length > seen) return links.at(-1)!;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no new invitation mail to ${to}`);
 }
