@@ -159,7 +159,7 @@ export const teamMachine = teamSetup.createMachine({
                 input: ({ context }) => ({ auth: context.auth, month: context.month }),
                 onDone: { target: 'idle', actions: ['endChange', { type: 'store', params: ({ event }) => event.output }] },
                 onError: [
-                  { guard: { type: 'notInTeam', params: ({ event }: ErrorEvent) => event.error }, target: '#team.notInTeam' },
+                  { guard: { type: 'notInTeam', params: ({ event }: ErrorEvent) => event.error }, target: '#team.notInTeam', actions: 'endChange' },
                   { target: 'idle', actions: ['endChange', { type: 'logFailure', params: ({ event }: ErrorEvent) => event.error }] },
                 ],
               },
