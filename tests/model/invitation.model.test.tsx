@@ -40,7 +40,7 @@ describe('invitation chart, generated paths', () => {
         actors: {
           preview: calls.actor('preview', ({ token }: { token: string }) => tokens.push(token)),
           accept: calls.actor('accept', ({ token }: { token: string }) => tokens.push(token)),
-        },
+        } as never,
       });
       const email = ARRIVALS[arrival];
       const auth = authMachine.provide({

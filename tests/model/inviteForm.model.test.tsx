@@ -36,7 +36,7 @@ describe('invite-form chart, generated paths', () => {
       const calls = new HeldActorCalls();
       const sentAs: Array<{ email: string; role: InvitedRole }> = [];
       const machine = inviteFormMachine.provide({
-        actors: { invite: calls.actor<TeamInvitation, { email: string; role: InvitedRole }>('invite', ({ email, role }) => sentAs.push({ email, role })) },
+        actors: { invite: calls.actor<TeamInvitation, { email: string; role: InvitedRole }>('invite', ({ email, role }) => sentAs.push({ email, role })) } as never,
       });
       const reloads = jest.fn();
       const auth = authMachine.provide({ guards: { hasStoredToken: () => true }, actors: { fetchUser: fromPromise(async () => ada) } });
