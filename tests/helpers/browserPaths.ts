@@ -40,6 +40,8 @@ export interface CallPattern {
   method: string;
   /** The path after `/api/v1`. */
   path: string;
+  /** When only some calls to the path are the chart's (by their query, say). */
+  when?: (url: URL) => boolean;
 }
 
 /**
@@ -72,8 +74,9 @@ export class HeldCalls<Name extends string> {
 
   private nameOf(route: Route): Name | null {
     const request = route.request();
-    const path = new URL(request.url()).pathname.replace(/^\/api\/v1/, '');
-    const entry = Object.entries<CallPattern>(this.patterns).find(([, p]) => p.method === request.method() && p.path === path);
+    const url = new URL(request.url());
+    const path = url.pathname.replace(/^\/api\/v1/, '');
+    const entry = Object.entries<CallPattern>(this.patterns).find(([, p]) => p.method === request.method() && p.path === path && (p.when?.(url) ?? true));
     return entry ? (entry[0] as Name) : null;
   }
 
@@ -215,4 +218,40 @@ export async function newInvitationLink(dataDir: string, to: string, seen = 0): 
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`no new invitation mail to ${to}`);
+}
+
+/** An account made through the API for a path: its tokens, id and address. */
+export interface LiveAccount {
+  tokens: TokenPair;
+  id: string;
+  email: string;
+}
+
+export async function signUp(api: ApiClient, fullName: string, email?: string): Promise<LiveAccount> {
+  const account = { ...uniqueAccount(fullName, 'Analytical-Engine-1843'), ...(email ? { email } : {}) };
+  const registered = await api.register(account);
+  return { tokens: registered, id: registered.user.id, email: account.email };
+}
+
+/**
+ * A real team: `owner` pays for Team through the test checkout, each member is invited and
+ * accepts from the mailed link, and the `pending` addresses are invited. Answers the pending
+ * invitations' ids by address.
+ */
+export async function makeTeam(api: ApiClient, dataDir: string, owner: LiveAccount, members: LiveAccount[] = [], pending: string[] = []): Promise<Record<string, string>> {
+  await api.subscribe(owner.tokens.access_token, 'team');
+  for (const member of members) {
+    const seen = invitationLinksIn(dataDir, member.email).length;
+    await api.call('POST', '/teams/me/invitations', { email: member.email, role: 'member' }, owner.tokens.access_token);
+    const token = new URL(await newInvitationLink(dataDir, member.email, seen)).pathname.split('/').at(-1)!;
+    const accepted = await api.call('POST', `/invitations/${token}/accept`, {}, member.tokens.access_token);
+    if (accepted.status !== 200) throw new Error(`accepting the invitation answered ${accepted.status}`);
+  }
+  const ids: Record<string, string> = {};
+  for (const email of pending) {
+    const sent = await api.call<{ id: string }>('POST', '/teams/me/invitations', { email, role: 'member' }, owner.tokens.access_token);
+    if (sent.status !== 201) throw new Error(`inviting ${email} answered ${sent.status}`);
+    ids[email] = sent.body.id;
+  }
+  return ids;
 }
