@@ -4,6 +4,7 @@ import type { TeamData } from '../../machines/team/team.actors';
 import { refusalText, teamMachine, type TeamEvent } from '../../machines/team/team.machine';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError, type AuditEvent, type TeamMember, type TeamUsage } from '../../src/lib/api';
+import { planName } from '../../src/lib/planDisplay';
 import type { ErrorCode } from '../../contract/errors';
 import { TEAM_SEAT_LIMIT } from '../../contract/plans';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
@@ -52,6 +53,7 @@ export const ARRIVALS = {
     data: {
       team,
       role: 'owner',
+      ownPaidPlan: null,
       members: [row('u-ada', OWNER_NAME, 'owner', true), row('u-grace', MEMBER_NAME, 'member', true)],
       invitations: [{ id: 'i-alan', email: INVITED, role: 'member', expires_at: now }],
       usage: usageOf(thisMonth),
@@ -60,7 +62,8 @@ export const ARRIVALS = {
   },
   member: {
     userId: 'u-grace',
-    data: { team, role: 'member', members: [row('u-ada', OWNER_NAME, 'owner', false), row('u-grace', MEMBER_NAME, 'member', true)], invitations: null, usage: null, audit: null },
+    // Grace also pays for her own Professional plan, which keeps billing while she is in the team.
+    data: { team, role: 'member', ownPaidPlan: 'professional', members: [row('u-ada', OWNER_NAME, 'owner', false), row('u-grace', MEMBER_NAME, 'member', true)], invitations: null, usage: null, audit: null },
   },
 } satisfies Record<string, { userId: string; data: TeamData }>;
 export type Arrival = keyof typeof ARRIVALS;
@@ -165,6 +168,9 @@ function workspace(state: TeamSnapshot): Sight[] {
     section(t.pendingHeading, admin),
     section(t.usageHeading, admin),
     section(t.auditHeading, admin),
+    ...(data.ownPaidPlan
+      ? [{ text: t.ownPlanStillBilled(planName(data.ownPaidPlan)) }, { role: 'link', name: t.manageOwnPlan } as Sight]
+      : [{ text: t.ownPlanStillBilled(planName('professional')), absent: true } as Sight, { role: 'link', name: t.manageOwnPlan, absent: true } as Sight]),
     { text: new RegExp(`^${MEMBER_NAME}`) },
   ];
   if (!admin) {
