@@ -113,6 +113,18 @@ export class HeldCalls<Name extends string> {
     for (const stale of routes.slice(0, -1)) await stale.abort().catch(() => undefined);
     return routes.at(-1)!;
   }
+  /**
+   * Every call `name` the page is waiting on, for calls another part of the page makes too (the
+   * top bar asks `GET /teams/me` as the team page does): after the first arrives, the others of
+   * the moment are given `settleMs` to arrive, and all are answered alike by the caller.
+   */
+  async takeAll(name: Name, settleMs = 300, timeout?: number): Promise<Route[]> {
+    await this.arrived(name, timeout);
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    const routes = this.held.get(name)!;
+    this.held.set(name, []);
+    return routes;
+  }
 }
 
 /** The real server's answer, passed on unchanged; its JSON body (if any) for the test to read. */
