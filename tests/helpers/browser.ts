@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type RunningServer } from './server';
 
@@ -59,4 +60,12 @@ export function useServerAndBrowser(env: Record<string, string> = {}): { server:
     await live.server?.stop();
   });
   return live;
+}
+
+/** axe's serious and critical findings, one line each ("rule: selector (why)"). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} (${node.any.map((check) => check.message).join('; ')})`));
 }

@@ -91,7 +91,8 @@ function describe(event: AuditEvent): string {
 export function AuditLog({ events, hasOlder, loading, onOlder }: { events: AuditEvent[]; hasOlder: boolean; loading: boolean; onOlder: () => void }) {
   return (
     <Stack gap="3">
-      <Table.ScrollArea borderWidth="1px" rounded="md">
+      {/* Scrolls sideways on a phone, with nothing focusable in it: keyboard users scroll it once it has the focus. */}
+      <Table.ScrollArea borderWidth="1px" rounded="md" tabIndex={0} role="group" aria-label={t.auditHeading}>
         <Table.Root size="sm">
           <Table.Header>
             <Table.Row>
