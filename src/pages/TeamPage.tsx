@@ -74,7 +74,7 @@ export default function TeamPage() {
   if (status === 'notInTeam') return <TeamOffer />;
   if (status === 'failed' || !data) {
     return (
-      <Container maxW="3xl" py="12">
+      <Container maxW="6xl" py="12">
         <PageHeader title={t.title} lead={t.loadFailed} mb="4" />
         <Button onClick={() => actor.send({ type: 'team.retry' })}>{t.retry}</Button>
       </Container>
