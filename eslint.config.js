@@ -69,6 +69,16 @@ function dependencyRules() {
       },
     },
     {
+      // One way to connect a view to a chart: createChartContext of src/lib/chart.ts (docs/architecture.md).
+      files: ['src/app/**/*.{ts,tsx}', 'src/pages/**/*.{ts,tsx}', 'src/components/**/*.{ts,tsx}'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          { paths: [{ name: '@xstate/react', message: 'Views connect to charts through src/lib/chart.ts (createChartContext).' }] },
+        ],
+      },
+    },
+    {
       // src/lib may hold hooks (React itself), but no component: the zone above keeps those out.
       files: ['contract/**/*.ts', 'machines/**/*.ts', 'server/**/*.ts'],
       rules: {

@@ -16,10 +16,10 @@ const common = {
 };
 
 module.exports = {
-  // One worker, set explicitly. Test files share nothing (each makes its own databases, Redis prefix,
-  // data folder and accounts), so they could run side by side, but on this 2-core machine two workers
-  // starve the browser tests' servers and Chromium, and the jsdom suites time out under that load
-  // (seen in the 2026-11-24 runs); the suite's cost is cut by the test-only argon2 cost instead.
+  // One worker per jest run, set explicitly. `npm test` runs two jest side by side (tests/run.ts):
+  // the browser and process tests in one, the in-process ones in the other, so that both cores work
+  // and no two browser files ever share them (two workers of one jest would put two browser files
+  // side by side now and then, and they starve each other's servers and Chromium on two cores).
   maxWorkers: 1,
   reporters: ['default', '<rootDir>/tests/setup/countReporter.js'],
   projects: [

@@ -9,8 +9,8 @@
  * 1. `@chakra-ui/react/dist/esm/theme/index.js`: `defaultThemeConfig` marked pure. Chakra builds
  *    its whole default theme at the top of that module, so importing one recipe from
  *    `@chakra-ui/react/theme` keeps every recipe of the library (and the dozen zag-js packages
- *    their anatomies import). With it, src/app/system.ts takes only the recipes the app renders:
- *    19.9 KiB less on /login (180.1 → 160.2). A component whose recipe src/app/system.ts does not
+ *    their anatomies import). With it, src/app/theme.ts takes only the recipes the app renders:
+ *    19.9 KiB less on /login (180.1 → 160.2). A component whose recipe src/app/theme.ts does not
  *    list would render unstyled: tests/ui/chakraStyles.test.tsx renders every Chakra component
  *    src/ imports and fails on one without its recipe's styles.
  * 2. `@chakra-ui/react/dist/esm/styled-system/system.js`: the system's global CSS (tokens as CSS

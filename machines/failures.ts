@@ -1,6 +1,7 @@
 import * as messages from '../src/content/messages';
+import { ApiRequestError } from '../src/lib/api';
 
-/** What the failure rules read of a failed call: an ApiRequestError, or the submission chart's copy of one. */
+/** What the failure rules read of a failed call: an ApiRequestError. */
 export interface FailedCall {
   /** 0 when the server could not be reached. */
   status: number;
@@ -8,14 +9,52 @@ export interface FailedCall {
   retryAfter: number | null;
 }
 
+/** A failure as the person is told it: a title and its sentence. */
+export interface Failure {
+  title: string;
+  description?: string;
+}
+
 /**
- * The failure sentences every flow words alike (product spec §8), in one place: the charts and
- * the pages ask these first and fall back on their own sentence for the rest.
+ * The failure sentences every flow words alike (product spec §8), in one place: the charts ask
+ * these first and fall back on their own sentence for the rest. Nothing outside this file words a
+ * status 0 or a 429.
  */
 export const unreachable = (error: FailedCall): string | null => (error.status === 0 ? messages.auth.networkFailure : null);
 
-/** Too many attempts: the wait the server asked for, in minutes (a minute when it named none). */
-export const throttled = (error: FailedCall): string | null =>
-  error.status === 429 ? messages.auth.tooManyAttempts(error.retryAfter ?? 60) : null;
+/**
+ * Too many attempts: the wait the server asked for (a minute when it named none), in the flow's
+ * sentence (the sign-in's by default).
+ */
+export const throttled = (error: FailedCall, sentence: (seconds: number) => string = messages.auth.tooManyAttempts): string | null =>
+  error.status === 429 ? sentence(error.retryAfter ?? 60) : null;
 
 export const commonFailure = (error: FailedCall): string | null => unreachable(error) ?? throttled(error);
+
+/**
+ * The sentence of a failed form that shows the server's own words: `rules` first (the shared
+ * ones by default), then the server's message. A failure that is not an answer of the server
+ * counts as not reaching it.
+ */
+export function serverFailure(error: unknown, rules: (error: FailedCall) => string | null = commonFailure): string {
+  if (!(error instanceof ApiRequestError)) return rules({ status: 0, retryAfter: null }) ?? String(error);
+  return rules(error) ?? error.serverMessage ?? error.message;
+}
+
+/** The error code of a failed call, when the server named one. */
+export const failureCode = (error: unknown): string | null => (error instanceof ApiRequestError ? error.code : null);
+
+/** The `notify` effect's parameters for a failure: the error toast. */
+const errorToast = (failure: Failure) => ({ type: 'error' as const, ...failure });
+
+/**
+ * The one way a chart reports a failure to the person: the chart's `notify` effect (the view's
+ * toast) with the failure as an error, e.g. `actions: reportFailure({ title, description })`, or
+ * `reportFailure(({ event }: ErrorEvent) => failureOf(event.error))` to word it from the event.
+ */
+export function reportFailure<Args>(failure: Failure | ((args: Args) => Failure)) {
+  return {
+    type: 'notify' as const,
+    params: typeof failure === 'function' ? (args: Args) => errorToast(failure(args)) : errorToast(failure),
+  };
+}

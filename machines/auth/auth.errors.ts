@@ -1,12 +1,9 @@
 import * as messages from '../../src/content/messages';
 import { ApiRequestError } from '../../src/lib/api';
-import { commonFailure } from '../failures';
+import { commonFailure, type Failure as ReportedFailure } from '../failures';
 
 /** What a failed sign-in or registration shows: a toast title and its sentence. */
-export interface Failure {
-  title: string;
-  description: string;
-}
+export type Failure = Required<ReportedFailure>;
 
 const t = messages.auth;
 

@@ -7,6 +7,7 @@ import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api
 import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
 import { authActors, type LoginInput, type RegisterInput } from './auth.actors';
 import { loginFailure, registrationFailure, type Failure } from './auth.errors';
+import { reportFailure } from '../failures';
 
 /** How long the "Welcome back!" moment lasts before the login page moves on (product spec §9). */
 export const LOGIN_REDIRECT_DELAY_MS = 1000;
@@ -50,6 +51,11 @@ function isValidUser(user: unknown): user is User {
 }
 
 const invalidUser: Failure = { title: t.loginFailed, description: t.invalidUser };
+
+/** A sign-in or registration failed: the form keeps the failure, and it is reported (the error toast). */
+function rejectAttempt<Args>(failure: Failure | ((args: Args) => Failure)) {
+  return [{ type: 'assignFailure' as const, params: failure }, reportFailure(failure)];
+}
 
 /**
  * Authentication: loading → signedIn | signedOut. Refresh-and-retry is a state (`refreshing`)
@@ -188,21 +194,9 @@ export const authMachine = setup({
                 target: 'fetchingLoginUser',
                 actions: { type: 'storeTokens', params: ({ event }) => event.output },
               },
-              {
-                target: 'idle',
-                actions: [
-                  { type: 'assignFailure', params: invalidUser },
-                  { type: 'notify', params: { type: 'error', ...invalidUser } },
-                ],
-              },
+              { target: 'idle', actions: rejectAttempt(invalidUser) },
             ],
-            onError: {
-              target: 'idle',
-              actions: [
-                { type: 'assignFailure', params: ({ event }) => loginFailure(event.error) },
-                { type: 'notify', params: ({ event }) => ({ type: 'error', ...loginFailure(event.error) }) },
-              ],
-            },
+            onError: { target: 'idle', actions: rejectAttempt(({ event }: ErrorEvent) => loginFailure(event.error)) },
           },
         },
         fetchingLoginUser: {
@@ -218,20 +212,12 @@ export const authMachine = setup({
               },
               {
                 target: 'idle',
-                actions: [
-                  'removeTokens',
-                  { type: 'assignFailure', params: invalidUser },
-                  { type: 'notify', params: { type: 'error', ...invalidUser } },
-                ],
+                actions: ['removeTokens', ...rejectAttempt(invalidUser)],
               },
             ],
             onError: {
               target: 'idle',
-              actions: [
-                'removeTokens',
-                { type: 'assignFailure', params: ({ event }) => loginFailure(event.error) },
-                { type: 'notify', params: ({ event }) => ({ type: 'error', ...loginFailure(event.error) }) },
-              ],
+              actions: ['removeTokens', ...rejectAttempt(({ event }: ErrorEvent) => loginFailure(event.error))],
             },
           },
         },
@@ -256,21 +242,9 @@ export const authMachine = setup({
                   { type: 'navigate', params: ({ context }) => ({ to: context.redirectTo }) },
                 ],
               },
-              {
-                target: 'idle',
-                actions: [
-                  { type: 'assignFailure', params: { title: t.registrationFailed, description: t.invalidUser } },
-                  { type: 'notify', params: { type: 'error', title: t.registrationFailed, description: t.invalidUser } },
-                ],
-              },
+              { target: 'idle', actions: rejectAttempt({ title: t.registrationFailed, description: t.invalidUser }) },
             ],
-            onError: {
-              target: 'idle',
-              actions: [
-                { type: 'assignFailure', params: ({ event }) => registrationFailure(event.error) },
-                { type: 'notify', params: ({ event }) => ({ type: 'error', ...registrationFailure(event.error) }) },
-              ],
-            },
+            onError: { target: 'idle', actions: rejectAttempt(({ event }: ErrorEvent) => registrationFailure(event.error)) },
           },
         },
       },

@@ -3,7 +3,7 @@ import type { AuthActorRef } from '../auth/auth.retry';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError } from '../../src/lib/api';
 import type { NotifyParams } from '../auth/auth.machine';
-import { commonFailure } from '../failures';
+import { commonFailure, reportFailure } from '../failures';
 import { changePasswordActors } from './changePassword.actors';
 import type { ChangePasswordValues } from './changePassword.schema';
 
@@ -56,7 +56,7 @@ export const changePasswordMachine = setup({
       on: {
         'password.submit': [
           { guard: { type: 'passwordsMatch', params: ({ event }: SubmitEvent) => event }, target: 'submitting' },
-          { actions: { type: 'notify', params: { type: 'error', title: t.error, description: t.passwordsMismatch } } },
+          { actions: reportFailure({ title: t.error, description: t.passwordsMismatch }) },
         ],
       },
     },
@@ -82,10 +82,7 @@ export const changePasswordMachine = setup({
           },
           {
             target: 'idle',
-            actions: {
-              type: 'notify',
-              params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.error, description: passwordChangeFailure(event.error) }),
-            },
+            actions: reportFailure(({ event }: ErrorEvent) => ({ title: t.error, description: passwordChangeFailure(event.error) })),
           },
         ],
       },

@@ -4,6 +4,7 @@ import * as messages from '../../src/content/messages';
 import type { NewApiKey } from '../../src/lib/api';
 import type { NotifyParams } from '../auth/auth.machine';
 import { credentialsActors, type Credentials } from './credentials.actors';
+import { reportFailure } from '../failures';
 
 export type CredentialsEvent =
   | { type: 'session.end'; id: string }
@@ -22,10 +23,7 @@ export interface CredentialsContext extends Credentials {
 const t = messages.credentials;
 type ErrorEvent = { event: { error: unknown } };
 const failed = (title: string) =>
-  ({
-    type: 'notify',
-    params: ({ event }: ErrorEvent): NotifyParams => ({ type: 'error', title, description: event.error instanceof Error ? event.error.message : t.failed }),
-  }) as const;
+  reportFailure(({ event }: ErrorEvent) => ({ title, description: event.error instanceof Error ? event.error.message : t.failed }));
 
 /**
  * The profile's "Sessions and devices" and "API keys": one list of each, loaded together; every

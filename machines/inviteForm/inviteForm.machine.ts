@@ -4,6 +4,7 @@ import * as messages from '../../src/content/messages';
 import { ApiRequestError, teamApi, type InvitedRole, type TeamInvitation } from '../../src/lib/api';
 import type { NotifyParams } from '../auth/auth.machine';
 import { refusalText } from '../team/team.machine';
+import { reportFailure } from '../failures';
 
 const t = messages.team;
 
@@ -93,7 +94,7 @@ export const inviteFormMachine = inviteFormSetup.createMachine({
           },
           {
             target: 'editing',
-            actions: { type: 'notify', params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.actionFailed, description: refusalText(event.error) }) },
+            actions: reportFailure(({ event }: ErrorEvent) => ({ title: t.actionFailed, description: refusalText(event.error) })),
           },
         ],
       },

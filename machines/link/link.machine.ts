@@ -2,6 +2,7 @@ import { assign, setup } from 'xstate';
 import type { AuthActorRef } from '../auth/auth.retry';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError, type DeviceGrant } from '../../src/lib/api';
+import { failureCode, throttled, unreachable } from '../failures';
 import { normaliseUserCode } from '../../contract/userCode';
 import { linkActors } from './link.actors';
 
@@ -24,13 +25,12 @@ export interface LinkContext {
 
 const t = messages.link;
 
-const codeOf = (error: unknown) => (error instanceof ApiRequestError ? error.code : null);
 
 /** What to say under the field when a code is refused, or when the call failed. */
 export function codeProblem(error: unknown): string {
   if (!(error instanceof ApiRequestError)) return t.failed;
-  if (error.isNetworkError) return messages.auth.networkFailure;
-  if (error.status === 429) return t.tooManyCodes(error.retryAfter ?? 60);
+  const common = unreachable(error) ?? throttled(error, t.tooManyCodes);
+  if (common) return common;
   if (error.code === 'user_code_not_found') return t.codeNotFound;
   if (error.code === 'invalid_user_code') return t.codeMalformed;
   return t.failed;
@@ -63,8 +63,8 @@ export const linkMachine = setup({
     signedOut: ({ context }) => context.auth === null,
     hasCode: ({ context }) => context.code.trim() !== '',
     wellFormed: ({ context }) => normaliseUserCode(context.code) !== null,
-    codeExpired: (_, { error }: { error: unknown }) => codeOf(error) === 'user_code_expired',
-    codeUsed: (_, { error }: { error: unknown }) => codeOf(error) === 'user_code_used',
+    codeExpired: (_, { error }: { error: unknown }) => failureCode(error) === 'user_code_expired',
+    codeUsed: (_, { error }: { error: unknown }) => failureCode(error) === 'user_code_used',
   },
 }).createMachine({
   id: 'link',

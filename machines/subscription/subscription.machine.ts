@@ -6,6 +6,7 @@ import type { SubscriptionInfo } from '../../src/lib/api';
 import { planName } from '../../src/lib/planDisplay';
 import type { NotifyParams } from '../auth/auth.machine';
 import { subscriptionActors } from './subscription.actors';
+import { reportFailure } from '../failures';
 
 /** The tab the checkout opens in: only what the chart does with it. */
 export interface CheckoutTab {
@@ -183,7 +184,7 @@ export const subscriptionMachine = subscriptionSetup.createMachine({
                 'closeCheckoutTab',
                 'forgetCheckout',
                 'forgetAwaitedPlan',
-                { type: 'notify', params: { type: 'error', title: t.checkoutFailed, description: t.checkoutFailedText } },
+                reportFailure({ title: t.checkoutFailed, description: t.checkoutFailedText }),
               ],
             },
           },

@@ -3,6 +3,7 @@ import * as messages from '../../src/content/messages';
 import type { NotifyParams } from '../auth/auth.machine';
 import { DRAFT_KEY, supportFormActors, type Submitter } from './supportForm.actors';
 import { EMPTY_SUPPORT_VALUES, SUPPORT_FIELDS, validateSupport, type SupportErrors, type SupportField, type SupportValues } from './supportForm.schema';
+import { reportFailure } from '../failures';
 
 export interface SupportUser extends Submitter {
   email: string;
@@ -140,10 +141,7 @@ export const supportFormMachine = setup({
         'form.submit': [
           { guard: 'isSignedIn', target: 'validating' },
           {
-            actions: {
-              type: 'notify',
-              params: { type: 'error', title: t.authRequired, description: t.authRequiredText },
-            },
+            actions: reportFailure({ title: t.authRequired, description: t.authRequiredText }),
           },
         ],
       },
@@ -183,7 +181,7 @@ export const supportFormMachine = setup({
         // The draft stays saved, so nothing typed is lost.
         onError: {
           target: 'editing',
-          actions: { type: 'notify', params: { type: 'error', title: t.failed, description: t.failedText } },
+          actions: reportFailure({ title: t.failed, description: t.failedText }),
         },
       },
     },

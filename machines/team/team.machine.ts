@@ -4,6 +4,7 @@ import * as messages from '../../src/content/messages';
 import { ApiRequestError, type InvitedRole } from '../../src/lib/api';
 import type { NotifyParams } from '../auth/auth.machine';
 import { teamActors, type TeamChange, type TeamData } from './team.actors';
+import { reportFailure } from '../failures';
 
 export interface TeamContext {
   auth: AuthActorRef;
@@ -42,6 +43,9 @@ export function refusalText(error: unknown, words: Record<string, string> = t.er
 const isNotInTeam = (error: unknown) => error instanceof ApiRequestError && error.code === 'not_in_team';
 
 type ErrorEvent = { event: { error: unknown } };
+
+/** A change the server refused: reported in its words. */
+const refused = reportFailure(({ event }: ErrorEvent) => ({ title: t.actionFailed, description: refusalText(event.error) }));
 
 /** What each change tells the person once it is done. */
 function doneText(change: TeamChange, data: TeamData | null): string {
@@ -147,7 +151,7 @@ export const teamMachine = teamSetup.createMachine({
                 ],
                 onError: {
                   target: 'reloading',
-                  actions: { type: 'notify', params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.actionFailed, description: refusalText(event.error) }) },
+                  actions: refused,
                 },
               },
             },
@@ -185,7 +189,7 @@ export const teamMachine = teamSetup.createMachine({
                 onDone: { target: 'idle', actions: { type: 'storeUsage', params: ({ event }) => event.output } },
                 onError: {
                   target: 'idle',
-                  actions: { type: 'notify', params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.actionFailed, description: refusalText(event.error) }) },
+                  actions: refused,
                 },
               },
             },
@@ -198,7 +202,7 @@ export const teamMachine = teamSetup.createMachine({
                 onDone: 'idle',
                 onError: {
                   target: 'idle',
-                  actions: { type: 'notify', params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.actionFailed, description: refusalText(event.error) }) },
+                  actions: refused,
                 },
               },
             },
@@ -217,7 +221,7 @@ export const teamMachine = teamSetup.createMachine({
                 onDone: { target: 'idle', actions: { type: 'appendAudit', params: ({ event }) => event.output } },
                 onError: {
                   target: 'idle',
-                  actions: { type: 'notify', params: ({ event }: ErrorEvent) => ({ type: 'error', title: t.actionFailed, description: refusalText(event.error) }) },
+                  actions: refused,
                 },
               },
             },

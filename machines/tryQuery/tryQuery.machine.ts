@@ -49,3 +49,5 @@ export const tryQueryMachine = setup({
     },
   },
 });
+
+export type TryQueryMachine = typeof tryQueryMachine;

@@ -24,7 +24,7 @@ import {
 import { deliverLater } from '../mail/mailer';
 import { teamInvitationMail } from '../mail/templates';
 import { DisplayText, Email, ErrorSchema, Text } from '../../contract/schemas';
-import { AuditPageSchema, InvitedRoleSchema, MyTeamSchema, RoleSchema, TeamInvitationSchema, TeamMemberSchema, TeamSchema, TeamUsageSchema } from '../../contract/teams';
+import { AuditPageSchema, InvitedRoleSchema, MyTeamSchema, TeamInvitationSchema, TeamMemberSchema, TeamSchema, TeamUsageSchema } from '../../contract/teams';
 
 /** A cap is a whole number of queries a month; null is no cap. */
 const Cap = Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Null()]);

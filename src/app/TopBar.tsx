@@ -1,8 +1,8 @@
 import { Box, Button, Container, Flex, HStack, Link, Stack, Text } from '@chakra-ui/react';
 import { useEffect, useId, useRef, useState } from 'react';
-import { useActorRef, useSelector } from '@xstate/react';
 import { useLocation } from 'react-router-dom';
 import { membershipMachine } from '../../machines/membership/membership.machine';
+import { createChartContext, useSelector } from '../lib/chart';
 import { NavLink, RouterLink } from './RouterLink';
 import { LogoIcon, MenuIcon, MoonIcon, SunIcon } from '../components/icons';
 import * as messages from '../content/messages';
@@ -28,7 +28,7 @@ const ACCOUNT_LINKS: Array<[string, string]> = [
 function useAccountLinks(): Array<[string, string]> {
   const auth = useAuthRef();
   const { pathname } = useLocation();
-  const membership = useActorRef(membershipMachine, { input: { auth } });
+  const membership = MembershipChart.useActor({ input: { auth } });
   const first = useRef(true);
   useEffect(() => {
     if (first.current) first.current = false;
@@ -37,6 +37,9 @@ function useAccountLinks(): Array<[string, string]> {
   const inTeam = useSelector(membership, (s) => s.context.inTeam);
   return inTeam ? [...ACCOUNT_LINKS.slice(0, 2), ['/team', t.team], ...ACCOUNT_LINKS.slice(2)] : ACCOUNT_LINKS;
 }
+
+/** Whether the person is in a team: the chart the top bar runs. */
+const MembershipChart = createChartContext(membershipMachine);
 
 const currentPageStyle = { '&[aria-current=page]': { bg: 'brand.subtle', color: 'brand.fg' } };
 

@@ -1,11 +1,11 @@
-import { createActorContext } from '@xstate/react';
-import { useState, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { authMachine, type AuthMachine } from '../../machines/auth/auth.machine';
-import { actorOptions } from '../lib/inspector';
-import { showToast } from '../components/Toaster';
+import { createChartContext } from '../lib/chart';
+import { toastEffect } from '../components/Toaster';
 
-export const AuthContext = createActorContext(authMachine);
+/** The auth chart, one actor for the whole app. */
+export const AuthChart = createChartContext(authMachine);
 
 interface Props {
   children: ReactNode;
@@ -13,21 +13,23 @@ interface Props {
   machine?: AuthMachine;
 }
 
-/** Creates the auth actor for the app, with the toaster and the router as its effects. */
+/** Runs the auth actor for the app, with the toaster and the router as its effects. */
 export function AuthProvider({ children, machine = authMachine }: Props) {
-  const navigate = useNavigate();
-  const [logic] = useState(() =>
-    machine.provide({
-      actions: {
-        notify: (_, params) => showToast(params),
-        navigate: (_, { to }) => {
-          void navigate(to, { replace: true });
-        },
-      },
-    }),
+  return (
+    <AuthChart.Logic.Provider value={machine}>
+      <AuthActor>{children}</AuthActor>
+    </AuthChart.Logic.Provider>
   );
-  return <AuthContext.Provider logic={logic} options={actorOptions()}>{children}</AuthContext.Provider>;
 }
 
-export const useAuthRef = () => AuthContext.useActorRef();
-export const useAuthSelector = AuthContext.useSelector;
+function AuthActor({ children }: { children: ReactNode }) {
+  const navigate = useNavigate();
+  const effects = {
+    notify: toastEffect,
+    navigate: (_: unknown, { to }: { to: string }) => void navigate(to, { replace: true }),
+  };
+  return <AuthChart.Provider effects={effects}>{children}</AuthChart.Provider>;
+}
+
+export const useAuthRef = AuthChart.useActorRef;
+export const useAuthSelector = AuthChart.useSelector;

@@ -1,17 +1,16 @@
 import { Badge, Button, Card, Checkbox, Clipboard, Code, Field, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
-import { createContext, useContext, useId, useState, type ReactNode } from 'react';
-import { credentialsMachine, type CredentialsMachine } from '../../machines/credentials/credentials.machine';
+import { useId, useState, type ReactNode } from 'react';
+import { credentialsMachine } from '../../machines/credentials/credentials.machine';
 import { useAuthRef } from '../app/auth';
 import * as messages from '../content/messages';
 import type { ApiKeyInfo, ApiKeyScope, NewApiKey, SessionInfo } from '../lib/api';
-import { actorOptions } from '../lib/inspector';
-import { showToast } from './Toaster';
+import { createChartContext, useSelector } from '../lib/chart';
+import { toastEffect } from './Toaster';
 
 const t = messages.credentials;
 
 /** The credentials chart the profile runs; tests hand in one with fake effects. */
-export const CredentialsLogic = createContext<CredentialsMachine>(credentialsMachine);
+export const CredentialsChart = createChartContext(credentialsMachine);
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : t.never);
 
@@ -60,7 +59,8 @@ function SessionItem({ session, busy, onEnd }: { session: SessionInfo; busy: boo
     <Stack as="li" aria-label={name} borderWidth="1px" borderRadius="md" p="4" gap="3">
       <HStack gap="2" wrap="wrap">
         <Text fontWeight="semibold">{name}</Text>
-        <Badge colorPalette={session.kind === 'addon' ? 'purple' : 'gray'}>{session.kind === 'addon' ? t.kindAddon : t.kindWeb}</Badge>
+        {/* A web session is named by its kind already; an add-on's name is its client's. */}
+        {session.kind === 'addon' && <Badge colorPalette="purple">{t.kindAddon}</Badge>}
         {session.current && <Badge colorPalette="green">{t.thisDevice}</Badge>}
       </HStack>
       <Facts
@@ -122,9 +122,15 @@ function NewKeyForm({ busy, onCreate }: { busy: boolean; onCreate(key: NewApiKey
   };
   return (
     <form onSubmit={submit} noValidate>
-      <Stack gap="4" maxW="md">
+      <Stack gap="4" maxW="md" borderTopWidth="1px" pt="5">
+        <Heading as="h3" size="md">
+          {t.newKeyTitle}
+        </Heading>
         <Field.Root invalid={problem === 'name'} required>
-          <Field.Label>{t.keyName}</Field.Label>
+          <Field.Label>
+            {t.keyName}
+            <Field.RequiredIndicator />
+          </Field.Label>
           <Input value={name} onChange={(event) => setName(event.target.value)} maxLength={100} />
           <Field.ErrorText>{t.nameRequired}</Field.ErrorText>
         </Field.Root>
@@ -193,10 +199,8 @@ function CreatedKey({ value, onDone }: { value: string; onDone(): void }) {
 
 /** The profile's "Sessions and devices" and "API keys" sections, fed by one chart. */
 export function CredentialsSections() {
-  const machine = useContext(CredentialsLogic);
   const auth = useAuthRef();
-  const [logic] = useState(() => machine.provide({ actions: { notify: (_, params) => showToast(params) } }));
-  const actor = useActorRef(logic, { ...actorOptions(), input: { auth } });
+  const actor = CredentialsChart.useActor({ input: { auth }, effects: { notify: toastEffect } });
   const view = useSelector(actor, (s) => ({
     failed: s.matches('failed'),
     busy: s.hasTag('busy') || s.hasTag('loading'),
@@ -228,21 +232,25 @@ export function CredentialsSections() {
         }
       >
         {failure}
-        <Stack as="ul" gap="3" listStyleType="none">
-          {view.sessions.map((session) => (
-            <SessionItem key={session.id} session={session} busy={view.busy} onEnd={() => actor.send({ type: 'session.end', id: session.id })} />
-          ))}
-        </Stack>
+        {view.sessions.length > 0 && (
+          <Stack as="ul" gap="3" listStyleType="none">
+            {view.sessions.map((session) => (
+              <SessionItem key={session.id} session={session} busy={view.busy} onEnd={() => actor.send({ type: 'session.end', id: session.id })} />
+            ))}
+          </Stack>
+        )}
       </Section>
       <Section title={t.keysTitle} lead={t.keysLead}>
         {failure}
         {view.createdKey && <CreatedKey value={view.createdKey} onDone={() => actor.send({ type: 'key.dismiss' })} />}
         {!view.failed && view.apiKeys.length === 0 && <Text color="fg.muted">{t.noKeys}</Text>}
-        <Stack as="ul" gap="3" listStyleType="none">
-          {view.apiKeys.map((apiKey) => (
-            <KeyItem key={apiKey.id} apiKey={apiKey} busy={view.busy} onRevoke={() => actor.send({ type: 'key.revoke', id: apiKey.id })} />
-          ))}
-        </Stack>
+        {view.apiKeys.length > 0 && (
+          <Stack as="ul" gap="3" listStyleType="none">
+            {view.apiKeys.map((apiKey) => (
+              <KeyItem key={apiKey.id} apiKey={apiKey} busy={view.busy} onRevoke={() => actor.send({ type: 'key.revoke', id: apiKey.id })} />
+            ))}
+          </Stack>
+        )}
         <NewKeyForm busy={view.creating} onCreate={(key) => actor.send({ type: 'key.create', key })} />
       </Section>
     </>

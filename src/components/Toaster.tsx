@@ -16,6 +16,9 @@ export function showToast({ type, title, description }: NotifyParams): void {
   void loadRegion().then(({ toaster }) => toaster.create({ type, title, description, closable: true }));
 }
 
+/** The `notify` effect every chart is handed by its view (src/lib/chart.ts). */
+export const toastEffect = (_: unknown, params: NotifyParams): void => showToast(params);
+
 /**
  * The toast region (a polite live region, there before any toast). Rendered once the page is in
  * the browser: it is placed with inline styles, which the CSP refuses in HTML (React sets them

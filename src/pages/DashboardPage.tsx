@@ -18,13 +18,13 @@ import {
   Stat,
   Text,
 } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
-import { createContext, lazy, Suspense, useContext, useId, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useId, useState, type ReactNode } from 'react';
 import { RouterLink } from '../app/RouterLink';
 import type { DashboardPart } from '../../machines/dashboard/dashboard.actors';
-import { dashboardMachine, metersStatus, partStatus, type DashboardMachine, type DashboardSnapshot } from '../../machines/dashboard/dashboard.machine';
+import { dashboardMachine, metersStatus, partStatus, type DashboardSnapshot } from '../../machines/dashboard/dashboard.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { NEW_TAB, NewTabNote } from '../components/ExternalLink';
+import { InstallAddOnButton } from '../components/InstallAddOnButton';
 import { PlanBadge } from '../components/PlanBadge';
 import * as messages from '../content/messages';
 import {
@@ -40,7 +40,7 @@ import {
 } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 import { PageHeader } from '../components/PageHeader';
 
 const t = messages.dashboard;
@@ -49,7 +49,7 @@ const t = messages.dashboard;
 const DailyUsageChart = lazy(() => import('../components/DailyUsageChart'));
 
 /** The chart the page runs; tests hand in one with fake effects. */
-export const DashboardLogic = createContext<DashboardMachine>(dashboardMachine);
+export const DashboardChart = createChartContext(dashboardMachine);
 
 type Status = ReturnType<typeof partStatus>;
 
@@ -112,7 +112,6 @@ function MeterView({ title, value, ofText }: { title: string; value: Meter; ofTe
 }
 
 function GetStarted() {
-  const { marketplaceUrl } = useRuntimeConfig();
   const [open, setOpen] = useState(false);
   const stepsId = useId();
   return (
@@ -125,12 +124,7 @@ function GetStarted() {
           <Text color="fg.muted">{t.getStartedText}</Text>
         </Stack>
         <HStack gap="3" wrap="wrap">
-          <Button asChild colorPalette="brand">
-            <a href={marketplaceUrl} {...NEW_TAB}>
-              {t.installAddOn}
-              <NewTabNote />
-            </a>
-          </Button>
+          <InstallAddOnButton />
           <Button variant="outline" aria-expanded={open} aria-controls={stepsId} onClick={() => setOpen((value) => !value)}>
             {t.quickStart}
           </Button>
@@ -167,11 +161,10 @@ const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectV
 
 export default function DashboardPage() {
   usePageTitle(t.title);
-  const machine = useContext(DashboardLogic);
   const auth = useAuthRef();
   const fullName = useAuthSelector((s) => s.context.user?.full_name ?? '');
   const { marketplaceUrl, spreadsheetAppUrl, supportEmail } = useRuntimeConfig();
-  const actor = useActorRef(machine, { ...actorOptions(), input: { auth } });
+  const actor = DashboardChart.useActor({ input: { auth } });
   const view = useSelector(actor, selectView, sameView);
   const { usage, subscription, daily } = view.data;
   const retry = (part: DashboardPart) => () => actor.send({ type: `${part}.retry` });

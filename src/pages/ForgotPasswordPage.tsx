@@ -1,37 +1,31 @@
 import { Button, Link, Stack } from '@chakra-ui/react';
-import { useMachine } from '@xstate/react';
 import { useFormik } from 'formik';
-import { useState } from 'react';
 import { RouterLink } from '../app/RouterLink';
-import { fromPromise } from 'xstate';
-import { commonFailure } from '../../machines/failures';
-import { submissionMachine } from '../../machines/submission/submission.machine';
+import { forgotPasswordMachine } from '../../machines/forgotPassword/forgotPassword.machine';
 import { AuthCard } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
-import { authApi } from '../lib/api';
 import { usePageTitle } from '../lib/usePageTitle';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 
 const t = messages.forgotPassword;
+
+/** The form's chart; tests may hand in one with a fake request. */
+export const ForgotPasswordChart = createChartContext(forgotPasswordMachine);
 const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.forgotPasswordSchema));
 
 export default function ForgotPasswordPage() {
   usePageTitle(t.title);
-  const [logic] = useState(() =>
-    submissionMachine.provide({
-      actors: { submit: fromPromise(({ input, signal }) => authApi.requestPasswordReset(input.email ?? '', { signal })) },
-    }),
-  );
-  const [state, send] = useMachine(logic, actorOptions());
+  const actor = ForgotPasswordChart.useActor();
+  const state = useSelector(actor, (snapshot) => snapshot);
   const form = useFormik({
     initialValues: { email: '' },
     validate,
     validateOnBlur: false,
-    onSubmit: (values) => send({ type: 'form.submit', values: { email: values.email.trim() } }),
+    onSubmit: (values) => actor.send({ type: 'form.submit', email: values.email.trim() }),
   });
-  const failure = state.context.error;
+  const failure = state.context.failure;
 
   return (
     <AuthCard
@@ -50,7 +44,7 @@ export default function ForgotPasswordPage() {
           <Stack gap="4">
             {failure && (
               <Notice status="error" title={t.failedTitle}>
-                {commonFailure(failure) ?? failure.message}
+                {failure}
               </Notice>
             )}
             <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />

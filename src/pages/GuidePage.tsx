@@ -1,22 +1,22 @@
 import { Box, Button, Card, Container, Heading, HStack, List, Stack, Table, Text } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
 import { useId } from 'react';
 import { SAMPLE_TABLE, tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
 import { useAuthRef } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
-import { NEW_TAB, NewTabNote } from '../components/ExternalLink';
+import { InstallAddOnButton } from '../components/InstallAddOnButton';
 import { PageHeader } from '../components/PageHeader';
 import * as messages from '../content/messages';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
-import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 
 const t = messages.guide;
-const number = (value: number | undefined) => (value ?? 0).toLocaleString();
+
+/** The try-it chart the guide runs; tests may hand in one with fake effects. */
+export const TryQueryChart = createChartContext(tryQueryMachine);
 
 function TryIt() {
   const auth = useAuthRef();
-  const actor = useActorRef(tryQueryMachine, { ...actorOptions(), input: { auth } });
+  const actor = TryQueryChart.useActor({ input: { auth } });
   const { answer, problem, busy } = useSelector(actor, (s) => ({ answer: s.context.answer, problem: s.context.problem, busy: s.hasTag('busy') }));
   const id = useId();
   const [header, ...rows] = SAMPLE_TABLE;
@@ -33,8 +33,11 @@ function TryIt() {
           <Table.Root size="sm" variant="outline" aria-label={t.sampleCaption}>
             <Table.Header>
               <Table.Row>
-                {header!.map((cell) => (
-                  <Table.ColumnHeader key={String(cell)}>{cell}</Table.ColumnHeader>
+                {header!.map((cell, column) => (
+                  // Headers of number columns line up with their numbers, on the right.
+                  <Table.ColumnHeader key={String(cell)} textAlign={typeof rows[0]![column] === 'number' ? 'end' : 'start'}>
+                    {cell}
+                  </Table.ColumnHeader>
                 ))}
               </Table.Row>
             </Table.Header>
@@ -70,7 +73,7 @@ function TryIt() {
               {answer.answer}
             </Text>
             <Text fontSize="sm" color="fg.muted">
-              {t.usageNow(number(answer.usage.monthly_queries), number(answer.usage.daily_tokens))}
+              {t.usageNow(answer.usage.monthly_queries ?? 0, answer.usage.daily_tokens ?? 0)}
             </Text>
             <Button asChild size="sm" variant="outline" alignSelf="flex-start">
               <RouterLink to="/dashboard">{t.seeDashboard}</RouterLink>
@@ -85,7 +88,6 @@ function TryIt() {
 /** The Quick Start Guide: install, connect with the code, and a first query tried right here. */
 export default function GuidePage() {
   usePageTitle(t.title);
-  const { marketplaceUrl } = useRuntimeConfig();
   return (
     <Container maxW="4xl" py={{ base: '8', md: '12' }}>
       <PageHeader title={t.title} lead={t.lead} mb="8" />
@@ -103,12 +105,7 @@ export default function GuidePage() {
               ))}
             </List.Root>
             <HStack gap="3" mt="5" wrap="wrap">
-              <Button asChild colorPalette="brand">
-                <a href={marketplaceUrl} {...NEW_TAB}>
-                  {t.installAddOn}
-                  <NewTabNote />
-                </a>
-              </Button>
+              <InstallAddOnButton />
               <Button asChild variant="outline">
                 <RouterLink to="/link">{t.connectPage}</RouterLink>
               </Button>

@@ -1,37 +1,34 @@
 import { Button, Container, HStack, Stack, Text } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
-import { createContext, useContext, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router-dom';
-import { invitationMachine, type InvitationMachine } from '../../machines/invitation/invitation.machine';
+import { invitationMachine } from '../../machines/invitation/invitation.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import type { RedirectState } from '../app/RequireAuth';
 import { RouterLink } from '../app/RouterLink';
 import { Notice } from '../components/Notice';
 import { PageHeader } from '../components/PageHeader';
 import { PageSpinner } from '../components/PageSpinner';
-import { showToast } from '../components/Toaster';
+import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 import { formatDate } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.invitation;
 
-/** The chart the page runs; tests hand in one with fake effects. */
-export const InvitationLogic = createContext<InvitationMachine>(invitationMachine);
+/** The invitation chart the page runs; tests may hand in one with fake effects. */
+export const InvitationChart = createChartContext(invitationMachine);
 
 /** `/invite/{token}`: the invitation, and the way to accept it from wherever the visitor stands. */
 export default function InvitePage() {
   usePageTitle(t.title);
-  const machine = useContext(InvitationLogic);
   const { token = '' } = useParams();
   const auth = useAuthRef();
   const navigate = useNavigate();
   const location = useLocation();
-  const [logic] = useState(() =>
-    machine.provide({ actions: { notify: (_, params) => showToast(params), navigate: (_, { to }) => void navigate(to) } }),
-  );
-  const actor = useActorRef(logic, { ...actorOptions(), input: { auth, token } });
+  const actor = InvitationChart.useActor({
+    input: { auth, token },
+    effects: { notify: toastEffect, navigate: (_, { to }) => void navigate(to) },
+  });
   const state = useSelector(actor, (s) => (s.hasTag('loading') ? 'loading' : (s.value as string)));
   const preview = useSelector(actor, (s) => s.context.preview);
   const failure = useSelector(actor, (s) => s.context.failure);

@@ -1,8 +1,6 @@
 import { Alert, Button, Card, Container, DataList, Field, Heading, HStack, Input, Stack, Text } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
-import { createContext, useContext } from 'react';
 import { useLocation, useSearchParams } from 'react-router-dom';
-import { linkMachine, type LinkMachine } from '../../machines/link/link.machine';
+import { linkMachine } from '../../machines/link/link.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import type { RedirectState } from '../app/RequireAuth';
 import { RouterLink } from '../app/RouterLink';
@@ -10,13 +8,13 @@ import { PageHeader } from '../components/PageHeader';
 import { PageSpinner } from '../components/PageSpinner';
 import * as messages from '../content/messages';
 import type { DeviceGrant } from '../lib/api';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.link;
 
 /** The /link chart the page runs; tests hand in one with fake effects. */
-export const LinkLogic = createContext<LinkMachine>(linkMachine);
+export const LinkChart = createChartContext(linkMachine);
 
 function Outcome({ title, text, again, children }: { title: string; text: string; again?: () => void; children?: React.ReactNode }) {
   return (
@@ -94,7 +92,8 @@ function Confirm({ grant, problem, approving, denying, onApprove, onDeny, onOthe
         {rows.map(([label, value]) => (
           <DataList.Item key={label}>
             <DataList.ItemLabel>{label}</DataList.ItemLabel>
-            <DataList.ItemValue minW="0" overflowWrap="anywhere">
+            {/* The code in the add-on's own lettering, to compare it letter by letter. */}
+            <DataList.ItemValue minW="0" overflowWrap="anywhere" {...(label === t.codeShown && { fontFamily: 'mono', fontWeight: 'semibold', letterSpacing: 'wider' })}>
               {value}
             </DataList.ItemValue>
           </DataList.Item>
@@ -125,11 +124,10 @@ function Confirm({ grant, problem, approving, denying, onApprove, onDeny, onOthe
 }
 
 function LinkFlow({ signedIn }: { signedIn: boolean }) {
-  const machine = useContext(LinkLogic);
   const auth = useAuthRef();
   const [params] = useSearchParams();
   const location = useLocation();
-  const actor = useActorRef(machine, { ...actorOptions(), input: { auth: signedIn ? auth : null, code: params.get('code') ?? '' } });
+  const actor = LinkChart.useActor({ input: { auth: signedIn ? auth : null, code: params.get('code') ?? '' } });
   const view = useSelector(actor, (s) => ({
     state: typeof s.value === 'string' ? s.value : 'start',
     code: s.context.code,

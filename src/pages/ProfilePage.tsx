@@ -1,33 +1,30 @@
 import { Button, Card, Container, DataList, Grid, Heading, Stack, Text } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
 import { useFormik } from 'formik';
-import { createContext, useContext, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { RouterLink } from '../app/RouterLink';
-import { changePasswordMachine, type ChangePasswordMachine } from '../../machines/changePassword/changePassword.machine';
+import { changePasswordMachine } from '../../machines/changePassword/changePassword.machine';
 import { changePasswordSchema, EMPTY_PASSWORDS, type ChangePasswordValues } from '../../machines/changePassword/changePassword.schema';
 import { currentPlanOf } from '../../machines/subscription/subscription.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { FormField, ValidatedForm } from '../components/FormField';
-import { showToast } from '../components/Toaster';
+import { showToast, toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
 import { planName } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useSubscriptionActor } from '../app/subscription';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 import { PageHeader } from '../components/PageHeader';
 import { CredentialsSections } from '../components/CredentialsSections';
 
 const t = messages.profile;
 
 /** The change-password chart the page runs; tests hand in one with fake effects. */
-export const ChangePasswordLogic = createContext<ChangePasswordMachine>(changePasswordMachine);
+export const ChangePasswordChart = createChartContext(changePasswordMachine);
 
 function ChangePasswordForm() {
-  const machine = useContext(ChangePasswordLogic);
   const auth = useAuthRef();
-  const [logic] = useState(() => machine.provide({ actions: { notify: (_, params) => showToast(params) } }));
-  const actor = useActorRef(logic, { ...actorOptions(), input: { auth } });
+  const actor = ChangePasswordChart.useActor({ input: { auth }, effects: { notify: toastEffect } });
   const busy = useSelector(actor, (s) => s.hasTag('busy'));
   const form = useFormik<ChangePasswordValues>({
     initialValues: EMPTY_PASSWORDS,

@@ -1,44 +1,34 @@
 import { Button, Link, Stack } from '@chakra-ui/react';
-import { useMachine } from '@xstate/react';
 import { useFormik } from 'formik';
-import { useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
-import { fromPromise } from 'xstate';
-import { unreachable } from '../../machines/failures';
-import { submissionMachine } from '../../machines/submission/submission.machine';
+import { resetPasswordMachine } from '../../machines/resetPassword/resetPassword.machine';
 import { AuthCard } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
-import { authApi } from '../lib/api';
 import { usePageTitle } from '../lib/usePageTitle';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 
 const t = messages.resetPassword;
+
+/** The form's chart; tests may hand in one with a fake request. */
+export const ResetPasswordChart = createChartContext(resetPasswordMachine);
 const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.resetPasswordSchema));
 
 export default function ResetPasswordPage() {
   usePageTitle(t.title);
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
-  const [logic] = useState(() =>
-    submissionMachine.provide({
-      actors: {
-        submit: fromPromise(({ input, signal }) =>
-          authApi.resetPassword({ token: input.token ?? '', new_password: input.new_password ?? '' }, { signal }),
-        ),
-      },
-    }),
-  );
-  const [state, send] = useMachine(logic, actorOptions());
+  const actor = ResetPasswordChart.useActor();
+  const state = useSelector(actor, (snapshot) => snapshot);
   const form = useFormik({
     initialValues: { new_password: '', confirm_password: '' },
     validate,
     validateOnBlur: false,
-    onSubmit: (values) => send({ type: 'form.submit', values: { token, new_password: values.new_password } }),
+    onSubmit: (values) => actor.send({ type: 'form.submit', token, new_password: values.new_password }),
   });
-  const failure = state.context.error;
+  const { failure, invalidToken } = state.context;
 
   const requestNew = (
     <Link asChild color="brand.fg" fontWeight="medium">
@@ -68,8 +58,7 @@ export default function ResetPasswordPage() {
         <Stack gap="4">
           {failure && (
             <Notice status="error" title={t.failedTitle}>
-              {unreachable(failure) ?? failure.message}{' '}
-              {failure.code === 'invalid_reset_token' && requestNew}
+              {failure} {invalidToken && requestNew}
             </Notice>
           )}
           <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />

@@ -1,5 +1,5 @@
 import { Badge, Box, Button, Card, Container, DataList, Heading, SimpleGrid, Stack, Text, VisuallyHidden } from '@chakra-ui/react';
-import { useSelector } from '@xstate/react';
+import { useSelector } from '../lib/chart';
 import { useEffect } from 'react';
 import { useLocation } from 'react-router-dom';
 import { knownPlanOf, type SubscriptionSnapshot } from '../../machines/subscription/subscription.machine';

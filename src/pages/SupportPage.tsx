@@ -15,21 +15,20 @@ import {
   Text,
   Textarea,
 } from '@chakra-ui/react';
-import { useMachine } from '@xstate/react';
-import { createContext, useContext, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { RouterLink } from '../app/RouterLink';
-import { supportFormMachine, type SupportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
+import { supportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import { SUPPORT_FIELDS, type SupportField } from '../../machines/supportForm/supportForm.schema';
 import { useAuthSelector } from '../app/auth';
 import { planName } from '../lib/planDisplay';
-import { showToast } from '../components/Toaster';
+import { toastEffect } from '../components/Toaster';
 import type { User } from '../lib/api';
 import { lineIcon } from '../components/icons';
 import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useEarlyInput } from '../lib/useEarlyInput';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 import { PageHeader } from '../components/PageHeader';
 
 const MailIcon = lineIcon(
@@ -129,25 +128,24 @@ function toSupportUser(user: User | null): SupportUser | null {
 }
 
 /** The chart the page runs; tests hand in one with fake effects. */
-export const SupportFormLogic = createContext<SupportFormMachine>(supportFormMachine);
+export const SupportFormChart = createChartContext(supportFormMachine);
 
 export default function SupportPage() {
   usePageTitle(t.title);
-  const machine = useContext(SupportFormLogic);
   const { supportEmail } = useRuntimeConfig();
   const user = useAuthSelector((s) => s.context.user);
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
-  const [logic] = useState(() =>
-    machine.provide({
-      actions: {
-        notify: (_, params) => showToast(params),
-        focusField: (_, field) => {
-          if (field) document.querySelector<HTMLElement>(`#${FORM_ID} [name="${field}"]`)?.focus();
-        },
+  const actor = SupportFormChart.useActor({
+    input: { user: toSupportUser(user), supportEmail },
+    effects: {
+      notify: toastEffect,
+      focusField: (_, field) => {
+        if (field) document.querySelector<HTMLElement>(`#${FORM_ID} [name="${field}"]`)?.focus();
       },
-    }),
-  );
-  const [state, send] = useMachine(logic, { ...actorOptions(), input: { user: toSupportUser(user), supportEmail } });
+    },
+  });
+  const state = useSelector(actor, (snapshot) => snapshot);
+  const send = actor.send;
   useEffect(() => send({ type: 'session.update', user: toSupportUser(user) }), [user, send]);
   const formRef = useRef<HTMLFormElement>(null);
   useEarlyInput(formRef, SUPPORT_FIELDS, (typed) => send({ type: 'draft.fill', values: typed }));

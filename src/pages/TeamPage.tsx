@@ -1,8 +1,7 @@
 import { Badge, Box, Button, Card, Container, Heading, HStack, Link, List, Stack, Text } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
-import { createContext, useContext, useState, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { teamMachine, type TeamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
+import { teamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
 import { PageHeader } from '../components/PageHeader';
@@ -10,13 +9,16 @@ import { PageSpinner } from '../components/PageSpinner';
 import { AuditLog, TeamUsageSection } from '../components/team/TeamActivity';
 import { InviteForm, PendingInvitations } from '../components/team/TeamInvitations';
 import { TeamMembers } from '../components/team/TeamMembers';
-import { showToast } from '../components/Toaster';
+import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
-import { actorOptions } from '../lib/inspector';
+import { createChartContext, useSelector } from '../lib/chart';
 import { planName } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.team;
+
+/** The team chart the page runs; tests may hand in one with fake effects. */
+export const TeamChart = createChartContext(teamMachine);
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
@@ -49,19 +51,15 @@ function TeamOffer() {
 
 const selectStatus = (s: TeamSnapshot) => (s.hasTag('loading') ? 'loading' : s.matches('notInTeam') ? 'notInTeam' : s.matches('failed') ? 'failed' : 'ready');
 
-/** The chart the page runs; tests hand in one with fake effects. */
-export const TeamLogic = createContext<TeamMachine>(teamMachine);
-
 export default function TeamPage() {
   usePageTitle(t.title);
-  const machine = useContext(TeamLogic);
   const auth = useAuthRef();
   const userId = useAuthSelector((s) => s.context.user?.id ?? '');
   const navigate = useNavigate();
-  const [logic] = useState(() =>
-    machine.provide({ actions: { notify: (_, params) => showToast(params), navigate: (_, { to }) => void navigate(to) } }),
-  );
-  const actor = useActorRef(logic, { ...actorOptions(), input: { auth, userId, month: thisMonth() } });
+  const actor = TeamChart.useActor({
+    input: { auth, userId, month: thisMonth() },
+    effects: { notify: toastEffect, navigate: (_, { to }) => void navigate(to) },
+  });
   const status = useSelector(actor, selectStatus);
   const data = useSelector(actor, (s) => s.context.data);
   const month = useSelector(actor, (s) => s.context.month);

@@ -1,3 +1,5 @@
+// Over 300 lines: every account call (register, login, refresh, access tokens, logout, profile, password
+// change and reset, logs), a describe each, on both engines sharing one test app per engine.
 import crypto from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import { LOGIN_LIMITS, LOGIN_PAUSES_MS, RESET_REQUESTED } from '../../server/routes/auth';

@@ -1,3 +1,5 @@
+// Over 300 lines: the Stripe provider's whole contract in one file (configuration, webhook signatures,
+// every event it handles, checkout), run on both engines against one fake Stripe (tests/helpers/fakeStripe.ts).
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import Stripe from 'stripe';

@@ -1,3 +1,5 @@
+// Over 300 lines: the offline test-mode billing end to end (checkout call, the hosted checkout page and
+// its card outcomes, the billing-management page, period ends), on both engines with one test app.
 import { findPlan } from '../../contract/plans';
 import { addMonth, CHECKOUT_TTL_MS, type TestProvider } from '../../server/billing/testMode';
 import { effectivePlan } from '../../server/domain/subscriptions';

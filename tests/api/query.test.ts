@@ -1,3 +1,5 @@
+// Over 300 lines: the query gateway's rules, each an `it` (answers, token and monthly limits, per-minute
+// count, bad input, idempotency, the daily chart, privacy), on both engines with one test app.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,6 @@
 /**
- * API throughput benchmark (a report, not a test): `npm run bench:api`.
+ * API throughput benchmark (a report, not a test): `npm run bench:api`. Over 300 lines: one file for
+ * every target, so that all of them are measured against the one baseline of the same run.
  *
  * Measures, with autocannon, requests per second and p99 latency of
  *   - a bare Fastify app answering `GET /hello` (the baseline),

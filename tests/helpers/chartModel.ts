@@ -18,6 +18,11 @@ export interface ActorOutcome {
   error?: unknown;
 }
 
+/** A path's handlers for how the actors `ids` end: `xstate.done.actor.<id>` and `xstate.error.actor.<id>`, each by `handle(id)`. */
+export function outcomeHandlers<H>(ids: readonly string[], handle: (id: string) => H): Record<string, H> {
+  return Object.fromEntries(ids.flatMap((id) => [`xstate.done.actor.${id}`, `xstate.error.actor.${id}`].map((type) => [type, handle(id)])));
+}
+
 /** The event that stands for a delay in a model: `after.<delay name>`. */
 export const afterEvent = (delay: string) => `after.${delay}`;
 

@@ -1,6 +1,9 @@
 import { act, render, waitFor, type RenderResult } from '@testing-library/react';
+import type { UserEvent } from '@testing-library/user-event';
 import { Suspense, type ReactNode } from 'react';
 import { fromPromise } from 'xstate';
+import { authMachine as realAuthMachine } from '../../machines/auth/auth.machine';
+import { useAuthSelector } from '../../src/app/auth';
 import { MemoryRouter, useLocation, useNavigate, useRoutes, type Location, type NavigateFunction, type RouteObject } from 'react-router-dom';
 import { AppProviders } from '../../src/app/AppProviders';
 import { AuthProvider } from '../../src/app/auth';
@@ -10,6 +13,7 @@ import type { AuthMachine } from '../../machines/auth/auth.machine';
 import { createRoutes } from '../../src/app/routes';
 import { defaultRuntimeConfig, type RuntimeConfig } from '../../contract/runtimeConfig';
 import type { ActorOutcome } from './chartModel';
+import { ada } from './fixtures';
 
 /** What a test reads of the router and does with it: where it is, and going somewhere else. */
 export interface TestRouter {
@@ -67,6 +71,18 @@ export function renderPage(path: string, authMachine: AuthMachine, page: ReactNo
 }
 
 /**
+ * Renders `page` at `path` for a person already signed in (a stored token, answered with `ada`),
+ * once the session is known, as the account pages' route guard shows them.
+ */
+export function renderSignedIn(path: string, page: ReactNode): RenderResult {
+  const auth = realAuthMachine.provide({ guards: { hasStoredToken: () => true }, actors: { fetchUser: fromPromise(async () => ada) } });
+  function Gate() {
+    return useAuthSelector((s) => s.hasTag('signedIn')) ? page : null;
+  }
+  return renderPage(path, auth, <Gate />);
+}
+
+/**
  * The calls of a chart's fake actors, each held until the path being replayed says how it ends
  * (jsdom runners).
  */
@@ -88,4 +104,15 @@ export class HeldActorCalls {
     this.pending.delete(name);
     await act(async () => ('error' in event && event.error ? call.reject(event.error) : call.resolve(event.output)));
   }
+}
+
+/**
+ * Puts `value` into an empty field as one change, as pasting or a password manager does: what a
+ * chart's model calls one event. Typing key by key is what tests/ui and tests/e2e do; in every
+ * generated path it would only repeat that at many times the cost.
+ */
+export async function pasteInto(browser: UserEvent, field: HTMLElement, value: string): Promise<void> {
+  await browser.clear(field);
+  await browser.click(field);
+  await browser.paste(value);
 }

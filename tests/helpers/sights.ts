@@ -7,11 +7,11 @@
 
 /** The landmark or named region a sight is looked for in (the whole page when omitted). */
 export interface Area {
-  role: 'banner' | 'region' | 'article' | 'navigation' | 'main';
+  role: 'banner' | 'region' | 'article' | 'navigation' | 'main' | 'listitem';
   name?: string;
 }
 
-export type SightRole = 'button' | 'link' | 'heading' | 'status' | 'textbox' | 'banner' | 'region' | 'article' | 'alert';
+export type SightRole = 'button' | 'link' | 'heading' | 'status' | 'textbox' | 'banner' | 'region' | 'article' | 'alert' | 'listitem';
 
 interface Common {
   in?: Area;

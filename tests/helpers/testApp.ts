@@ -182,19 +182,23 @@ export const LIMIT_STORES = ['memory', 'redis'] as const;
 export type LimitStore = (typeof LIMIT_STORES)[number];
 
 /**
- * A test app whose limits live in `store`: memory, or the machine's Redis under a prefix of this
- * suite's own, whose keys are deleted after it.
+ * A Redis key prefix of this suite's own on the machine's Redis, for apps or servers that keep
+ * their limits there; the prefix's keys are deleted after the suite.
  */
-export function useTestAppWithStore(engine: EngineName, store: LimitStore): TestContext {
-  const redisUrl = 'redis://127.0.0.1:6379';
+export function useRedisPrefix(): { url: string; prefix: string } {
+  const url = 'redis://127.0.0.1:6379';
   const prefix = `sheetmind-test-${crypto.randomBytes(4).toString('hex')}:`;
-  const context = useTestApp(engine, store === 'redis' ? { env: { REDIS_URL: redisUrl, REDIS_PREFIX: prefix } } : {});
   afterAll(async () => {
-    if (store !== 'redis') return;
-    const redis = new Redis(redisUrl);
+    const redis = new Redis(url);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
     await redis.quit();
   });
-  return context;
+  return { url, prefix };
+}
+
+/** A test app whose limits live in `store`: memory, or the machine's Redis under a prefix of this suite's own. */
+export function useTestAppWithStore(engine: EngineName, store: LimitStore): TestContext {
+  const redis = store === 'redis' ? useRedisPrefix() : null;
+  return useTestApp(engine, redis ? { env: { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix } } : {});
 }

@@ -54,6 +54,11 @@ const cases: Array<{ file: string; forbidden: string; allowed: string }> = [
     allowed: "import { PlanCard as value } from '../components/PlanCard';",
   },
   {
+    file: 'src/components/ExampleForm.tsx',
+    forbidden: "import { useActorRef as value } from '@xstate/react';",
+    allowed: "import { createChartContext as value } from '../lib/chart';",
+  },
+  {
     file: 'src/components/Example.tsx',
     forbidden: "import { buildApp as value } from '../../server/app';",
     allowed: "import { authMachine as value } from '../../machines/auth/auth.machine';",

@@ -6,7 +6,7 @@ import * as messages from '../../src/content/messages';
 import type { AuthResponse, User } from '../../src/lib/api';
 import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
 import { afterEvent, coverageLine } from '../helpers/chartModel';
-import { renderApp } from '../helpers/renderApp';
+import { pasteInto, renderApp } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
 import { toaster } from '../../src/components/ToastRegion';
 import { authCoverage, authOutcomes, authPaths, authViews, credentials, invokeIdOf, pair, registration, STALE_ACCESS_TOKEN } from './auth.paths';
@@ -101,17 +101,17 @@ describe('auth chart, generated paths', () => {
       const events: Record<string, (step: { event: EventObject }) => Promise<void>> = {
         'login.submit': async () => {
           await goTo('/login');
-          await browser.type(await screen.findByLabelText(/^Email/), credentials.email);
-          await browser.type(screen.getByLabelText(/^Password/), credentials.password);
+          await pasteInto(browser, await screen.findByLabelText(/^Email/), credentials.email);
+          await pasteInto(browser, screen.getByLabelText(/^Password/), credentials.password);
           await browser.click(screen.getByRole('button', { name: messages.login.submit }));
         },
         'register.submit': async () => {
           await goTo('/register');
-          await browser.type(await screen.findByLabelText(/^Full Name/), registration.full_name);
-          await browser.type(screen.getByLabelText(/^Username/), registration.username);
-          await browser.type(screen.getByLabelText(/^Email/), registration.email);
-          await browser.type(screen.getByLabelText(/^Password/), registration.password);
-          await browser.type(screen.getByLabelText(/^Confirm Password/), registration.password);
+          await pasteInto(browser, await screen.findByLabelText(/^Full Name/), registration.full_name);
+          await pasteInto(browser, screen.getByLabelText(/^Username/), registration.username);
+          await pasteInto(browser, screen.getByLabelText(/^Email/), registration.email);
+          await pasteInto(browser, screen.getByLabelText(/^Password/), registration.password);
+          await pasteInto(browser, screen.getByLabelText(/^Confirm Password/), registration.password);
           await browser.click(screen.getByRole('button', { name: messages.register.submit }));
         },
         logout: async () => {

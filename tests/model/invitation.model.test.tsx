@@ -5,7 +5,7 @@ import { authMachine } from '../../machines/auth/auth.machine';
 import { invitationMachine } from '../../machines/invitation/invitation.machine';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
-import InvitePage, { InvitationLogic } from '../../src/pages/InvitePage';
+import InvitePage, { InvitationChart } from '../../src/pages/InvitePage';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fakeApi';
 import { HeldActorCalls, renderPage } from '../helpers/renderApp';
@@ -50,9 +50,9 @@ describe('invitation chart, generated paths', () => {
       const { unmount, router } = renderPage(
         '/invite/:token',
         auth,
-        <InvitationLogic.Provider value={machine}>
+        <InvitationChart.Logic.Provider value={machine}>
           <InvitePage />
-        </InvitationLogic.Provider>,
+        </InvitationChart.Logic.Provider>,
         '/invite/model-token',
       );
       const browser = userEvent.setup();

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { fromPromise } from 'xstate';
 import { authMachine } from '../../machines/auth/auth.machine';
 import { inviteFormMachine, type InviteFormEvent } from '../../machines/inviteForm/inviteForm.machine';
-import { InviteForm, InviteFormLogic } from '../../src/components/team/TeamInvitations';
+import { InviteForm, InviteFormChart } from '../../src/components/team/TeamInvitations';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import type { InvitedRole, TeamInvitation } from '../../src/lib/api';
@@ -43,9 +43,9 @@ describe('invite-form chart, generated paths', () => {
       const { unmount } = renderPage(
         '/team',
         auth,
-        <InviteFormLogic.Provider value={machine}>
+        <InviteFormChart.Logic.Provider value={machine}>
           <InviteForm onSent={reloads} seatsLeft={8} />
-        </InviteFormLogic.Provider>,
+        </InviteFormChart.Logic.Provider>,
       );
       const browser = userEvent.setup();
       const ended = async ({ event }: { event: ActorOutcome }) => {

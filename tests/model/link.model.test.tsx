@@ -5,10 +5,10 @@ import { authMachine } from '../../machines/auth/auth.machine';
 import type { CodeInput } from '../../machines/link/link.actors';
 import { linkMachine, type LinkEvent } from '../../machines/link/link.machine';
 import * as messages from '../../src/content/messages';
-import LinkPage, { LinkLogic } from '../../src/pages/LinkPage';
-import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
+import LinkPage, { LinkChart } from '../../src/pages/LinkPage';
+import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fakeApi';
-import { HeldActorCalls, renderPage } from '../helpers/renderApp';
+import { HeldActorCalls, pasteInto, renderPage } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
 import { CODE, linkCoverage, linkPaths, linkViews } from './link.paths';
 
@@ -45,9 +45,9 @@ describe('link chart, generated paths', () => {
       const { unmount } = renderPage(
         '/link',
         auth,
-        <LinkLogic.Provider value={machine}>
+        <LinkChart.Logic.Provider value={machine}>
           <LinkPage />
-        </LinkLogic.Provider>,
+        </LinkChart.Logic.Provider>,
         address,
       );
       const browser = userEvent.setup();
@@ -56,16 +56,10 @@ describe('link chart, generated paths', () => {
         await path.test({
           states: inJsdom(linkViews),
           events: {
-            'xstate.done.actor.lookUp': settle('lookUp'),
-            'xstate.error.actor.lookUp': settle('lookUp'),
-            'xstate.done.actor.approve': settle('approve'),
-            'xstate.error.actor.approve': settle('approve'),
-            'xstate.done.actor.deny': settle('deny'),
-            'xstate.error.actor.deny': settle('deny'),
+            ...outcomeHandlers(['lookUp', 'approve', 'deny'], settle),
             'code.change': async ({ event }) => {
               const field = screen.getByLabelText(t.codeLabel);
-              await browser.clear(field);
-              await browser.type(field, (event as Extract<LinkEvent, { type: 'code.change' }>).code);
+              await pasteInto(browser, field, (event as Extract<LinkEvent, { type: 'code.change' }>).code);
             },
             'code.submit': async () => browser.click(screen.getByRole('button', { name: t.continue })),
             'code.reenter': async () => browser.click(screen.getByRole('button', { name: t.otherCode })),

@@ -34,7 +34,7 @@ export const linkOutcomes: ActorOutcome[] = [
   { type: 'xstate.error.actor.lookUp', error: failure(404, 'user_code_not_found') },
   { type: 'xstate.error.actor.lookUp', error: failure(410, 'user_code_expired') },
   { type: 'xstate.error.actor.lookUp', error: failure(409, 'user_code_used') },
-  { type: 'xstate.error.actor.lookUp', error: new ApiRequestError('API Error: Too Many Requests', 429, 'rate_limited', null, 600) },
+  { type: 'xstate.error.actor.lookUp', error: new ApiRequestError('API Error: Too Many Requests', 429, 'rate_limited', null, 900) },
   { type: 'xstate.done.actor.approve', output: grant },
   { type: 'xstate.error.actor.approve', error: failure(410, 'user_code_expired') },
   { type: 'xstate.error.actor.approve', error: new ApiRequestError(messages.api.network, 0) },

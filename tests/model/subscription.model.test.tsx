@@ -1,18 +1,14 @@
 import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { fromPromise } from 'xstate';
-import { authMachine } from '../../machines/auth/auth.machine';
 import type { CheckoutInput } from '../../machines/subscription/subscription.actors';
 import { subscriptionMachine, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
-import { useAuthSelector } from '../../src/app/auth';
-import { SubscriptionLogic } from '../../src/app/subscription';
+import { SubscriptionChart } from '../../src/app/subscription';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import { PLANS } from '../../contract/plans';
 import SubscriptionPage from '../../src/pages/SubscriptionPage';
-import { ada } from '../helpers/fakeApi';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
-import { HeldActorCalls, renderPage } from '../helpers/renderApp';
+import { HeldActorCalls, renderSignedIn } from '../helpers/renderApp';
 import { inJsdom, seesInJsdom } from '../helpers/sightsInJsdom';
 import { checkoutUrl, subscriptionCoverage, subscriptionPaths, subscriptionViews, type SubscriptionSnapshot } from './subscription.paths';
 
@@ -50,16 +46,11 @@ describe('subscription chart, generated paths', () => {
       });
       const tab = { location: { href: '' }, close: jest.fn(), opener: {} as unknown };
       const open = jest.spyOn(window, 'open').mockImplementation(() => tab as unknown as Window);
-      const auth = authMachine.provide({ guards: { hasStoredToken: () => true }, actors: { fetchUser: fromPromise(async () => ada) } });
-      function Gate() {
-        return useAuthSelector((s) => s.hasTag('signedIn')) ? <SubscriptionPage /> : null;
-      }
-      const { unmount } = renderPage(
+      const { unmount } = renderSignedIn(
         '/subscription',
-        auth,
-        <SubscriptionLogic.Provider value={machine}>
-          <Gate />
-        </SubscriptionLogic.Provider>,
+        <SubscriptionChart.Logic.Provider value={machine}>
+          <SubscriptionPage />
+        </SubscriptionChart.Logic.Provider>,
       );
       const browser = userEvent.setup();
       const settle = (name: string) => ({ event }: { event: ActorOutcome }) => calls.settle(name, event);

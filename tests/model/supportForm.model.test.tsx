@@ -9,10 +9,10 @@ import { useAuthSelector } from '../../src/app/auth';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import type { User } from '../../src/lib/api';
-import SupportPage, { SupportFormLogic } from '../../src/pages/SupportPage';
+import SupportPage, { SupportFormChart } from '../../src/pages/SupportPage';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
-import { HeldActorCalls, renderPage } from '../helpers/renderApp';
+import { HeldActorCalls, pasteInto, renderPage } from '../helpers/renderApp';
 import { inJsdom, seesInJsdom } from '../helpers/sightsInJsdom';
 import { focusAfterSubmit, SUPPORT_LABELS, supportCoverage, supportPaths, supportUser, supportViews, type SupportSnapshot } from './supportForm.paths';
 
@@ -56,9 +56,9 @@ describe('support-form chart, generated paths', () => {
       renderPage(
         '/support',
         auth,
-        <SupportFormLogic.Provider value={machine}>
+        <SupportFormChart.Logic.Provider value={machine}>
           <Gate />
-        </SupportFormLogic.Provider>,
+        </SupportFormChart.Logic.Provider>,
       );
       const browser = userEvent.setup();
       const settle = (name: string) => ({ event }: { event: ActorOutcome }) => calls.settle(name, event);
@@ -84,8 +84,7 @@ describe('support-form chart, generated paths', () => {
           },
           'draft.change': async ({ event }) => {
             const { field: name, value } = event as Extract<SupportFormEvent, { type: 'draft.change' }>;
-            await browser.clear(field(name));
-            await browser.type(field(name), value);
+            await pasteInto(browser, field(name), value);
           },
           'form.submit': async (step) => {
             if (signedIn) {

@@ -6,10 +6,10 @@ import type { TeamChange } from '../../machines/team/team.actors';
 import { teamMachine, type TeamEvent } from '../../machines/team/team.machine';
 import { inviteFormMachine } from '../../machines/inviteForm/inviteForm.machine';
 import { useAuthSelector } from '../../src/app/auth';
-import { InviteFormLogic } from '../../src/components/team/TeamInvitations';
+import { InviteFormChart } from '../../src/components/team/TeamInvitations';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
-import TeamPage, { TeamLogic } from '../../src/pages/TeamPage';
+import TeamPage, { TeamChart } from '../../src/pages/TeamPage';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fakeApi';
 import { HeldActorCalls, renderPage } from '../helpers/renderApp';
@@ -65,11 +65,11 @@ describe('team chart, generated paths', () => {
       const { unmount, router } = renderPage(
         '/team',
         auth,
-        <TeamLogic.Provider value={machine}>
-          <InviteFormLogic.Provider value={inviteForm}>
+        <TeamChart.Logic.Provider value={machine}>
+          <InviteFormChart.Logic.Provider value={inviteForm}>
             <Gate />
-          </InviteFormLogic.Provider>
-        </TeamLogic.Provider>,
+          </InviteFormChart.Logic.Provider>
+        </TeamChart.Logic.Provider>,
       );
       const browser = userEvent.setup();
       const settle = (name: string) => async ({ event, state }: { event: ActorOutcome; state: unknown }) => {

@@ -1,7 +1,6 @@
-import crypto from 'node:crypto';
-import Redis from 'ioredis';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
 import { startServer, type RunningServer } from '../helpers/server';
+import { useRedisPrefix } from '../helpers/testApp';
 
 /**
  * Two server processes on different ports sharing one PostgreSQL database and one Redis, as they
@@ -11,11 +10,12 @@ import { startServer, type RunningServer } from '../helpers/server';
 
 jest.setTimeout(120_000);
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const json = { 'content-type': 'application/json' };
 
 describe('two instances on one PostgreSQL database and one Redis', () => {
-  const prefix = `sheetmind-test-${crypto.randomBytes(4).toString('hex')}:`;
+  // Not `useTestAppWithStore`: that builds one app in this process, and these are two real server
+  // processes; they share its Redis prefix, cleaned after the suite.
+  const { url: REDIS_URL, prefix } = useRedisPrefix();
   let database: TestDatabase;
   let a: RunningServer;
   let b: RunningServer;
@@ -31,10 +31,6 @@ describe('two instances on one PostgreSQL database and one Redis', () => {
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await database?.drop();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
   });
 
   const call = async (server: RunningServer, method: string, path: string, body?: unknown, token?: string) => {

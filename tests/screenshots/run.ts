@@ -6,13 +6,14 @@
  * Not part of `npm test`: nothing is asserted here, the pictures are for a person to look at.
  *
  * `npm run screenshots -- dashboard toast` takes only the states whose name contains one of the words.
+ * Over 300 lines: most of it is the list of states, each with what it answers and does on the page.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { launchBrowser } from '../helpers/browser';
-import { startServer } from '../helpers/server';
+import { newLoopbackAddress, postJsonFrom, startServer } from '../helpers/server';
 import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
 
 const OUT = path.resolve(__dirname, '../../screenshots');
@@ -53,12 +54,50 @@ const days = (count: (i: number) => number) =>
   Array.from({ length: 30 }, (_, i) => ({ date: new Date(Date.UTC(2026, 10, i + 1)).toISOString().slice(0, 10), queries: count(i), tokens: count(i) * 31 }));
 const periodEnd = new Date(Date.UTC(2026, 11, 24)).toISOString();
 
-async function answer(page: Page, pattern: string, reply: 'hold' | 'abort' | { status?: number; json: unknown }) {
+/** What /link shows of the add-on's request (RFC 8628 §5.4: which client, when, from where). */
+const grant = {
+  user_code: 'BCDF-GHJK',
+  client_id: 'sheetmind-addon',
+  client_name: 'SheetMind add-on',
+  scopes: ['query', 'usage:read'],
+  requested_at: '2026-11-23T10:00:00.000Z',
+  ip: '203.0.113.7',
+  user_agent: 'Google-Apps-Script; (+https://script.google.com/home/usersettings)',
+  expires_at: '2026-11-23T10:15:00.000Z',
+};
+const sessions = [
+  { id: 's1', kind: 'web', client: null, created_at: '2026-11-20T09:00:00.000Z', last_used_at: '2026-11-23T10:00:00.000Z', ip: '198.51.100.4', user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36', current: true },
+  { id: 's2', kind: 'addon', client: 'SheetMind add-on', created_at: '2026-11-22T15:00:00.000Z', last_used_at: '2026-11-23T09:12:00.000Z', ip: '203.0.113.7', user_agent: 'Google-Apps-Script', current: false },
+  { id: 's3', kind: 'web', client: null, created_at: '2026-11-02T18:30:00.000Z', last_used_at: null, ip: '2001:db8:85a3::8a2e:370:7334', user_agent: null, current: false },
+];
+const apiKeys = [
+  { id: 'k1', name: 'Nightly report', prefix: 'sm_live_Ab3d', last4: 'x9Qz', scopes: ['query'], created_at: '2026-11-21T08:00:00.000Z', expires_at: null, last_used_at: '2026-11-23T02:00:00.000Z' },
+  { id: 'k2', name: 'Łukasz’s dashboard sync for the quarterly revenue workbook', prefix: 'sm_live_Q7rT', last4: 'm2Lp', scopes: ['query', 'usage:read'], created_at: '2026-10-01T08:00:00.000Z', expires_at: '2026-12-30T08:00:00.000Z', last_used_at: null },
+];
+const newKey = { ...apiKeys[0]!, id: 'k0', name: 'Weekly export', prefix: 'sm_live_Wk7p', last4: 'KuYo', scopes: ['query', 'usage:read'], key: 'sm_live_Wk7pR2mN8qL4vT6yH1cJ5bX3zF9dG0sAeKuYo', expires_at: '2027-02-21T08:00:00.000Z', last_used_at: null };
+
+type Reply = { status?: number; headers?: Record<string, string>; json: unknown };
+
+async function answer(page: Page, pattern: string, reply: 'hold' | 'abort' | Reply) {
   await page.route(pattern, async (route) => {
     if (reply === 'hold') return never();
     if (reply === 'abort') return route.abort('internetdisconnected');
     return route.fulfill(reply);
   });
+}
+
+/** /link opened from the add-on's link, its look-up answered with `lookup`; then Approve or Deny clicked and answered, when `decide` says. */
+function linkState(name: string, lookup: Reply, decide?: 'approve' | 'deny'): State {
+  return {
+    name,
+    path: '/link?code=BCDF-GHJK',
+    signedIn: true,
+    routes: async (page) => {
+      await answer(page, '**/api/v1/oauth/device/lookup', lookup);
+      if (decide) await answer(page, `**/api/v1/oauth/device/${decide}`, { json: grant });
+    },
+    act: decide && ((page) => page.getByRole('button', { name: messages.link[decide] }).click()),
+  };
 }
 
 async function signInThroughForm(page: Page, account: Account, password = account.password) {
@@ -181,6 +220,33 @@ const STATES: State[] = [
     act: (page) => page.getByRole('button', { name: messages.profile.updatePassword }).click(),
   },
 
+  {
+    name: 'form-register-mismatch',
+    path: '/register',
+    act: async (page) => {
+      await page.getByRole('textbox', { name: messages.register.password, exact: true }).fill('Fresh-start-2026');
+      await page.getByRole('textbox', { name: messages.register.confirmPassword, exact: true }).fill('Fresh-start-2027');
+      await page.getByRole('button', { name: messages.register.submit }).click();
+    },
+  },
+  {
+    name: 'form-profile-password-unchanged',
+    path: '/profile',
+    act: async (page, account) => {
+      // Signed in as the account of this picture (not `signedIn`, the shared one, whose password must stay).
+      await page.evaluate((pair) => {
+        localStorage.setItem('access_token', pair.access_token);
+        localStorage.setItem('refresh_token', pair.refresh_token);
+      }, account.tokens);
+      await page.reload();
+      for (const field of [messages.profile.currentPassword, messages.profile.newPassword, messages.profile.confirmNewPassword]) {
+        await page.getByRole('textbox', { name: field, exact: true }).fill(account.password);
+      }
+      await page.getByRole('button', { name: messages.profile.updatePassword }).click();
+      await page.getByText(messages.profile.passwordUnchanged).first().waitFor();
+    },
+  },
+
   // Toasts, each kind.
   {
     name: 'toast-error-login-failed',
@@ -219,6 +285,33 @@ const STATES: State[] = [
       if (await menu.isVisible()) await menu.click();
       await page.getByRole('button', { name: messages.layout.logout }).filter({ visible: true }).click();
       await toastShown(page, messages.auth.loggedOut);
+    },
+  },
+  {
+    // Back from paying in the checkout tab: the page that opened it says so, once.
+    name: 'toast-success-payment',
+    path: '/subscription',
+    act: async (page, account) => {
+      // Signed in as the account of this picture, which may pay (not `signedIn`: the shared one stays on Free).
+      await page.evaluate((pair) => {
+        localStorage.setItem('access_token', pair.access_token);
+        localStorage.setItem('refresh_token', pair.refresh_token);
+      }, account.tokens);
+      await page.reload();
+      const [checkout] = await Promise.all([
+        page.context().waitForEvent('page'),
+        page.getByRole('button', { name: messages.subscription.upgradeTo('Professional') }).click(),
+      ]);
+      await checkout.getByLabel('Card number').fill('4242 4242 4242 4242');
+      await checkout.getByLabel('Expiry (MM/YY)').fill('12/34');
+      await checkout.getByLabel('CVC').fill('123');
+      await checkout.getByRole('button', { name: 'Pay $19' }).click();
+      await checkout.waitForURL(/\/subscription\?checkout=success$/);
+      await checkout.close();
+      await page.bringToFront();
+      // Headless Chromium never tells a page it is looked at again: the event a browser sends then.
+      await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+      await toastShown(page, messages.subscription.paymentSucceeded);
     },
   },
   {
@@ -453,14 +546,128 @@ const STATES: State[] = [
     routes: (page) => answer(page, '**/api/v1/invitations/a-token', { status: 404, json: { error: { code: 'invalid_invitation', message: 'This invitation is not valid.' } } }),
   },
   { name: 'invite-load-failed', path: '/invite/a-token', routes: (page) => answer(page, '**/api/v1/invitations/a-token', 'abort') },
+
+  // /link, each state of its chart (the add-on's code looked up, approved or denied; answers given here).
+  { name: 'link-code-entry', path: '/link', signedIn: true },
+  {
+    name: 'link-wrong-code',
+    path: '/link',
+    signedIn: true,
+    act: async (page) => {
+      // A well-formed code nobody asked for: the real server answers that no sign-in has it.
+      await page.getByLabel(new RegExp(`^${messages.link.codeLabel}`)).fill('ZZZZ-ZZZZ');
+      await page.getByRole('button', { name: messages.link.continue }).click();
+      await page.getByText(messages.link.codeNotFound).waitFor();
+    },
+  },
+  linkState('link-rate-limited', { status: 429, headers: { 'Retry-After': '900' }, json: { error: { code: 'rate_limited', message: 'Too many wrong codes.' } } }),
+  linkState('link-confirm', { json: grant }),
+  linkState('link-approved', { json: grant }, 'approve'),
+  linkState('link-denied', { json: grant }, 'deny'),
+  linkState('link-expired', { status: 410, json: { error: { code: 'user_code_expired', message: 'This code has expired.' } } }),
+  linkState('link-used', { status: 409, json: { error: { code: 'user_code_used', message: 'This code was already used.' } } }),
+  { name: 'link-signed-out', path: '/link?code=BCDF-GHJK' },
+
+  // The profile's "Sessions and devices" and "API keys" (lists answered here: every picture signs in anew).
+  {
+    name: 'credentials-list',
+    path: '/profile',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      await answer(page, '**/api/v1/sessions', { json: { sessions } });
+      await answer(page, '**/api/v1/api-keys', { json: { api_keys: apiKeys } });
+    },
+  },
+  {
+    name: 'credentials-empty',
+    path: '/profile',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      await answer(page, '**/api/v1/sessions', { json: { sessions: sessions.slice(0, 1) } });
+      await answer(page, '**/api/v1/api-keys', { json: { api_keys: [] } });
+    },
+  },
+  {
+    name: 'credentials-key-created',
+    path: '/profile',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      let created = false;
+      await answer(page, '**/api/v1/sessions', { json: { sessions: sessions.slice(0, 1) } });
+      await page.route('**/api/v1/api-keys', async (route) => {
+        if (route.request().method() === 'POST') {
+          created = true;
+          return route.fulfill({ status: 201, json: newKey });
+        }
+        return route.fulfill({ json: { api_keys: created ? [newKey, ...apiKeys] : apiKeys } });
+      });
+    },
+    act: async (page) => {
+      const keys = page.getByRole('region', { name: messages.credentials.keysTitle });
+      await keys.getByLabel(new RegExp(`^${messages.credentials.keyName}`)).fill(newKey.name);
+      await keys.getByRole('button', { name: messages.credentials.createKey }).click();
+      await keys.getByLabel(messages.credentials.keyCreatedTitle).waitFor();
+    },
+  },
+  {
+    name: 'credentials-key-revoked',
+    path: '/profile',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      let revoked = false;
+      await answer(page, '**/api/v1/sessions', { json: { sessions: sessions.slice(0, 1) } });
+      await page.route('**/api/v1/api-keys', (route) => route.fulfill({ json: { api_keys: revoked ? apiKeys.slice(1) : apiKeys } }));
+      await page.route('**/api/v1/api-keys/*', (route) => {
+        revoked = true;
+        return route.fulfill({ status: 204 });
+      });
+    },
+    act: async (page) => {
+      await page.getByRole('listitem', { name: apiKeys[0]!.name }).getByRole('button', { name: messages.credentials.revoke }).click();
+      await toastShown(page, messages.credentials.keyRevoked);
+    },
+  },
+
+  // The Quick Start Guide: before the sample query, after it (the real offline provider answers), and refused.
+  { name: 'guide-before', path: '/guide', signedIn: true, fullPage: true },
+  {
+    name: 'guide-answered',
+    path: '/guide',
+    signedIn: true,
+    fullPage: true,
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.guide.ask }).click();
+      await page.getByText(messages.guide.answerTitle).waitFor();
+    },
+  },
+  {
+    name: 'guide-error',
+    path: '/guide',
+    signedIn: true,
+    fullPage: true,
+    routes: (page) =>
+      answer(page, '**/api/v1/query', {
+        status: 429,
+        json: { error: { code: 'monthly_quota_exceeded', message: 'All 100 queries of the Free plan for this month are used. They renew on 2026-12-01 (UTC).' } },
+      }),
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.guide.ask }).click();
+      await page.getByRole('alert').filter({ hasText: 'queries of the Free plan' }).waitFor();
+    },
+  },
 ];
 
 async function register(baseUrl: string, name: string): Promise<Account> {
   const id = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
   const account = { email: `${name}${id}@example.com`, password: `Pictures-${id}`, full_name: 'Ada Lovelace', username: `${name}${id}` };
-  const res = await fetch(`${baseUrl}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) });
-  if (!res.ok) throw new Error(`register: ${res.status} ${await res.text()}`);
-  return { ...account, tokens: (await res.json()) as Tokens };
+  // From an address of its own: a run makes more accounts than one address may in an hour.
+  const res = await postJsonFrom(`${baseUrl}/api/v1/auth/register`, account, newLoopbackAddress());
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${res.text}`);
+  return { ...account, tokens: JSON.parse(res.text) as Tokens };
 }
 
 async function signIn(baseUrl: string, account: Account): Promise<Tokens> {
@@ -477,7 +684,7 @@ async function signIn(baseUrl: string, account: Account): Promise<Tokens> {
 const settled = (page: Page) =>
   page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity));
 
-async function shoot(browser: Browser, baseUrl: string, state: State, account: Account, loginAccount: Account): Promise<string[]> {
+async function shoot(browser: Browser, baseUrl: string, state: State, account: Account): Promise<string[]> {
   const files: string[] = [];
   for (const size of SIZES) {
     for (const colorScheme of SCHEMES) {
@@ -498,8 +705,12 @@ async function shoot(browser: Browser, baseUrl: string, state: State, account: A
       // A picture is of a settled page, not of the moment a person may already act in.
       await page.locator(`html[${APP_READY_ATTRIBUTE}]`).waitFor({ state: 'attached' });
       if (state.signedIn && state.name !== 'topbar-session-check') await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).first().waitFor({ state: 'attached' });
-      await state.act?.(page, loginAccount);
+      // An account of its own per picture for what is done on the page: wrong passwords typed for
+      // one picture would otherwise hold the account's sign-ins for the next (after 3 failures).
+      if (state.act) await state.act(page, await register(baseUrl, 'logins'));
       if (!state.holds) await page.waitForLoadState('networkidle').catch(() => undefined);
+      // A whole-page picture is taken from the top: scrolled, the sticky top bar would be drawn mid-page.
+      if (state.fullPage) await page.evaluate(() => window.scrollTo(0, 0));
       await settled(page);
       const file = path.join(OUT, `${state.name}.${size.name}.${colorScheme}.png`);
       await page.screenshot({ path: file, fullPage: state.fullPage ?? false });
@@ -534,10 +745,9 @@ async function main() {
   const browser = await launchBrowser();
   try {
     const account = await register(server.baseUrl, 'shots');
-    const loginAccount = await register(server.baseUrl, 'logins');
     for (const state of states) {
       try {
-        const files = await shoot(browser, server.baseUrl, state, account, loginAccount);
+        const files = await shoot(browser, server.baseUrl, state, account);
         await sheet(browser, state, files);
         console.log(`${state.name}: ${files.length} pictures`);
       } catch (error) {

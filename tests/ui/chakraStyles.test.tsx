@@ -37,12 +37,13 @@ import { system } from '../../src/app/system';
 import { defaultRuntimeConfig } from '../../contract/runtimeConfig';
 
 /**
- * The guard against a component that silently renders without its recipe: src/app/system.ts keeps
+ * The guard against a component that silently renders without its recipe: src/app/theme.ts keeps
  * only the recipes the app lists, and a recipe can lose a slot when configs are merged (the toast
  * once lost `root` that way and every toast was bare text). Every component the app imports from
  * Chakra is rendered here with every part the app uses, in the app's provider, and each part must
  * carry its recipe's class and have the recipe's own declarations in effect, as Chakra's full
- * default theme would give it.
+ * default theme would give it. Over 300 lines because of the samples: one rendering of each part
+ * of each Chakra component src/ imports.
  */
 
 const SRC = path.join(__dirname, '../../src');
@@ -342,7 +343,7 @@ describe('every Chakra component the app imports renders with its recipe', () =>
   });
 });
 
-/** Chakra's colour palettes; the app's system keeps only those it uses (src/app/system.ts). */
+/** Chakra's colour palettes; the app's system keeps only those it uses (src/app/theme.ts). */
 const CHAKRA_PALETTES = Object.keys(defaultConfig.theme?.tokens?.colors ?? {}).filter((name) => !['transparent', 'current', 'black', 'white'].includes(name));
 
 it('has every colour palette src/ names (a palette left out renders without colours)', () => {
@@ -352,7 +353,7 @@ it('has every colour palette src/ names (a palette left out renders without colo
     for (const [, palette = ''] of source.matchAll(/['"]([a-z]+)(?:\.[\w.]+)?['"]/g)) if (CHAKRA_PALETTES.includes(palette)) named.add(palette);
   }
   expect(named.size).toBeGreaterThan(0);
-  // Its shades and its semantic tokens (src/app/system.ts overrides some of the latter, not `fg`).
+  // Its shades and its semantic tokens (src/app/theme.ts overrides some of the latter, not `fg`).
   const missing = [...named].filter((palette) => !system.tokens.getByName(`colors.${palette}.500`) || !system.tokens.getByName(`colors.${palette}.fg`));
   expect(missing).toEqual([]);
 });

@@ -1,25 +1,21 @@
 import { Button, Field, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
-import { useActorRef, useSelector } from '@xstate/react';
-import { createContext, useContext, useState } from 'react';
-import { inviteFormMachine, type InviteFormMachine } from '../../../machines/inviteForm/inviteForm.machine';
+import { inviteFormMachine } from '../../../machines/inviteForm/inviteForm.machine';
 import { useAuthRef } from '../../app/auth';
 import * as messages from '../../content/messages';
 import type { InvitedRole, TeamInvitation } from '../../lib/api';
-import { actorOptions } from '../../lib/inspector';
+import { createChartContext, useSelector } from '../../lib/chart';
 import { formatDate } from '../../lib/planDisplay';
-import { showToast } from '../Toaster';
+import { toastEffect } from '../Toaster';
 
 const t = messages.team;
 
-/** The chart the invite form runs; tests hand in one with fake effects. */
-export const InviteFormLogic = createContext<InviteFormMachine>(inviteFormMachine);
+/** The invite form's chart; tests may hand in one with fake effects. */
+export const InviteFormChart = createChartContext(inviteFormMachine);
 
 /** The invite form, run by its own chart; `onSent` tells the page to reload its seats and lists. */
 export function InviteForm({ onSent, seatsLeft }: { onSent: () => void; seatsLeft: number }) {
   const auth = useAuthRef();
-  const machine = useContext(InviteFormLogic);
-  const [logic] = useState(() => machine.provide({ actions: { notify: (_, params) => showToast(params), sent: () => onSent() } }));
-  const actor = useActorRef(logic, { ...actorOptions(), input: { auth } });
+  const actor = InviteFormChart.useActor({ input: { auth }, effects: { notify: toastEffect, sent: () => onSent() } });
   const { email, role, error, busy } = useSelector(actor, (s) => ({ email: s.context.email, role: s.context.role, error: s.context.error, busy: s.hasTag('busy') }), (a, b) => a.email === b.email && a.role === b.role && a.error === b.error && a.busy === b.busy);
   return (
     <form

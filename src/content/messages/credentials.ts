@@ -18,6 +18,7 @@ export const credentials = {
   keysTitle: 'API keys',
   keysLead: 'Keys let your own scripts and integrations run queries or read usage for this account. Treat them like passwords.',
   noKeys: 'No API keys yet.',
+  newKeyTitle: 'Create a key',
   keyName: 'Name',
   keyScopes: 'Scopes',
   scopeQuery: 'Run queries (query)',

@@ -9,7 +9,6 @@ export const guide = {
     },
     { title: 'Ask your first question', text: 'Select a range of cells and ask a question, or describe the formula you need.' },
   ],
-  installAddOn: 'Install Add-on',
   connectPage: 'Open the Connect page',
   tryTitle: 'Try it here first',
   tryLead: 'Ask the assistant about this sample table, right in the page, as the add-on would.',
@@ -19,7 +18,8 @@ export const guide = {
   asking: 'Analyzing...',
   counts: 'This is a real query: it counts toward your plan’s monthly queries and daily tokens, like any query from the add-on.',
   answerTitle: 'The assistant’s answer',
-  usageNow: (queries: string, tokens: string) => `This month: ${queries} queries. Today: ${tokens} tokens.`,
+  usageNow: (queries: number, tokens: number) =>
+    `This month: ${queries.toLocaleString()} ${queries === 1 ? 'query' : 'queries'}. Today: ${tokens.toLocaleString()} ${tokens === 1 ? 'token' : 'tokens'}.`,
   failed: 'The query could not be answered.',
   seeDashboard: 'See your usage on the dashboard',
   openGuide: 'Open the full guide',

@@ -1,0 +1,107 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { credentialsMachine, type CredentialsEvent } from '../../machines/credentials/credentials.machine';
+import { CredentialsChart, CredentialsSections } from '../../src/components/CredentialsSections';
+import { toaster } from '../../src/components/ToastRegion';
+import * as messages from '../../src/content/messages';
+import type { NewApiKey } from '../../src/lib/api';
+import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
+import { HeldActorCalls, renderSignedIn } from '../helpers/renderApp';
+import { labelled } from '../helpers/sights';
+import { inJsdom } from '../helpers/sightsInJsdom';
+import { credentialsCoverage, credentialsPaths, credentialsViews, newKey, sessionName, toastOf, type CredentialsSnapshot } from './credentials.paths';
+
+/**
+ * Model-based tests of the profile's credentials chart: `xstate/graph` yields the shortest path to
+ * every transition (credentials.paths.ts); each path is replayed on the real "Sessions and devices"
+ * and "API keys" sections in jsdom, the chart's calls held until the path says how they end, and in
+ * every state the sections must show what the chart holds; each change ends with its toast, and
+ * each call is made for what the person clicked.
+ */
+
+const t = messages.credentials;
+
+describe('credentials chart, generated paths', () => {
+  afterAll(() => console.log(coverageLine('credentials', credentialsCoverage)));
+
+  it('covers every state of the chart', () => {
+    expect(credentialsCoverage.restingStatesMissed).toEqual([]);
+  });
+
+  it.each(credentialsPaths.map(({ title, path }) => [title, path] as const))(
+    '%s',
+    async (_title, path) => {
+      localStorage.clear();
+      toaster.remove();
+      const calls = new HeldActorCalls();
+      const asked: unknown[] = [];
+      const held = <I extends { id?: string; key?: NewApiKey }>(name: string) => calls.actor<unknown, I>(name, (input) => asked.push([name, input.id ?? input.key ?? null]));
+      const machine = credentialsMachine.provide({
+        actors: {
+          loadCredentials: held('loadCredentials'),
+          endSession: held('endSession'),
+          endOtherSessions: held('endOtherSessions'),
+          createApiKey: held('createApiKey'),
+          revokeApiKey: held('revokeApiKey'),
+        } as never,
+      });
+      const { unmount } = renderSignedIn(
+        '/profile',
+        <CredentialsChart.Logic.Provider value={machine}>
+          <CredentialsSections />
+        </CredentialsChart.Logic.Provider>,
+      );
+      const browser = userEvent.setup();
+      const region = (name: string) => within(screen.getByRole('region', { name }));
+      const settle = ({ event }: { event: ActorOutcome }) => {
+        const name = event.type.replace(/^xstate\.(done|error)\.actor\./, '');
+        return calls.settle(name, event).then(async () => {
+          if (toastOf[event.type]) await screen.findByText(toastOf[event.type]!);
+        });
+      };
+      const lastAsked = () => asked.at(-1);
+
+      try {
+        await path.test({
+          states: inJsdom(credentialsViews),
+          events: {
+            ...outcomeHandlers(['loadCredentials', 'endSession', 'endOtherSessions', 'createApiKey', 'revokeApiKey'], () => settle),
+            'session.end': async ({ event, state }) => {
+              const { id } = event as Extract<CredentialsEvent, { type: 'session.end' }>;
+              const session = (state as CredentialsSnapshot).context.sessions.find((s) => s.id === id)!;
+              await browser.click(within(screen.getByRole('listitem', { name: sessionName(session) })).getByRole('button', { name: t.endSession }));
+              expect(lastAsked()).toEqual(['endSession', id]);
+            },
+            'sessions.endOthers': async () => {
+              await browser.click(region(t.sessionsTitle).getByRole('button', { name: t.endOthers }));
+              expect(lastAsked()).toEqual(['endOtherSessions', null]);
+            },
+            'key.create': async () => {
+              const keys = region(t.keysTitle);
+              await browser.type(keys.getByLabelText(labelled(t.keyName)), newKey.name);
+              await browser.click(keys.getByRole('button', { name: t.createKey }));
+              expect(lastAsked()).toEqual(['createApiKey', newKey]);
+              // The field is emptied for the next key.
+              expect(keys.getByLabelText(labelled(t.keyName))).toHaveValue('');
+            },
+            'key.revoke': async ({ event, state }) => {
+              const { id } = event as Extract<CredentialsEvent, { type: 'key.revoke' }>;
+              const apiKey = (state as CredentialsSnapshot).context.apiKeys.find((k) => k.id === id)!;
+              await browser.click(within(screen.getByRole('listitem', { name: apiKey.name })).getByRole('button', { name: t.revoke }));
+              expect(lastAsked()).toEqual(['revokeApiKey', id]);
+            },
+            'key.dismiss': () => browser.click(region(t.keysTitle).getByRole('button', { name: t.done })),
+            'credentials.retry': async () => {
+              const before = asked.length;
+              await browser.click(region(t.sessionsTitle).getByRole('button', { name: t.retry }));
+              expect(asked.slice(before)).toEqual([['loadCredentials', null]]);
+            },
+          },
+        });
+      } finally {
+        unmount();
+      }
+    },
+    20_000,
+  );
+});

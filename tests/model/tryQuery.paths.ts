@@ -1,0 +1,70 @@
+import type { SnapshotFrom } from 'xstate';
+import { createTestModel } from 'xstate/graph';
+import { tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
+import * as messages from '../../src/content/messages';
+import { ApiRequestError, type QueryAnswer } from '../../src/lib/api';
+import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
+import type { Sight } from '../helpers/sights';
+
+/**
+ * The Quick Start Guide's try-it chart as a test model, for the jsdom replay
+ * (tests/model/tryQuery.model.test.tsx): the answers the sample query may get (the assistant's
+ * answer, the server refusing it with its reason, no connection), the generated paths, and what the
+ * panel shows in each state.
+ */
+
+const t = messages.guide;
+
+const answer = (text: string, monthly: number): QueryAnswer => ({
+  answer: text,
+  tokens: { prompt: 120, completion: 80, total: 200 },
+  processing_time_ms: 412,
+  usage: { monthly_queries: monthly, daily_tokens: monthly * 200, queries_per_minute: 1, processing_time: 0.4, total_queries: monthly },
+});
+const first = answer('Revenue: mean 11,450, from 7,300 (West, Jan) to 15,100 (East, Jan). East sells most.', 1);
+const second = answer('Units: mean 296, standard deviation 74. East leads both months.', 2);
+export const QUOTA = 'All 100 queries of the Free plan for this month are used. They renew on 2026-12-01 (UTC).';
+
+export const tryQueryOutcomes: ActorOutcome[] = [
+  { type: 'xstate.done.actor.ask', output: first },
+  { type: 'xstate.done.actor.ask', output: second },
+  { type: 'xstate.error.actor.ask', error: new ApiRequestError('API Error: Too Many Requests', 429, 'monthly_quota_exceeded', QUOTA) },
+  { type: 'xstate.error.actor.ask', error: new ApiRequestError(messages.api.network, 0) },
+];
+
+export type TryQuerySnapshot = SnapshotFrom<typeof tryQueryMachine>;
+
+const model = createTestModel(toTestModelMachine(tryQueryMachine), {
+  input: { auth: null },
+  events: [...tryQueryOutcomes, { type: 'query.ask' }],
+  serializeState: (state: TryQuerySnapshot, event: ActorOutcome | undefined, previous?: TryQuerySnapshot) =>
+    JSON.stringify([state.value, state.context.answer?.answer ?? null, state.context.problem, event?.type ?? null, previous?.value ?? null]),
+} as never);
+
+export const tryQueryPaths = model.getShortestPaths().map((path) => ({ title: path.description, path }));
+export const tryQueryCoverage = chartCoverage(tryQueryMachine, tryQueryPaths.map(({ path }) => path));
+
+const panel = { role: 'region', name: t.tryTitle } as const;
+
+/** The panel as the chart holds it: the sample, the button, the last answer and the last problem. */
+function tryIt(state: TryQuerySnapshot): Sight[] {
+  const { answer: shown, problem } = state.context;
+  return [
+    { in: panel, role: 'heading', level: 2, name: t.tryTitle },
+    { in: panel, text: 'East' },
+    { in: panel, text: t.counts },
+    { in: panel, role: 'button', name: state.matches('asking') ? t.asking : t.ask },
+    ...(problem ? ([{ in: panel, role: 'alert' }, { in: panel, text: problem }] satisfies Sight[]) : [{ in: panel, role: 'alert', absent: true } satisfies Sight]),
+    ...(shown
+      ? ([
+          { in: panel, role: 'status' },
+          { in: panel, text: t.answerTitle },
+          { in: panel, text: shown.answer! },
+          { in: panel, text: t.usageNow(shown.usage.monthly_queries!, shown.usage.daily_tokens!) },
+          { in: panel, role: 'link', name: t.seeDashboard },
+        ] satisfies Sight[])
+      : [{ in: panel, text: t.answerTitle, absent: true } satisfies Sight]),
+  ];
+}
+
+export const tryQueryViews = { idle: tryIt, asking: tryIt } satisfies Record<string, (state: TryQuerySnapshot) => Sight[]>;
