@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { PlanIdSchema } from './schemas';
 
 /**
  * The team workspace's wire shapes (decisions.md, Teams): server/routes/teams.ts and invitations.ts
@@ -46,6 +47,20 @@ export const TeamSchema = Type.Object(
   { $id: 'Team' },
 );
 export type Team = Static<typeof TeamSchema>;
+
+/**
+ * `GET /teams/me`: the team and the caller's role (decisions.md), and the paid plan the caller pays
+ * for themselves apart from the team, which keeps billing while they are in it (decisions.md: the
+ * team page says so and links to it).
+ */
+export const MyTeamSchema = Type.Object({
+  team: TeamSchema,
+  role: RoleSchema,
+  own_paid_plan: Type.Union([PlanIdSchema, Type.Null()], {
+    description: "The caller's own paid subscription's plan, billed apart from the team's; null when they have none or it is the team's own.",
+  }),
+});
+export type MyTeam = Static<typeof MyTeamSchema>;
 
 /** A `GET /teams/me/members` row. */
 export const TeamMemberSchema = Type.Object(

@@ -59,6 +59,7 @@ export const invitationMachine = invitationSetup.createMachine({
     loading: {
       tags: ['loading'],
       invoke: {
+        id: 'preview',
         src: 'preview',
         input: ({ context }) => ({ token: context.token }),
         onDone: { target: 'showing', actions: { type: 'store', params: ({ event }) => event.output } },
@@ -73,6 +74,7 @@ export const invitationMachine = invitationSetup.createMachine({
     accepting: {
       tags: ['busy'],
       invoke: {
+        id: 'accept',
         src: 'accept',
         input: ({ context }) => ({ auth: context.auth, token: context.token }),
         onDone: {

@@ -79,6 +79,7 @@ export const inviteFormMachine = inviteFormSetup.createMachine({
     sending: {
       tags: ['busy'],
       invoke: {
+        id: 'invite',
         src: 'invite',
         input: ({ context }) => ({ auth: context.auth, email: context.email, role: context.role }),
         onDone: {

@@ -2,11 +2,14 @@ import { fromPromise } from 'xstate';
 import { withAuthRetry } from '../auth/auth.retry';
 import { teamApi, type AuditEvent, type InvitedRole, type Team, type TeamInvitation, type TeamMember, type TeamRole, type TeamUsage } from '../../src/lib/api';
 import type { AuthInput } from '../subscription/subscription.actors';
+import type { PlanId } from '../../contract/plans';
 
 /** Everything the team page shows; the admin-only parts are null for a plain member. */
 export interface TeamData {
   team: Team;
   role: TeamRole;
+  /** A paid plan the person pays for themselves, which keeps billing while they are in the team. */
+  ownPaidPlan: PlanId | null;
   members: TeamMember[];
   invitations: TeamInvitation[] | null;
   usage: TeamUsage | null;
@@ -25,16 +28,16 @@ const isAdmin = (role: TeamRole) => role === 'owner' || role === 'admin';
 
 async function load(input: AuthInput & { month: string }, signal: AbortSignal): Promise<TeamData> {
   const opts = { signal };
-  const { team, role } = await withAuthRetry(input.auth, () => teamApi.team(opts));
+  const { team, role, own_paid_plan: ownPaidPlan } = await withAuthRetry(input.auth, () => teamApi.team(opts));
   const members = withAuthRetry(input.auth, () => teamApi.members(opts));
-  if (!isAdmin(role)) return { team, role, members: (await members).members, invitations: null, usage: null, audit: null };
+  if (!isAdmin(role)) return { team, role, ownPaidPlan, members: (await members).members, invitations: null, usage: null, audit: null };
   const [list, invitations, usage, audit] = await Promise.all([
     members,
     withAuthRetry(input.auth, () => teamApi.invitations(opts)),
     withAuthRetry(input.auth, () => teamApi.usage(input.month, opts)),
     withAuthRetry(input.auth, () => teamApi.auditLog(null, opts)),
   ]);
-  return { team, role, members: list.members, invitations: invitations.invitations, usage, audit };
+  return { team, role, ownPaidPlan, members: list.members, invitations: invitations.invitations, usage, audit };
 }
 
 async function change(input: AuthInput & { change: TeamChange }, signal: AbortSignal): Promise<void> {

@@ -104,6 +104,7 @@ export const teamMachine = teamSetup.createMachine({
     loading: {
       tags: ['loading'],
       invoke: {
+        id: 'load',
         src: 'load',
         input: ({ context }) => ({ auth: context.auth, month: context.month }),
         onDone: { target: 'ready', actions: { type: 'store', params: ({ event }) => event.output } },
@@ -134,6 +135,7 @@ export const teamMachine = teamSetup.createMachine({
             changing: {
               tags: ['changing'],
               invoke: {
+                id: 'change',
                 src: 'change',
                 input: ({ context }) => ({ auth: context.auth, change: context.changing! }),
                 onDone: [
@@ -156,11 +158,12 @@ export const teamMachine = teamSetup.createMachine({
             reloading: {
               tags: ['changing'],
               invoke: {
+                id: 'reload',
                 src: 'load',
                 input: ({ context }) => ({ auth: context.auth, month: context.month }),
                 onDone: { target: 'idle', actions: ['endChange', { type: 'store', params: ({ event }) => event.output }] },
                 onError: [
-                  { guard: { type: 'notInTeam', params: ({ event }: ErrorEvent) => event.error }, target: '#team.notInTeam' },
+                  { guard: { type: 'notInTeam', params: ({ event }: ErrorEvent) => event.error }, target: '#team.notInTeam', actions: 'endChange' },
                   { target: 'idle', actions: ['endChange', { type: 'logFailure', params: ({ event }: ErrorEvent) => event.error }] },
                 ],
               },
@@ -180,6 +183,7 @@ export const teamMachine = teamSetup.createMachine({
               tags: ['usageLoading'],
               on: { 'usage.month': { target: 'loading', reenter: true, actions: { type: 'setMonth', params: ({ event }) => event.month } } },
               invoke: {
+                id: 'loadUsage',
                 src: 'loadUsage',
                 input: ({ context }) => ({ auth: context.auth, month: context.month }),
                 onDone: { target: 'idle', actions: { type: 'storeUsage', params: ({ event }) => event.output } },
@@ -192,6 +196,7 @@ export const teamMachine = teamSetup.createMachine({
             downloading: {
               tags: ['downloading'],
               invoke: {
+                id: 'downloadCsv',
                 src: 'downloadCsv',
                 input: ({ context }) => ({ auth: context.auth, month: context.month }),
                 onDone: 'idle',
@@ -210,6 +215,7 @@ export const teamMachine = teamSetup.createMachine({
             loading: {
               tags: ['auditLoading'],
               invoke: {
+                id: 'loadOlder',
                 src: 'loadOlder',
                 input: ({ context }) => ({ auth: context.auth, before: context.data!.audit!.next! }),
                 onDone: { target: 'idle', actions: { type: 'appendAudit', params: ({ event }) => event.output } },

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/types';
 import { auditPage } from '../domain/auditLog';
+import { findSubscription, planAt } from '../domain/subscriptions';
 import { invite, pendingInvitations, resend, revoke, type Issued } from '../domain/invitations';
 import { checkMonth, teamUsage, usageCsv } from '../domain/teamUsage';
 import {
@@ -23,7 +24,7 @@ import {
 import { deliverLater } from '../mail/mailer';
 import { teamInvitationMail } from '../mail/templates';
 import { DisplayText, Email, ErrorSchema, Text } from '../../contract/schemas';
-import { AuditPageSchema, InvitedRoleSchema, RoleSchema, TeamInvitationSchema, TeamMemberSchema, TeamSchema, TeamUsageSchema } from '../../contract/teams';
+import { AuditPageSchema, InvitedRoleSchema, MyTeamSchema, TeamInvitationSchema, TeamMemberSchema, TeamSchema, TeamUsageSchema } from '../../contract/teams';
 
 /** A cap is a whole number of queries a month; null is no cap. */
 const Cap = Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Null()]);
@@ -70,12 +71,16 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['teams'],
         summary: "The caller's team and role",
         security: bearerOnly,
-        response: { 200: Type.Object({ team: TeamSchema, role: RoleSchema }), ...e(401, 404) },
+        response: { 200: MyTeamSchema, ...e(401, 404) },
       },
     },
     async (request) => {
       const { team, role } = await reading(request, false);
-      return { team: await wireTeam(db, team, app.clock.now()), role };
+      const now = app.clock.now();
+      const userId = request.auth!.userId;
+      // The owner's own subscription is the team's; anyone else's paid one bills apart from it.
+      const own = team.billing_user_id === userId ? 'free' : planAt(await findSubscription(db, userId), now);
+      return { team: await wireTeam(db, team, now), role, own_paid_plan: own === 'free' ? null : own };
     },
   );
 

@@ -1,6 +1,8 @@
 import { Box, Button, Container, Flex, HStack, Link, Stack, Text } from '@chakra-ui/react';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useLocation } from 'react-router-dom';
+import { membershipMachine } from '../../machines/membership/membership.machine';
+import { createChartContext, useSelector } from '../lib/chart';
 import { NavLink, RouterLink } from './RouterLink';
 import { LogoIcon, MenuIcon, MoonIcon, SunIcon } from '../components/icons';
 import * as messages from '../content/messages';
@@ -18,11 +20,26 @@ const ACCOUNT_LINKS: Array<[string, string]> = [
   ['/profile', t.profile],
 ];
 
-/** Team members (the Team plan is theirs) also get the team page. */
+/**
+ * Team members, whatever their plan, also get the team page: whether the person is in a team is
+ * asked of the server (`GET /teams/me`) again on every navigation, so joining or leaving shows on
+ * the next page.
+ */
 function useAccountLinks(): Array<[string, string]> {
-  const inTeam = useAuthSelector((s) => s.context.user?.subscription_plan === 'team');
+  const auth = useAuthRef();
+  const { pathname } = useLocation();
+  const membership = MembershipChart.useActor({ input: { auth } });
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else membership.send({ type: 'membership.check' });
+  }, [membership, pathname]);
+  const inTeam = useSelector(membership, (s) => s.context.inTeam);
   return inTeam ? [...ACCOUNT_LINKS.slice(0, 2), ['/team', t.team], ...ACCOUNT_LINKS.slice(2)] : ACCOUNT_LINKS;
 }
+
+/** Whether the person is in a team: the chart the top bar runs. */
+const MembershipChart = createChartContext(membershipMachine);
 
 const currentPageStyle = { '&[aria-current=page]': { bg: 'brand.subtle', color: 'brand.fg' } };
 
@@ -47,8 +64,7 @@ function LogoutButton(props: React.ComponentProps<typeof Button>) {
 }
 
 /** Signed in, from tablets up: the account links, the greeting and Logout in the bar itself. */
-function SignedInBar() {
-  const links = useAccountLinks();
+function SignedInBar({ links }: { links: Array<[string, string]> }) {
   return (
     <HStack hideBelow="md" flex="1" minW="0" gap="4">
       <nav aria-label={t.mainNav}>
@@ -76,8 +92,7 @@ function SignedInBar() {
  * holds the greeting in full, the account links and Logout. Opening it moves focus to its first
  * link; Escape closes it and returns focus to the button, as does following a link.
  */
-function SignedInMenu() {
-  const links = useAccountLinks();
+function SignedInMenu({ links }: { links: Array<[string, string]> }) {
   const [open, setOpen] = useState(false);
   const panelId = useId();
   const button = useRef<HTMLButtonElement>(null);
@@ -202,6 +217,17 @@ function SignedOutBar() {
   );
 }
 
+/** The signed-in bar (tablets up) and menu (phones), with one set of links. */
+function SignedIn() {
+  const links = useAccountLinks();
+  return (
+    <>
+      <SignedInBar links={links} />
+      <SignedInMenu links={links} />
+    </>
+  );
+}
+
 export function TopBar() {
   const { brandName } = useRuntimeConfig();
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
@@ -220,10 +246,7 @@ export function TopBar() {
             </RouterLink>
           </Link>
           {signedIn ? (
-            <>
-              <SignedInBar />
-              <SignedInMenu />
-            </>
+            <SignedIn />
           ) : (
             <SignedOutBar />
           )}

@@ -2,7 +2,7 @@ import type { AxiosRequestConfig } from 'axios';
 import type { PlanId } from '../../contract/plans';
 import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, Subscription, Usage, User } from '../../contract/schemas';
 import type { ApiKeyInfo, CreatedApiKey, DeviceGrant, NewApiKey, Scope as ApiKeyScope, SessionInfo } from '../../contract/credentials';
-import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
+import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
 import type { TokenPair } from './tokenStorage';
 
 export type { DailyUsage, User };
@@ -64,7 +64,7 @@ export const accountApi = {
 
 /** The team workspace's calls (decisions.md, Teams). */
 export const teamApi = {
-  team: ({ signal }: Opts = {}) => request<{ team: Team; role: TeamRole }>({ method: 'GET', url: '/teams/me', signal }),
+  team: ({ signal }: Opts = {}) => request<MyTeam>({ method: 'GET', url: '/teams/me', signal }),
   members: ({ signal }: Opts = {}) => request<{ members: TeamMember[] }>({ method: 'GET', url: '/teams/me/members', signal }),
   invitations: ({ signal }: Opts = {}) => request<{ invitations: TeamInvitation[] }>({ method: 'GET', url: '/teams/me/invitations', signal }),
   usage: (month: string, { signal }: Opts = {}) => request<TeamUsage>({ method: 'GET', url: '/teams/me/usage', params: { month }, signal }),

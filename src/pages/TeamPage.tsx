@@ -1,4 +1,4 @@
-import { Badge, Box, Button, Card, Container, Heading, HStack, List, Stack, Text } from '@chakra-ui/react';
+import { Badge, Box, Button, Card, Container, Heading, HStack, Link, List, Stack, Text } from '@chakra-ui/react';
 import { type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { teamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
@@ -12,6 +12,7 @@ import { TeamMembers } from '../components/team/TeamMembers';
 import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
 import { createChartContext, useSelector } from '../lib/chart';
+import { planName } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.team;
@@ -71,13 +72,13 @@ export default function TeamPage() {
   if (status === 'notInTeam') return <TeamOffer />;
   if (status === 'failed' || !data) {
     return (
-      <Container maxW="3xl" py="12">
+      <Container maxW="6xl" py="12">
         <PageHeader title={t.title} lead={t.loadFailed} mb="4" />
         <Button onClick={() => actor.send({ type: 'team.retry' })}>{t.retry}</Button>
       </Container>
     );
   }
-  const { team, role, members, invitations, usage, audit } = data;
+  const { team, role, ownPaidPlan, members, invitations, usage, audit } = data;
   const admin = role === 'owner' || role === 'admin';
   return (
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
@@ -88,6 +89,16 @@ export default function TeamPage() {
         </Badge>
         <Text color="fg.muted">{t.seats(team.seats_used, team.seat_limit)}</Text>
       </HStack>
+      {ownPaidPlan && (
+        <Card.Root variant="subtle" mb="8" maxW="3xl">
+          <Card.Body gap="2">
+            <Text>{t.ownPlanStillBilled(planName(ownPaidPlan))}</Text>
+            <Link asChild colorPalette="brand" fontWeight="medium">
+              <RouterLink to="/subscription">{t.manageOwnPlan}</RouterLink>
+            </Link>
+          </Card.Body>
+        </Card.Root>
+      )}
       <Stack gap="12">
         <Section id="team-members" title={t.membersHeading}>
           {members.length === 1 && admin && (

@@ -273,6 +273,25 @@ describe.each(ENGINES)('team workspaces on %s', (engine) => {
     });
   });
 
+  describe("a member's own paid plan", () => {
+    it('is named by GET /teams/me (own_paid_plan) for a member who pays for one, and for nobody else', async () => {
+      const owner = await teamOwner(ctx);
+      const free = await register(ctx.app);
+      const pro = await register(ctx.app);
+      await payFor(ctx, pro, 'professional');
+      await join(ctx, owner, free);
+      await join(ctx, owner, pro, 'admin');
+      const mine = async (who: Account) => (await call('GET', '/teams/me', who)).json();
+      // The owner's subscription is the team's own.
+      expect(await mine(owner)).toMatchObject({ role: 'owner', own_paid_plan: null });
+      expect(await mine(free)).toMatchObject({ role: 'member', own_paid_plan: null });
+      expect(await mine(pro)).toMatchObject({ role: 'admin', own_paid_plan: 'professional' });
+      // Out of the team, it is simply their plan again.
+      expect((await call('DELETE', `/teams/me/members/${pro.user.id}`, pro)).statusCode).toBe(204);
+      expect((await call('GET', '/subscription/me', pro)).json().plan).toBe('professional');
+    });
+  });
+
   describe('renames, caps and the audit log', () => {
     it('renames (admins), sets a default cap new members get, and logs who did it from which IP, newest first, paged', async () => {
       const owner = await teamOwner(ctx);

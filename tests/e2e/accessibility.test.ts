@@ -1,8 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { COLOR_MODE_KEY } from '../../src/lib/colorMode';
-import { useServerAndBrowser, watchPage, type PageWatch } from '../helpers/browser';
+import { seriousViolations, useServerAndBrowser, watchPage, type PageWatch } from '../helpers/browser';
 
 jest.setTimeout(180_000);
 
@@ -70,13 +69,6 @@ async function done(page: Page): Promise<void> {
   await page.context().close();
 }
 
-/** axe's serious and critical findings, one line each ("rule: selector (why)"). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} (${node.any.map((check) => check.message).join('; ')})`));
-}
 
 /**
  * Console errors, less those of the 404 page: it logs the missing path on purpose, and the browser

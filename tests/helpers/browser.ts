@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type RunningServer } from './server';
 
@@ -31,7 +32,11 @@ export interface PageWatch {
 export async function watchPage(page: Page): Promise<PageWatch> {
   const watch: PageWatch = { consoleErrors: [], cspViolations: [] };
   page.on('console', (message) => {
-    if (message.type() === 'error') watch.consoleErrors.push(message.text());
+    if (message.type() !== 'error') return;
+    // The browser's own line for an answer the app expects: the top bar asks GET /teams/me on every
+    // page, and someone in no team gets its documented 404 not_in_team.
+    if (message.text().startsWith('Failed to load resource') && new URL(message.location().url, 'http://x').pathname === '/api/v1/teams/me') return;
+    watch.consoleErrors.push(message.text());
   });
   page.on('pageerror', (error) => watch.consoleErrors.push(error.message));
   await page.exposeFunction('__reportCspViolation', (text: string) => watch.cspViolations.push(text));
@@ -75,4 +80,12 @@ export async function payInNewTab(page: Page, button: string, card?: string): Pr
   await tab.waitForURL(/\/billing\/test\/checkout/);
   await payWithTestCard(tab, card);
   return tab;
+}
+
+/** axe's serious and critical findings, one line each ("rule: selector (why)"). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} (${node.any.map((check) => check.message).join('; ')})`));
 }

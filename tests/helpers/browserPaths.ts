@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
 import { newLoopbackAddress, postJsonFrom } from './server';
@@ -38,6 +40,8 @@ export interface CallPattern {
   method: string;
   /** The path after `/api/v1`. */
   path: string;
+  /** When only some calls to the path are the chart's (by their query, say). */
+  when?: (url: URL) => boolean;
 }
 
 /**
@@ -70,8 +74,9 @@ export class HeldCalls<Name extends string> {
 
   private nameOf(route: Route): Name | null {
     const request = route.request();
-    const path = new URL(request.url()).pathname.replace(/^\/api\/v1/, '');
-    const entry = Object.entries<CallPattern>(this.patterns).find(([, p]) => p.method === request.method() && p.path === path);
+    const url = new URL(request.url());
+    const path = url.pathname.replace(/^\/api\/v1/, '');
+    const entry = Object.entries<CallPattern>(this.patterns).find(([, p]) => p.method === request.method() && p.path === path && (p.when?.(url) ?? true));
     return entry ? (entry[0] as Name) : null;
   }
 
@@ -107,6 +112,18 @@ export class HeldCalls<Name extends string> {
     // Older ones belong to states the chart has left; nobody reads their answers.
     for (const stale of routes.slice(0, -1)) await stale.abort().catch(() => undefined);
     return routes.at(-1)!;
+  }
+  /**
+   * Every call `name` the page is waiting on, for calls another part of the page makes too (the
+   * top bar asks `GET /teams/me` as the team page does): after the first arrives, the others of
+   * the moment are given `settleMs` to arrive, and all are answered alike by the caller.
+   */
+  async takeAll(name: Name, settleMs = 300, timeout?: number): Promise<Route[]> {
+    await this.arrived(name, timeout);
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    const routes = this.held.get(name)!;
+    this.held.set(name, []);
+    return routes;
   }
 }
 
@@ -190,4 +207,63 @@ export function uniqueAccount(full_name: string, password: string) {
 /** Waits one frame of the page: enough for a click's handlers (and a pop-up) to have run. */
 export async function nextFrame(page: Page): Promise<void> {
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+}
+
+/** The invitation links mailed to `to` so far, oldest first, read from the real server's outbox (quoted-printable undone). */
+export function invitationLinksIn(dataDir: string, to: string): string[] {
+  const outbox = path.join(dataDir, 'outbox');
+  if (!fs.existsSync(outbox)) return [];
+  return fs
+    .readdirSync(outbox)
+    .sort()
+    .map((file) => fs.readFileSync(path.join(outbox, file), 'utf8'))
+    .filter((text) => text.includes(`To: ${to}`))
+    .map((text) => /(http:\/\/\S+\/invite\/[\w-]+)/.exec(text.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1])
+    .filter((link): link is string => link !== undefined);
+}
+
+/** The newest invitation link to `to`, once the outbox holds more than `seen` of them (mail goes out after the answer). */
+export async function newInvitationLink(dataDir: string, to: string, seen = 0): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const links = invitationLinksIn(dataDir, to);
+    if (links.length > seen) return links.at(-1)!;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no new invitation mail to ${to}`);
+}
+
+/** An account made through the API for a path: its tokens, id and address. */
+export interface LiveAccount {
+  tokens: TokenPair;
+  id: string;
+  email: string;
+}
+
+export async function signUp(api: ApiClient, fullName: string, email?: string): Promise<LiveAccount> {
+  const account = { ...uniqueAccount(fullName, 'Analytical-Engine-1843'), ...(email ? { email } : {}) };
+  const registered = await api.register(account);
+  return { tokens: registered, id: registered.user.id, email: account.email };
+}
+
+/**
+ * A real team: `owner` pays for Team through the test checkout, each member is invited and
+ * accepts from the mailed link, and the `pending` addresses are invited. Answers the pending
+ * invitations' ids by address.
+ */
+export async function makeTeam(api: ApiClient, dataDir: string, owner: LiveAccount, members: LiveAccount[] = [], pending: string[] = []): Promise<Record<string, string>> {
+  await api.subscribe(owner.tokens.access_token, 'team');
+  for (const member of members) {
+    const seen = invitationLinksIn(dataDir, member.email).length;
+    await api.call('POST', '/teams/me/invitations', { email: member.email, role: 'member' }, owner.tokens.access_token);
+    const token = new URL(await newInvitationLink(dataDir, member.email, seen)).pathname.split('/').at(-1)!;
+    const accepted = await api.call('POST', `/invitations/${token}/accept`, {}, member.tokens.access_token);
+    if (accepted.status !== 200) throw new Error(`accepting the invitation answered ${accepted.status}`);
+  }
+  const ids: Record<string, string> = {};
+  for (const email of pending) {
+    const sent = await api.call<{ id: string }>('POST', '/teams/me/invitations', { email, role: 'member' }, owner.tokens.access_token);
+    if (sent.status !== 201) throw new Error(`inviting ${email} answered ${sent.status}`);
+    ids[email] = sent.body.id;
+  }
+  return ids;
 }

@@ -60,7 +60,7 @@ export function renderApp(path: string, config: Partial<RuntimeConfig> = {}, aut
  * the real providers: for tests that hand the page a chart of their own. `entry` is the address
  * the page opens at, when it carries a query.
  */
-export function renderPage(path: string, authMachine: AuthMachine, page: ReactNode, entry = path): RenderResult {
+export function renderPage(path: string, authMachine: AuthMachine, page: ReactNode, entry = path): RenderResult & { router: TestRouter } {
   const element = (
     <AuthProvider machine={authMachine}>
       {page}

@@ -16,6 +16,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 const data = (role: TeamData['role']): TeamData => ({
   team: { id: 't', name: 'Ada’s team', created_at: '2026-11-01T00:00:00.000Z', seat_limit: 10, seats_used: 2, plan_status: 'active', default_monthly_query_cap: null },
   role,
+  ownPaidPlan: null,
   members: [],
   invitations: role === 'member' ? null : [{ id: 'i1', email: 'bob@example.com', role: 'member', expires_at: '2026-11-30T00:00:00.000Z' }],
   usage: null,

@@ -40,7 +40,7 @@ interface State {
   /** What to do on the page before the picture: fill forms, click, hold or fail calls. */
   act?: (page: Page, account: Account) => Promise<void>;
   /** Calls answered (or held, or failed) by the browser instead of the server, set before loading. */
-  routes?: (page: Page) => Promise<void>;
+  routes?: (page: Page, account: Account) => Promise<void>;
   /** The whole page rather than the screen (pages; not toasts, which sit on the screen). */
   fullPage?: boolean;
   /** Calls are held for ever: the picture is taken at once, before the page's own timeouts end the wait. */
@@ -116,6 +116,61 @@ async function signInAs(page: Page, account: Account) {
 }
 
 const toastShown = (page: Page, title: string) => page.locator('[data-scope=toast][data-part=root]').filter({ hasText: title }).first().waitFor();
+
+/** The team calls answered as for a team of Ada (owner), Grace (admin) and Łukasz, or Ada alone; a member sees only names and their own row. */
+async function teamRoutes(page: Page, options: { role: 'owner' | 'member'; alone?: boolean; ownPaidPlan?: string; viewerId?: string }) {
+  const { role, alone = false, ownPaidPlan = null, viewerId = 'lukasz' } = options;
+  const own = (id: string) => role !== 'member' || id === viewerId;
+  const member = (id: string, full_name: string, memberRole: string, queries: number, cap: number | null) => ({
+    user_id: id,
+    full_name,
+    role: memberRole,
+    joined_at: '2026-11-02T09:00:00.000Z',
+    ...(own(id)
+      ? { email: `${id === viewerId ? 'lukasz' : id}@example.com`, last_active_at: '2026-11-23T15:00:00.000Z', month_queries: queries, day_tokens: queries * 12, monthly_query_cap: cap }
+      : { email: null, last_active_at: null, month_queries: null, day_tokens: null, monthly_query_cap: null }),
+  });
+  const members = alone
+    ? [member('ada', 'Ada Lovelace', 'owner', 0, null)]
+    : [member('ada', 'Ada Lovelace', 'owner', 41, null), member('grace', 'Grace Hopper', 'admin', 17, null), member(viewerId, 'Łukasz Świątek, "Luke"', 'member', 9, 10)];
+  await answer(page, '**/api/v1/teams/me', {
+    json: {
+      role,
+      own_paid_plan: ownPaidPlan,
+      team: { id: 't', name: 'Ada Lovelace’s team', created_at: '2026-11-01T09:00:00.000Z', seat_limit: 10, seats_used: alone ? 1 : 4, plan_status: 'active', default_monthly_query_cap: null },
+    },
+  });
+  await answer(page, '**/api/v1/teams/me/members', { json: { members } });
+  if (role === 'member') return;
+  await answer(page, '**/api/v1/teams/me/invitations', { json: { invitations: alone ? [] : [{ id: 'i1', email: 'alan@example.com', role: 'member', expires_at: '2026-11-30T09:00:00.000Z' }] } });
+  await answer(page, '**/api/v1/teams/me/usage?*', {
+    json: alone
+      ? { month: '2026-11', days: [], by_task: [], members: [] }
+      : {
+          month: '2026-11',
+          days: days((i) => (i * 5) % 11).map((day) => ({ ...day, user_id: 'ada' })),
+          by_task: [{ task: 'formula', queries: 40, tokens: 1600 }, { task: 'analyze', queries: 27, tokens: 2210 }],
+          members: [{ user_id: 'ada', full_name: 'Ada Lovelace', email: 'ada@example.com', queries: 41, tokens: 2400 }, { user_id: 'lukasz', full_name: 'Łukasz Świątek, "Luke"', email: 'lukasz@example.com', queries: 9, tokens: 410 }],
+        },
+  });
+  const created = { id: 'e1', at: '2026-11-01T09:00:00.000Z', actor: { user_id: 'ada', name: 'Ada Lovelace' }, action: 'team.created', target: { user_id: null, name: 'Ada Lovelace’s team', detail: null }, ip: null };
+  await answer(page, '**/api/v1/teams/me/audit-log', {
+    json: {
+      next: null,
+      events: alone
+        ? [created]
+        : [
+            { id: 'e3', at: '2026-11-23T10:00:00.000Z', actor: { user_id: 'ada', name: 'Ada Lovelace' }, action: 'member.cap_changed', target: { user_id: 'lukasz', name: 'Łukasz Świątek, "Luke"', detail: 'no cap → 10' }, ip: '203.0.113.7' },
+            { id: 'e2', at: '2026-11-02T09:00:00.000Z', actor: { user_id: 'grace', name: 'Grace Hopper' }, action: 'member.joined', target: { user_id: 'grace', name: 'Grace Hopper', detail: 'admin' }, ip: '198.51.100.4' },
+            created,
+          ],
+    },
+  });
+}
+
+/** An invitation from Ada to `email`. */
+const invitationRoutes = (page: Page, email: string) =>
+  answer(page, '**/api/v1/invitations/a-token', { json: { team_name: 'Ada Lovelace’s team', inviter_name: 'Ada Lovelace', email, role: 'member', expires_at: '2026-11-30T09:00:00.000Z' } });
 
 /** Every state; pages get the usage the server does not record yet, so their cards have numbers. */
 const STATES: State[] = [
@@ -396,51 +451,95 @@ const STATES: State[] = [
       await page.goto(url);
     },
   },
-  // The team workspace (its calls answered here: the shared account is in no team), and the Team offer.
+  // The team workspace (its calls answered here: the shared account is in no team) as its owner,
+  // alone, and as a member; the Team offer; and what goes wrong on it.
   {
-    name: 'signed-in-team',
+    name: 'team-owner',
     path: '/team',
     signedIn: true,
     fullPage: true,
+    routes: (page) => teamRoutes(page, { role: 'owner' }),
+  },
+  {
+    name: 'team-alone',
+    path: '/team',
+    signedIn: true,
+    fullPage: true,
+    routes: (page) => teamRoutes(page, { role: 'owner', alone: true }),
+  },
+  {
+    name: 'team-member',
+    path: '/team',
+    signedIn: true,
+    fullPage: true,
+    // The shared account is Łukasz here, so the page marks his row as theirs and offers Leave.
+    routes: (page, account) => teamRoutes(page, { role: 'member', ownPaidPlan: 'professional', viewerId: (account.tokens as Tokens & { user: { id: string } }).user.id }),
+  },
+  { name: 'team-offer', path: '/team', signedIn: true, fullPage: true },
+  { name: 'team-load-failed', path: '/team', signedIn: true, routes: (page) => answer(page, '**/api/v1/teams/me', 'abort') },
+  {
+    name: 'team-remove-refused',
+    path: '/team',
+    signedIn: true,
     routes: async (page) => {
-      const member = (id: string, full_name: string, role: string, queries: number, cap: number | null) => ({
-        user_id: id, full_name, email: `${id}@example.com`, role, joined_at: '2026-11-02T09:00:00.000Z', last_active_at: '2026-11-23T15:00:00.000Z',
-        month_queries: queries, day_tokens: queries * 12, monthly_query_cap: cap,
-      });
-      await answer(page, '**/api/v1/teams/me', {
-        json: { role: 'owner', team: { id: 't', name: 'Ada Lovelace’s team', created_at: '2026-11-01T09:00:00.000Z', seat_limit: 10, seats_used: 4, plan_status: 'active', default_monthly_query_cap: null } },
-      });
-      await answer(page, '**/api/v1/teams/me/members', {
-        json: { members: [member('ada', 'Ada Lovelace', 'owner', 41, null), member('grace', 'Grace Hopper', 'admin', 17, null), member('lukasz', 'Łukasz Świątek, "Luke"', 'member', 9, 10)] },
-      });
-      await answer(page, '**/api/v1/teams/me/invitations', { json: { invitations: [{ id: 'i1', email: 'alan@example.com', role: 'member', expires_at: '2026-11-30T09:00:00.000Z' }] } });
-      await answer(page, '**/api/v1/teams/me/usage?*', {
-        json: {
-          month: '2026-11',
-          days: days((i) => (i * 5) % 11).map((day) => ({ ...day, user_id: 'ada' })),
-          by_task: [{ task: 'formula', queries: 40, tokens: 1600 }, { task: 'analyze', queries: 27, tokens: 2210 }],
-          members: [{ user_id: 'ada', full_name: 'Ada Lovelace', email: 'ada@example.com', queries: 41, tokens: 2400 }, { user_id: 'lukasz', full_name: 'Łukasz Świątek, "Luke"', email: 'lukasz@example.com', queries: 9, tokens: 410 }],
-        },
-      });
-      await answer(page, '**/api/v1/teams/me/audit-log', {
-        json: {
-          next: null,
-          events: [
-            { id: 'e3', at: '2026-11-23T10:00:00.000Z', actor: { user_id: 'ada', name: 'Ada Lovelace' }, action: 'member.cap_changed', target: { user_id: 'lukasz', name: 'Łukasz Świątek, "Luke"', detail: 'no cap → 10' }, ip: '203.0.113.7' },
-            { id: 'e2', at: '2026-11-02T09:00:00.000Z', actor: { user_id: 'grace', name: 'Grace Hopper' }, action: 'member.joined', target: { user_id: 'grace', name: 'Grace Hopper', detail: 'admin' }, ip: '198.51.100.4' },
-            { id: 'e1', at: '2026-11-01T09:00:00.000Z', actor: { user_id: 'ada', name: 'Ada Lovelace' }, action: 'team.created', target: { user_id: null, name: 'Ada Lovelace’s team', detail: null }, ip: null },
-          ],
-        },
-      });
+      await teamRoutes(page, { role: 'owner' });
+      await answer(page, '**/api/v1/teams/me/members/grace', { status: 403, json: { error: { code: 'forbidden', message: 'Only an admin can do this.' } } });
+    },
+    act: async (page) => {
+      await page.getByRole('button', { name: `${messages.team.remove}: Grace Hopper` }).click();
+      await page.getByRole('button', { name: messages.team.confirm }).click();
+      await toastShown(page, messages.team.actionFailed);
     },
   },
-  { name: 'signed-in-team-offer', path: '/team', signedIn: true, fullPage: true },
   {
-    name: 'page-invite',
+    name: 'team-invite-errors',
+    path: '/team',
+    signedIn: true,
+    routes: async (page) => {
+      await teamRoutes(page, { role: 'owner' });
+      // Sending is refused; the list of pending ones (the same address, GET) is not.
+      await page.route('**/api/v1/teams/me/invitations', (route) =>
+        route.request().method() === 'POST' ? route.fulfill({ status: 403, json: { error: { code: 'seat_limit_reached', message: 'All seats are taken.' } } }) : route.fallback(),
+      );
+    },
+    act: async (page) => {
+      const email = page.getByLabel(messages.team.inviteEmail);
+      await email.fill('alan@example');
+      await page.getByRole('button', { name: messages.team.inviteSubmit }).click();
+      await page.getByText(messages.team.emailInvalid).waitFor();
+      await email.fill('alan@example.com');
+      await page.getByRole('button', { name: messages.team.inviteSubmit }).click();
+      await toastShown(page, messages.team.actionFailed);
+      await email.fill('alan@example');
+      await page.getByRole('button', { name: messages.team.inviteSubmit }).click();
+      await email.scrollIntoViewIfNeeded();
+    },
+  },
+  // The invitation page from where each visitor stands, and what can go wrong there.
+  { name: 'invite-signed-out', path: '/invite/a-token', fullPage: true, routes: (page) => invitationRoutes(page, 'grace@example.com') },
+  { name: 'invite-signed-in', path: '/invite/a-token', signedIn: true, fullPage: true, routes: (page, account) => invitationRoutes(page, account.email) },
+  { name: 'invite-other-account', path: '/invite/a-token', signedIn: true, fullPage: true, routes: (page) => invitationRoutes(page, 'grace@example.com') },
+  {
+    name: 'invite-accept-refused',
+    path: '/invite/a-token',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page, account) => {
+      await invitationRoutes(page, account.email);
+      await answer(page, '**/api/v1/invitations/a-token/accept', { status: 409, json: { error: { code: 'already_in_team', message: 'Already in a team.' } } });
+    },
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.invitation.accept }).click();
+      await page.getByText(messages.invitation.acceptFailed).waitFor();
+    },
+  },
+  {
+    name: 'invite-no-longer-valid',
     path: '/invite/a-token',
     fullPage: true,
-    routes: (page) => answer(page, '**/api/v1/invitations/a-token', { json: { team_name: 'Ada Lovelace’s team', inviter_name: 'Ada Lovelace', email: 'grace@example.com', role: 'member', expires_at: '2026-11-30T09:00:00.000Z' } }),
+    routes: (page) => answer(page, '**/api/v1/invitations/a-token', { status: 404, json: { error: { code: 'invalid_invitation', message: 'This invitation is not valid.' } } }),
   },
+  { name: 'invite-load-failed', path: '/invite/a-token', routes: (page) => answer(page, '**/api/v1/invitations/a-token', 'abort') },
 
   // /link, each state of its chart (the add-on's code looked up, approved or denied; answers given here).
   { name: 'link-code-entry', path: '/link', signedIn: true },
@@ -595,7 +694,7 @@ async function shoot(browser: Browser, baseUrl: string, state: State, account: A
           localStorage.setItem('refresh_token', pair.refresh_token);
         }, await signIn(baseUrl, account));
       }
-      await state.routes?.(page);
+      await state.routes?.(page, account);
       await page.goto(`${baseUrl}${state.path}`);
       // A picture is of a settled page, not of the moment a person may already act in.
       await page.locator(`html[${APP_READY_ATTRIBUTE}]`).waitFor({ state: 'attached' });

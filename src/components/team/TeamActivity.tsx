@@ -57,7 +57,7 @@ export function TeamUsageSection(props: { usage: TeamUsage; month: string; maxMo
           <Field.Label>{t.month}</Field.Label>
           <Input type="month" value={month} max={maxMonth} onChange={(event) => /^\d{4}-\d{2}$/.test(event.target.value) && props.onMonth(event.target.value)} />
         </Field.Root>
-        <Button variant="outline" onClick={props.onDownload} loading={downloading}>
+        <Button variant="outline" onClick={props.onDownload} loading={downloading} loadingText={t.downloadBusy}>
           {t.downloadCsv}
         </Button>
       </HStack>
@@ -91,7 +91,8 @@ function describe(event: AuditEvent): string {
 export function AuditLog({ events, hasOlder, loading, onOlder }: { events: AuditEvent[]; hasOlder: boolean; loading: boolean; onOlder: () => void }) {
   return (
     <Stack gap="3">
-      <Table.ScrollArea borderWidth="1px" rounded="md">
+      {/* Scrolls sideways on a phone, with nothing focusable in it: keyboard users scroll it once it has the focus. */}
+      <Table.ScrollArea borderWidth="1px" rounded="md" tabIndex={0} role="group" aria-label={t.auditHeading}>
         <Table.Root size="sm">
           <Table.Header>
             <Table.Row>
@@ -113,7 +114,7 @@ export function AuditLog({ events, hasOlder, loading, onOlder }: { events: Audit
         </Table.Root>
       </Table.ScrollArea>
       {hasOlder && (
-        <Button alignSelf="flex-start" variant="outline" size="sm" onClick={onOlder} loading={loading}>
+        <Button alignSelf="flex-start" variant="outline" size="sm" onClick={onOlder} loading={loading} loadingText={t.olderBusy}>
           {t.olderEvents}
         </Button>
       )}

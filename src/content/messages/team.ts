@@ -84,6 +84,7 @@ export const team = {
   perDayChart: (month: string) => `Queries per day in ${month}`,
   noUsage: 'No queries were made for the team in this month.',
   downloadCsv: 'Download CSV',
+  downloadBusy: 'Preparing the CSV…',
   // Audit log.
   auditHeading: 'Audit log',
   when: 'When',
@@ -92,6 +93,7 @@ export const team = {
   from: 'From',
   system: 'Billing',
   olderEvents: 'Show older events',
+  olderBusy: 'Loading older events…',
   actionsText: {
     'team.created': 'created the team',
     'team.renamed': 'renamed the team',

@@ -1,0 +1,162 @@
+import type { Download, Route } from 'playwright-core';
+import type { EventObject } from 'xstate';
+import type { TeamEvent } from '../../machines/team/team.machine';
+import * as messages from '../../src/content/messages';
+import type { ApiRequestError } from '../../src/lib/api';
+import { useServerAndBrowser } from '../helpers/browser';
+import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openContext, signUp, storedTokens, type CallPattern, type LiveAccount } from '../helpers/browserPaths';
+import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
+import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
+import {
+  INVITED,
+  MEMBER_NAME,
+  OWNER_NAME,
+  TEAM_NAME,
+  teamCoverage,
+  teamPaths,
+  teamViews,
+  thisMonth,
+  toastAfter,
+  type Arrival,
+  type TeamSnapshot,
+} from '../model/team.paths';
+
+/**
+ * The team-page chart's generated paths (tests/model/team.paths.ts) replayed in Chromium on the
+ * real team page against the real server, one test per path. Each path gets a real team like the
+ * model's: Ada owns it, Grace is a member, Alan's invitation is pending, and more audit events
+ * than one page holds. The page's calls are held until the path says how they end: the server's
+ * own answer, or what it cannot be made to give at will (a refusal of the change, the team gone
+ * while the page reloads) and a lost connection. A path whose first load finds no team signs in
+ * an account that is in none.
+ */
+
+jest.setTimeout(90_000);
+
+const live = useServerAndBrowser();
+const t = messages.team;
+let teamless: LiveAccount;
+
+beforeAll(async () => {
+  teamless = await signUp(apiClient(live.server.baseUrl), OWNER_NAME);
+});
+
+/** A real team like the model's, for one path. */
+async function modelTeam() {
+  const api = apiClient(live.server.baseUrl);
+  const owner = await signUp(api, OWNER_NAME);
+  const member = await signUp(api, MEMBER_NAME);
+  // As in the model, Grace pays for her own Professional plan too.
+  await api.subscribe(member.tokens.access_token, 'professional');
+  const pending = await makeTeam(api, live.server.dataDir, owner, [member], [INVITED]);
+  // Renames fill the audit log past its first page (50 events), so there are older events to show.
+  for (let i = 0; i < 50; i++) await api.call('PATCH', '/teams/me', { name: `${TEAM_NAME} ${i}` }, owner.tokens.access_token);
+  await api.call('PATCH', '/teams/me', { name: TEAM_NAME }, owner.tokens.access_token);
+  return { owner, member, invitationId: pending[INVITED]! };
+}
+
+describe('team chart, generated paths, in Chromium against the real server', () => {
+  afterAll(() => console.log(coverageLine('team', teamCoverage)));
+
+  it('covers every state of the chart', () => {
+    expect(teamCoverage.restingStatesMissed).toEqual([]);
+  });
+
+  it.each(teamPaths.map(({ title, arrival, path }) => [title, arrival, path] as const))('%s', async (_title, arrival: Arrival, path) => {
+    const { baseUrl } = live.server;
+    const noTeam = (path.steps[1]?.event as ActorOutcome | undefined)?.error instanceof Error && (path.steps[1]!.event as { error: ApiRequestError }).error.code === 'not_in_team';
+    const { owner, member, invitationId } = await modelTeam();
+    const viewer = noTeam ? teamless : arrival === 'owner' ? owner : member;
+    const { context, page } = await openContext(live.browser, storedTokens(viewer.tokens));
+    const calls = {
+      team: { method: 'GET', path: '/teams/me' },
+      remove: { method: 'DELETE', path: `/teams/me/members/${member.id}` },
+      update: { method: 'PATCH', path: `/teams/me/members/${member.id}` },
+      resend: { method: 'POST', path: `/teams/me/invitations/${invitationId}/resend` },
+      revoke: { method: 'DELETE', path: `/teams/me/invitations/${invitationId}` },
+      // The first load asks for this month's usage and the newest events itself; these are the later calls.
+      usage: { method: 'GET', path: '/teams/me/usage', when: (url: URL) => url.searchParams.get('month') !== thisMonth },
+      csv: { method: 'GET', path: '/teams/me/usage.csv' },
+      older: { method: 'GET', path: '/teams/me/audit-log', when: (url: URL) => url.searchParams.has('before') },
+    } satisfies Record<string, CallPattern>;
+    const held = await HeldCalls.on(page, calls);
+    let download: Promise<Download> | null = null;
+
+    /** Ends the held call as the outcome says: passed on to the server, refused, or cut off. */
+    const end = async (name: keyof typeof calls, outcome: ActorOutcome) => {
+      // The top bar asks GET /teams/me too (is the person in a team?): it gets the same answer.
+      if (name === 'team') return void (await Promise.all((await held.takeAll(name)).map((route) => answer(route, outcome))));
+      return answer(await held.take(name), outcome);
+    };
+    const answer = async (route: Route, outcome: ActorOutcome) => {
+      const error = outcome.error as ApiRequestError | undefined;
+      if (!error) return void (await answerFromServer(route));
+      if (error.status === 0) return cutOff(route);
+      // A team that is really gone, or the account's own, is the server's answer; the rest is made up.
+      if (error.code === 'not_in_team' && noTeam) return void (await answerFromServer(route));
+      return answerError(route, error.status, error.code!, error.code!);
+    };
+    /** The change the path makes goes out as one of these calls. */
+    const changeCall = (state: TeamSnapshot): keyof typeof calls => {
+      const kind = state.context.changing!.kind;
+      return kind === 'cap' || kind === 'role' ? 'update' : kind;
+    };
+    const settle = (name: keyof typeof calls | ((state: TeamSnapshot) => keyof typeof calls)) => async ({ event, state }: { event: EventObject; state: unknown }) => {
+      const snapshot = state as TeamSnapshot;
+      const outcome = event as ActorOutcome;
+      if (outcome.type === 'xstate.done.actor.downloadCsv') download = page.waitForEvent('download');
+      // The change's call went out in the state before; `state` is the one after, still naming the change.
+      await end(typeof name === 'function' ? name(snapshot) : name, outcome);
+      await seesInBrowser(page, toastAfter(outcome, snapshot));
+      if (download) {
+        expect((await download).suggestedFilename()).toBe(`team-usage-${snapshot.context.month}.csv`);
+        download = null;
+      }
+    };
+    const click = (name: string) => page.getByRole('button', { name, exact: true }).click();
+
+    try {
+      await page.goto(`${baseUrl}/team`);
+      await path.test({
+        states: inBrowser(page, teamViews),
+        events: {
+          'xstate.done.actor.load': settle('team'),
+          'xstate.error.actor.load': settle('team'),
+          'xstate.done.actor.reload': settle('team'),
+          'xstate.error.actor.reload': settle('team'),
+          'xstate.done.actor.change': settle(changeCall),
+          'xstate.error.actor.change': settle(changeCall),
+          'xstate.done.actor.loadUsage': settle('usage'),
+          'xstate.error.actor.loadUsage': settle('usage'),
+          'xstate.done.actor.downloadCsv': settle('csv'),
+          'xstate.error.actor.downloadCsv': settle('csv'),
+          'xstate.done.actor.loadOlder': settle('older'),
+          'xstate.error.actor.loadOlder': settle('older'),
+          'team.retry': () => click(t.retry),
+          'team.reload': async () => {
+            await page.getByLabel(t.inviteEmail, { exact: true }).fill('new.person@example.com');
+            await click(t.inviteSubmit);
+            await seesInBrowser(page, [{ text: t.inviteSent('new.person@example.com') }]);
+          },
+          'member.remove': async () => {
+            await click(arrival === 'member' ? t.leave : `${t.remove}: ${MEMBER_NAME}`);
+            await click(t.confirm);
+          },
+          'member.cap': async ({ event }) => {
+            await click(`${t.setCap}: ${MEMBER_NAME}`);
+            await page.getByLabel(t.capLabel(MEMBER_NAME), { exact: true }).fill(String((event as Extract<TeamEvent, { type: 'member.cap' }>).cap));
+            await click(t.saveCap);
+          },
+          'member.role': () => click(`${t.makeAdmin}: ${MEMBER_NAME}`),
+          'invitation.resend': () => click(`${t.resend}: ${INVITED}`),
+          'invitation.revoke': () => click(`${t.revoke}: ${INVITED}`),
+          'usage.month': async ({ event }) => page.getByLabel(t.month, { exact: true }).fill((event as Extract<TeamEvent, { type: 'usage.month' }>).month),
+          'usage.download': () => click(t.downloadCsv),
+          'audit.older': () => click(t.olderEvents),
+        },
+      });
+    } finally {
+      await context.close();
+    }
+  });
+});
