@@ -4,6 +4,7 @@ import { credentialsMachine } from '../../machines/credentials/credentials.machi
 import { useAuthRef } from '../app/auth';
 import * as messages from '../content/messages';
 import type { ApiKeyInfo, ApiKeyScope, NewApiKey, SessionInfo } from '../lib/api';
+import { browserName } from '../lib/browserName';
 import { createChartContext, useSelector } from '../lib/chart';
 import { toastEffect } from './Toaster';
 
@@ -68,7 +69,7 @@ function SessionItem({ session, busy, onEnd }: { session: SessionInfo; busy: boo
           [t.created, when(session.created_at)],
           [t.lastUsed, when(session.last_used_at)],
           [t.address, session.ip ?? t.unknown],
-          [t.browser, session.user_agent ?? t.unknown],
+          [t.browser, session.user_agent ? browserName(session.user_agent) : t.unknown],
         ]}
       />
       {!session.current && (

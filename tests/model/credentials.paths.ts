@@ -23,9 +23,11 @@ const thisBrowser: SessionInfo = {
   created_at: '2026-11-20T09:00:00.000Z',
   last_used_at: '2026-11-23T10:00:00.000Z',
   ip: '198.51.100.4',
-  user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131',
+  user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
   current: true,
 };
+/** The browser as the list names it: a browser's User-Agent by its name and system, anything else as it is. */
+const BROWSER_SHOWN: Record<string, string> = { [thisBrowser.user_agent!]: 'Chrome on Linux', 'Google-Apps-Script': 'Google-Apps-Script' };
 const addOn: SessionInfo = {
   id: 'session-addon',
   kind: 'addon',
@@ -137,7 +139,7 @@ function sections(state: CredentialsSnapshot): Sight[] {
       const item = { role: 'listitem', name: sessionName(session) } as const;
       return [
         { in: item, text: session.ip! },
-        { in: item, text: session.user_agent! },
+        { in: item, text: BROWSER_SHOWN[session.user_agent!]! },
         session.current ? { in: item, text: t.thisDevice } : { in: item, role: 'button', name: t.endSession, disabled: busy },
       ];
     }),
