@@ -17,7 +17,7 @@ const common = {
 
 module.exports = {
   // One worker per jest run, set explicitly. `npm test` runs two jest side by side (tests/run.ts):
-  // the browser and process tests in one, the in-process ones in the other, so that both cores work
+  // the browser tests in one, the others in the other, so that both cores work
   // and no two browser files ever share them (two workers of one jest would put two browser files
   // side by side now and then, and they starve each other's servers and Chromium on two cores).
   maxWorkers: 1,

@@ -1,8 +1,8 @@
 /**
- * `npm test`'s test step: two jest runs side by side, one per core. One runs what starts servers
- * and browsers (e2e, paths, reliability: a server process and Chromium each, never two files at
- * once, so their timings stay those of one browser test); the other what runs in jest's own
- * process (ui in jsdom, api through inject, build). Each is one worker; together they keep both
+ * `npm test`'s test step: two jest runs side by side, one per core. One runs the browser tests
+ * (e2e, paths: a server process and Chromium each, never two files at once, so their timings stay
+ * those of one browser test); the other the rest (ui in jsdom, api through inject, reliability's
+ * server processes, build). The two take about as long as each other. Each is one worker; together they keep both
  * cores busy, which one jest with two workers does not do safely (two browser files at once
  * starve each other). Ends with the one line CI reads, "N passed, N failed", of both runs.
  *
@@ -16,8 +16,8 @@ import readline from 'node:readline';
 
 const JEST = require.resolve('jest/bin/jest');
 const RUNS = [
-  { name: 'browser', projects: ['e2e', 'paths', 'reliability'] },
-  { name: 'node', projects: ['ui', 'api', 'build'] },
+  { name: 'browser', projects: ['e2e', 'paths'] },
+  { name: 'node', projects: ['ui', 'api', 'reliability', 'build'] },
 ];
 
 interface Counts {

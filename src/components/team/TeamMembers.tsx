@@ -74,7 +74,7 @@ function RowActions({ member, viewer, busy, actions }: { member: TeamMember; vie
     );
   }
   return (
-    <HStack gap="1" wrap="wrap">
+    <HStack gap="1" wrap={{ base: 'wrap', lg: 'nowrap' }}>
       {admin && (
         <Button size="xs" variant="outline" onClick={() => setMode('cap')} disabled={busy} aria-label={`${t.setCap}: ${member.full_name}`}>
           {t.setCap}
@@ -102,14 +102,14 @@ function RowActions({ member, viewer, busy, actions }: { member: TeamMember; vie
 
 const orDash = (value: number | null) => (value === null ? '—' : formatNumber(value));
 
-/** The members table: role, joined, last active, this month's queries, today's tokens, cap and actions. */
+/** The members table: name and address, role, joined, last active, this month's queries, today's tokens, cap and actions. */
 export function TeamMembers({ members, viewer, busy, actions }: { members: TeamMember[]; viewer: { userId: string; role: TeamRole }; busy: boolean; actions: MemberActions }) {
   return (
     <Table.ScrollArea borderWidth="1px" rounded="md">
       <Table.Root size="sm" stickyHeader>
         <Table.Header>
           <Table.Row>
-            {[t.name, t.email, t.role, t.joined, t.lastActive, t.monthQueries, t.dayTokens, t.cap, t.actions].map((label) => (
+            {[t.name, t.role, t.joined, t.lastActive, t.monthQueries, t.dayTokens, t.cap, t.actions].map((label) => (
               <Table.ColumnHeader key={label} whiteSpace="nowrap">
                 {label}
               </Table.ColumnHeader>
@@ -119,10 +119,17 @@ export function TeamMembers({ members, viewer, busy, actions }: { members: TeamM
         <Table.Body>
           {members.map((member) => (
             <Table.Row key={member.user_id}>
-              <Table.Cell fontWeight="medium">
-                {member.full_name} {member.user_id === viewer.userId && <Text as="span" color="fg.muted">{t.you}</Text>}
+              {/* The address under the name, not a column of its own: on a laptop the row keeps its buttons on one line. */}
+              <Table.Cell>
+                <Text fontWeight="medium">
+                  {member.full_name} {member.user_id === viewer.userId && <Text as="span" color="fg.muted" fontWeight="normal">{t.you}</Text>}
+                </Text>
+                {member.email && (
+                  <Text fontSize="xs" color="fg.muted">
+                    {member.email}
+                  </Text>
+                )}
               </Table.Cell>
-              <Table.Cell>{member.email ?? '—'}</Table.Cell>
               <Table.Cell>{t.roles[member.role]}</Table.Cell>
               <Table.Cell whiteSpace="nowrap">{formatDate(member.joined_at)}</Table.Cell>
               <Table.Cell whiteSpace="nowrap">{member.last_active_at ? formatDate(member.last_active_at) : member.email === null ? '—' : t.never}</Table.Cell>

@@ -31,7 +31,6 @@ export const team = {
   // Members.
   membersHeading: 'Members',
   name: 'Name',
-  email: 'Email',
   role: 'Role',
   joined: 'Joined',
   lastActive: 'Last active',
