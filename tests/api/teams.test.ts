@@ -1,3 +1,5 @@
+// Over 300 lines: every rule of decisions.md's team workspace (roles, invitations, seats, owner
+// transfer, caps, bad input) against the calls, on both engines with one test app per engine.
 import { TEAM_SEAT_LIMIT } from '../../contract/plans';
 import { freeSubscription } from '../helpers/fixtures';
 import { cancelAtPeriodEnd, invitationToken, join, payFor, signIn, teamOwner, type Account } from '../helpers/teams';
