@@ -286,9 +286,12 @@ const STATES: State[] = [
     act: async (page, account) => {
       await signInThroughForm(page, account);
       await page.waitForURL(/\/dashboard$/);
+      // The signed-in bar first (a phone's menu button or the desktop's Logout): isVisible does not wait.
       const menu = page.getByRole('button', { name: messages.layout.menu });
+      const logout = page.getByRole('button', { name: messages.layout.logout }).filter({ visible: true });
+      await menu.or(logout).first().waitFor();
       if (await menu.isVisible()) await menu.click();
-      await page.getByRole('button', { name: messages.layout.logout }).filter({ visible: true }).click();
+      await logout.click();
       await toastShown(page, messages.auth.loggedOut);
     },
   },
