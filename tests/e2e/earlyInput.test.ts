@@ -63,7 +63,9 @@ async function openHeld(path: string, localStorage: Record<string, string> = {})
   const watch = await watchPage(page);
   const addresses = watchAddresses(page);
   const scripts = await holdAppScripts(page);
-  await page.goto(`${live.server.baseUrl}${path}`);
+  // Until the page is parsed, not loaded: the app's scripts, held here, may be asked for before the
+  // load event on a busy machine, and then the load event waits for them.
+  await page.goto(`${live.server.baseUrl}${path}`, { waitUntil: 'domcontentloaded' });
   return { context, page, watch, addresses, scripts };
 }
 
