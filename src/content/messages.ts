@@ -5,6 +5,7 @@
  * of a single page live in messages/, one file each, so that webpack puts them in that page's
  * chunk rather than in the JavaScript of every page.
  */
+import { pleaseWait } from './messages/wait';
 export { landing } from './messages/landing';
 export { support } from './messages/support';
 export { login } from './messages/login';
@@ -89,10 +90,7 @@ export const auth = {
   usernameTaken: 'This username is already taken. Please choose another one.',
   registerBadRequest: 'Invalid registration details. Please check your information and try again.',
   registerOther: 'Please try again or contact support.',
-  tooManyAttempts: (seconds: number) => {
-    const minutes = Math.max(1, Math.ceil(seconds / 60));
-    return `Too many attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`;
-  },
+  tooManyAttempts: (seconds: number) => `Too many attempts. ${pleaseWait(seconds)}`,
 } as const;
 
 export const plan = {

@@ -1,3 +1,5 @@
+import { pleaseWait } from './wait';
+
 export const link = {
   title: 'Connect the add-on',
   lead: 'Enter the code the add-on shows in your spreadsheet to let it act for your account.',
@@ -7,10 +9,7 @@ export const link = {
   checking: 'Checking...',
   codeMalformed: 'Enter the 8 letters the add-on shows, like BCDF-GHJK.',
   codeNotFound: 'No sign-in has this code. Check it against the add-on and try again.',
-  tooManyCodes: (seconds: number) => {
-    const minutes = Math.max(1, Math.ceil(seconds / 60));
-    return `Too many wrong codes. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`;
-  },
+  tooManyCodes: (seconds: number) => `Too many wrong codes. ${pleaseWait(seconds)}`,
   failed: 'Something went wrong. Please try again.',
   confirmTitle: 'Is this you?',
   confirmLead: (client: string) => `${client} asks to use your account: to run queries and read your usage.`,
