@@ -7,27 +7,110 @@ import { newLoopbackAddress, postJsonFrom } from './server';
 /**
  * What the Chromium replays of the charts' paths (tests/paths) share: the API calls of a chart held
  * until the path says how they end, the ways to end them (the real server's answer, or one it
- * cannot be made to give at will), accounts made through the API, and a fresh browser context per
- * path with whatever the path needs already in local storage.
+ * cannot be made to give at will), accounts made through the API, and a fresh tab per path (in one
+ * browser context per test file, its storage emptied first) with whatever the path needs already
+ * in local storage.
  */
 
 /** A width at which every part of the top bar shows (the greeting hides on narrow screens). */
 const VIEWPORT = { width: 1280, height: 900 };
 
 /**
- * A fresh context (its own storage, nothing shared with other paths) and its first page, which
- * finds `localStorage` holding the given entries when it first opens. They are written by a script
- * the page runs before its own (once per tab), which is much quicker than a `storageState`.
+ * Written by a script the page runs before its own, once per tab (the tab's session storage
+ * remembers it; a reload or a later page of the tab keeps what the app wrote since): local
+ * storage is emptied, then holds exactly `entries`. Much quicker than a `storageState`.
+ */
+async function seedLocalStorage(page: Page, entries: Record<string, string>): Promise<void> {
+  await page.addInitScript((seed) => {
+    if (!location.protocol.startsWith('http') || sessionStorage.getItem('sheetmind.test.seeded')) return;
+    sessionStorage.setItem('sheetmind.test.seeded', '1');
+    window.localStorage.clear();
+    for (const [key, value] of Object.entries(seed)) window.localStorage.setItem(key, value);
+  }, entries);
+}
+
+/**
+ * A new browser context (its own storage and an empty HTTP cache, as on a first visit) and its
+ * first page, which finds `localStorage` holding the given entries when it first opens. For tests
+ * about the very first load (tests/e2e/earlyInput.test.ts); paths use `openTab`.
  */
 export async function openContext(browser: Browser, localStorage: Record<string, string> = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
-  await page.addInitScript((entries) => {
-    if (!location.protocol.startsWith('http') || sessionStorage.getItem('sheetmind.test.seeded')) return;
-    sessionStorage.setItem('sheetmind.test.seeded', '1');
-    for (const [key, value] of Object.entries(entries)) window.localStorage.setItem(key, value);
-  }, localStorage);
+  await seedLocalStorage(page, localStorage);
   return { context, page };
+}
+
+/** Every kind of storage an origin has in Chromium (the HTTP cache, shared by origins, is not one). */
+const ORIGIN_STORAGE = 'cookies,local_storage,indexeddb,websql,file_systems,service_workers,cache_storage,shared_storage,storage_buckets';
+
+interface SharedContext {
+  context: BrowserContext;
+  /** Every origin a page of the context has shown: the ones whose storage is emptied. */
+  origins: Set<string>;
+}
+/** A test file's context, by its browser (each file launches its own, tests/helpers/browser.ts). */
+const sharedContexts = new WeakMap<Browser, Promise<SharedContext>>();
+
+function sharedContextOf(browser: Browser): Promise<SharedContext> {
+  let shared = sharedContexts.get(browser);
+  if (!shared) {
+    shared = browser.newContext({ viewport: VIEWPORT }).then((context) => {
+      const origins = new Set<string>();
+      // Only documents (and their workers) keep anything: the origins their frames showed.
+      context.on('page', (page) =>
+        page.on('framenavigated', (frame) => {
+          const url = new URL(frame.url());
+          if (url.protocol === 'http:' || url.protocol === 'https:') origins.add(url.origin);
+        }),
+      );
+      return { context, origins };
+    });
+    sharedContexts.set(browser, shared);
+  }
+  return shared;
+}
+
+/** Closes every page of the context: a path's own, its second tabs and the pop-ups its page opened. */
+async function closePages(context: BrowserContext): Promise<void> {
+  await Promise.all(context.pages().map((page) => page.close()));
+}
+
+export interface PathTab {
+  /** The test file's context: pages the path opens in it (a second tab) share the path's storage. */
+  context: BrowserContext;
+  page: Page;
+  /** Closes every page of the context (call it in `finally`); the next path's `openTab` does too. */
+  close(): Promise<void>;
+}
+
+/**
+ * A new tab for one path, in the browser context every path of the test file shares, so the
+ * HTTP cache and the compiled scripts stay warm from path to path (where no route turns the
+ * cache off: Playwright does, for a page with routes). Nothing else is shared: the pages another
+ * path left open are closed first (session storage, routes and listeners are a page's own), its
+ * cookies are cleared, every origin it reached has its storage emptied (local storage, IndexedDB,
+ * service workers, cache storage…), the context sends `extraHTTPHeaders` (and no others), and
+ * the page finds `localStorage` holding exactly the given entries when it first opens.
+ */
+export async function openTab(
+  browser: Browser,
+  localStorage: Record<string, string> = {},
+  options: { extraHTTPHeaders?: Record<string, string> } = {},
+): Promise<PathTab> {
+  const { context, origins } = await sharedContextOf(browser);
+  await closePages(context);
+  await context.clearCookies();
+  await context.setExtraHTTPHeaders(options.extraHTTPHeaders ?? {});
+  const page = await context.newPage();
+  if (origins.size) {
+    // The page's own session works on its context's storage (a browser-wide one would not).
+    const cdp = await context.newCDPSession(page);
+    for (const origin of origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: ORIGIN_STORAGE });
+    await cdp.detach();
+  }
+  await seedLocalStorage(page, localStorage);
+  return { context, page, close: () => closePages(context) };
 }
 
 export const storedTokens = (tokens: TokenPair): Record<string, string> => ({

@@ -11,7 +11,7 @@ import {
   invitationLinksIn,
   makeTeam,
   newInvitationLink,
-  openContext,
+  openTab,
   signUp,
   storedTokens,
   type LiveAccount,
@@ -71,32 +71,32 @@ describe('invitation chart, generated paths, in Chromium against the real server
     const revoke = () => api.call('DELETE', `/teams/me/invitations/${sent.body.id}`, undefined, inviter.tokens.access_token);
 
     const signedIn = arrival === 'signedOut' ? {} : storedTokens(accounts[arrival].tokens);
-    const { context, page } = await openContext(live.browser, signedIn);
-    const held = await HeldCalls.on(page, {
-      preview: { method: 'GET', path: `/invitations/${token}` },
-      accept: { method: 'POST', path: `/invitations/${token}/accept` },
-    });
-    const answer = (name: 'preview' | 'accept') => async ({ event }: { event: EventObject }) => {
-      const outcome = event as ActorOutcome;
-      const route = await held.take(name);
-      const error = outcome.error as ApiRequestError | undefined;
-      if (outcome === invitationOutcomes.previewed) {
-        const real = (await answerFromServer(route)) as InvitationPreview;
-        // The model's invitation is the one the server shows (sent today, so the same expiry date).
-        expect({ ...real, expires_at: formatDate(real.expires_at) }).toEqual({ ...preview, expires_at: formatDate(preview.expires_at) });
-      } else if (outcome === invitationOutcomes.joined) {
-        await answerFromServer(route);
-      } else if (error?.code === 'invalid_invitation') {
-        // Revoked while the page was open: the server itself now refuses the link.
-        await revoke();
-        await answerFromServer(route);
-      } else if (error?.status === 0) {
-        await cutOff(route);
-      } else {
-        await answerError(route, error!.status, error!.code!, error!.code!);
-      }
-    };
+    const { page, close } = await openTab(live.browser, signedIn);
     try {
+      const held = await HeldCalls.on(page, {
+        preview: { method: 'GET', path: `/invitations/${token}` },
+        accept: { method: 'POST', path: `/invitations/${token}/accept` },
+      });
+      const answer = (name: 'preview' | 'accept') => async ({ event }: { event: EventObject }) => {
+        const outcome = event as ActorOutcome;
+        const route = await held.take(name);
+        const error = outcome.error as ApiRequestError | undefined;
+        if (outcome === invitationOutcomes.previewed) {
+          const real = (await answerFromServer(route)) as InvitationPreview;
+          // The model's invitation is the one the server shows (sent today, so the same expiry date).
+          expect({ ...real, expires_at: formatDate(real.expires_at) }).toEqual({ ...preview, expires_at: formatDate(preview.expires_at) });
+        } else if (outcome === invitationOutcomes.joined) {
+          await answerFromServer(route);
+        } else if (error?.code === 'invalid_invitation') {
+          // Revoked while the page was open: the server itself now refuses the link.
+          await revoke();
+          await answerFromServer(route);
+        } else if (error?.status === 0) {
+          await cutOff(route);
+        } else {
+          await answerError(route, error!.status, error!.code!, error!.code!);
+        }
+      };
       await page.goto(link);
       await path.test({
         states: inBrowser(page, invitationViews(arrival)),
@@ -113,7 +113,7 @@ describe('invitation chart, generated paths, in Chromium against the real server
         },
       });
     } finally {
-      await context.close();
+      await close();
       // Whoever joined leaves again, for the next path's invitation.
       await api.call('DELETE', `/teams/me/members/${accounts.invited.id}`, undefined, accounts.invited.tokens.access_token);
     }

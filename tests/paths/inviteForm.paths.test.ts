@@ -3,7 +3,7 @@ import type { InviteFormEvent } from '../../machines/inviteForm/inviteForm.machi
 import * as messages from '../../src/content/messages';
 import type { ApiRequestError } from '../../src/lib/api';
 import { useServerAndBrowser } from '../helpers/browser';
-import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openContext, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
+import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openTab, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import { INVITEE, inviteCoverage, inviteOutcomes, invitePaths, inviteViews, sendingEnded, type InviteFormSnapshot } from '../model/inviteForm.paths';
@@ -45,27 +45,27 @@ describe('invite-form chart, generated paths, in Chromium against the real serve
   it.each(invitePaths.map(({ title, path }) => [title, path] as const))('%s', async (_title, path) => {
     const { baseUrl } = live.server;
     const api = apiClient(baseUrl);
-    const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
-    const held = await HeldCalls.on(page, CALLS);
-    const ended = async ({ event }: { event: EventObject }) => {
-      const outcome = event as ActorOutcome;
-      const route = await held.take('invite');
-      if (outcome === inviteOutcomes.sent) await answerFromServer(route);
-      else if (outcome === inviteOutcomes.pending) {
-        // The address really has an invitation waiting by the time the server reads this one.
-        await api.call('POST', '/teams/me/invitations', { email: INVITEE, role: 'member' }, owner.tokens.access_token);
-        const body = (await answerFromServer(route)) as { error: { code: string } };
-        expect(body.error.code).toBe('invitation_pending');
-      } else if (outcome === inviteOutcomes.offline) await cutOff(route);
-      else {
-        const error = outcome.error as ApiRequestError;
-        await answerError(route, error.status, error.code!, error.code!);
-      }
-      await seesInBrowser(page, sendingEnded(outcome));
-      // A sent invitation is on the page's pending list at once.
-      if (outcome === inviteOutcomes.sent) await seesInBrowser(page, [{ role: 'button', name: `${t.revoke}: ${INVITEE}` }]);
-    };
+    const { page, close } = await openTab(live.browser, storedTokens(owner.tokens));
     try {
+      const held = await HeldCalls.on(page, CALLS);
+      const ended = async ({ event }: { event: EventObject }) => {
+        const outcome = event as ActorOutcome;
+        const route = await held.take('invite');
+        if (outcome === inviteOutcomes.sent) await answerFromServer(route);
+        else if (outcome === inviteOutcomes.pending) {
+          // The address really has an invitation waiting by the time the server reads this one.
+          await api.call('POST', '/teams/me/invitations', { email: INVITEE, role: 'member' }, owner.tokens.access_token);
+          const body = (await answerFromServer(route)) as { error: { code: string } };
+          expect(body.error.code).toBe('invitation_pending');
+        } else if (outcome === inviteOutcomes.offline) await cutOff(route);
+        else {
+          const error = outcome.error as ApiRequestError;
+          await answerError(route, error.status, error.code!, error.code!);
+        }
+        await seesInBrowser(page, sendingEnded(outcome));
+        // A sent invitation is on the page's pending list at once.
+        if (outcome === inviteOutcomes.sent) await seesInBrowser(page, [{ role: 'button', name: `${t.revoke}: ${INVITEE}` }]);
+      };
       await page.goto(`${baseUrl}/team`);
       await path.test({
         states: {
@@ -87,7 +87,7 @@ describe('invite-form chart, generated paths, in Chromium against the real serve
         },
       });
     } finally {
-      await context.close();
+      await close();
       await revokeAll();
     }
   });

@@ -7,7 +7,7 @@ import { hashToken } from '../../server/domain/tokens';
 import * as messages from '../../src/content/messages';
 import type { DeviceGrant } from '../../src/lib/api';
 import { useServerAndBrowser } from '../helpers/browser';
-import { apiClient, cutOff, HeldCalls, openContext, storedTokens, uniqueAccount, type CallPattern } from '../helpers/browserPaths';
+import { apiClient, cutOff, HeldCalls, openTab, storedTokens, uniqueAccount, type CallPattern } from '../helpers/browserPaths';
 import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { labelled, type Sight } from '../helpers/sights';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
@@ -104,47 +104,46 @@ describe('link chart, generated paths, in Chromium against the real server', () 
     addresses += 1;
     const ip = `198.51.100.${addresses}`;
     const tokens = signedIn ? await apiClient(baseUrl).register(uniqueAccount('Ada Lovelace', password)) : null;
-    const { context, page } = await openContext(live.browser, tokens ? storedTokens(tokens) : {});
-    await context.setExtraHTTPHeaders({ 'x-forwarded-for': ip });
-    const held = await HeldCalls.on(page, CALLS);
-
-    /** The code the page holds: a real one (or one never issued) where the model has its example. */
-    let code = '';
-    /** A code for the next look-up the path makes, from `index` on: never issued when it is to be not found. */
-    const codeFor = async (index: number) => {
-      const next = path.steps.slice(index).find((step) => isLookUp(step.event));
-      return next && outcomeOf(next.event)?.status === 404 ? unknownCode() : issueCode();
-    };
-    // The model's strings, as they are in this replay.
-    const real = (value: string) => (value === CODE ? displayUserCode(code) : value === TYPED ? code.toLowerCase() : value);
-    const inReplay = (sight: Sight): Sight => {
-      if ('text' in sight && typeof sight.text === 'string') return { ...sight, text: real(sight.text) };
-      if ('label' in sight && typeof sight.label === 'string') return { ...sight, label: labelled(sight.label), ...(sight.value !== undefined ? { value: real(sight.value) } : {}) };
-      return sight;
-    };
-    const views = Object.fromEntries(Object.entries(linkViews).map(([key, view]) => [key, (state: LinkSnapshot) => view(state).map(inReplay)]));
-
-    /** Puts the code in the state the outcome needs, then passes the page's call to the server and checks the answer was that outcome. */
-    const settle = (name: string) => async ({ event }: { event: EventObject }) => {
-      const error = outcomeOf(event);
-      if (error?.status === 0) return cutOff(await held.take(name as Call));
-      if (error?.code === 'user_code_expired') expire(code);
-      if (error?.code === 'user_code_used') expect((await decide('approve', code, other)).status).toBe(200);
-      if (error?.status === 429) {
-        // Wrong codes from this account until the server says no more.
-        let status = 0;
-        for (let i = 0; status !== 429 && i <= 10; i++) status = (await decide('lookup', unknownCode(), tokens!.access_token, ip)).status;
-        expect(status).toBe(429);
-      }
-      const route = await held.take(name as Call);
-      const answer = await route.fetch();
-      await route.fulfill({ response: answer });
-      expect(answer.status()).toBe(error?.status ?? 200);
-      if (error) expect(((await answer.json()) as { error: { code: string } }).error.code).toBe(error.code);
-      else expect(((await answer.json()) as DeviceGrant).user_code).toBe(displayUserCode(code));
-    };
-
+    const { page, close } = await openTab(live.browser, tokens ? storedTokens(tokens) : {}, { extraHTTPHeaders: { 'x-forwarded-for': ip } });
     try {
+      const held = await HeldCalls.on(page, CALLS);
+
+      /** The code the page holds: a real one (or one never issued) where the model has its example. */
+      let code = '';
+      /** A code for the next look-up the path makes, from `index` on: never issued when it is to be not found. */
+      const codeFor = async (index: number) => {
+        const next = path.steps.slice(index).find((step) => isLookUp(step.event));
+        return next && outcomeOf(next.event)?.status === 404 ? unknownCode() : issueCode();
+      };
+      // The model's strings, as they are in this replay.
+      const real = (value: string) => (value === CODE ? displayUserCode(code) : value === TYPED ? code.toLowerCase() : value);
+      const inReplay = (sight: Sight): Sight => {
+        if ('text' in sight && typeof sight.text === 'string') return { ...sight, text: real(sight.text) };
+        if ('label' in sight && typeof sight.label === 'string') return { ...sight, label: labelled(sight.label), ...(sight.value !== undefined ? { value: real(sight.value) } : {}) };
+        return sight;
+      };
+      const views = Object.fromEntries(Object.entries(linkViews).map(([key, view]) => [key, (state: LinkSnapshot) => view(state).map(inReplay)]));
+
+      /** Puts the code in the state the outcome needs, then passes the page's call to the server and checks the answer was that outcome. */
+      const settle = (name: string) => async ({ event }: { event: EventObject }) => {
+        const error = outcomeOf(event);
+        if (error?.status === 0) return cutOff(await held.take(name as Call));
+        if (error?.code === 'user_code_expired') expire(code);
+        if (error?.code === 'user_code_used') expect((await decide('approve', code, other)).status).toBe(200);
+        if (error?.status === 429) {
+          // Wrong codes from this account until the server says no more.
+          let status = 0;
+          for (let i = 0; status !== 429 && i <= 10; i++) status = (await decide('lookup', unknownCode(), tokens!.access_token, ip)).status;
+          expect(status).toBe(429);
+        }
+        const route = await held.take(name as Call);
+        const answer = await route.fetch();
+        await route.fulfill({ response: answer });
+        expect(answer.status()).toBe(error?.status ?? 200);
+        if (error) expect(((await answer.json()) as { error: { code: string } }).error.code).toBe(error.code);
+        else expect(((await answer.json()) as DeviceGrant).user_code).toBe(displayUserCode(code));
+      };
+
       if (arrival === 'withCode' || arrival === 'signedOut') code = await codeFor(1);
       await page.goto(arrival === 'signedIn' ? `${baseUrl}/link` : `${baseUrl}/link?code=${displayUserCode(code)}`);
       await path.test({
@@ -163,7 +162,7 @@ describe('link chart, generated paths, in Chromium against the real server', () 
         },
       });
     } finally {
-      await context.close();
+      await close();
     }
   });
 
@@ -172,7 +171,7 @@ describe('link chart, generated paths, in Chromium against the real server', () 
     const account = uniqueAccount('Ada Lovelace', password);
     await apiClient(baseUrl).register(account);
     const code = await issueCode();
-    const { context, page } = await openContext(live.browser);
+    const { page, close } = await openTab(live.browser);
     try {
       await page.goto(`${baseUrl}/link?code=${displayUserCode(code)}`);
       await seesInBrowser(page, linkViews.signedOut());
@@ -185,7 +184,7 @@ describe('link chart, generated paths, in Chromium against the real server', () 
       await page.getByRole('button', { name: t.approve, exact: true }).click();
       await seesInBrowser(page, linkViews.approved());
     } finally {
-      await context.close();
+      await close();
     }
   });
 });

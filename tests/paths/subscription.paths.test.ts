@@ -14,7 +14,7 @@ import {
   cutOff,
   HeldCalls,
   nextFrame,
-  openContext,
+  openTab,
   storedTokens,
   uniqueAccount,
   type CallPattern,
@@ -70,19 +70,19 @@ describe('subscription chart, generated paths, in Chromium against the real serv
 
   it.each(subscriptionPaths.map(({ title, path }) => [title, path] as const))('%s', async (_title, path) => {
     const { baseUrl } = live.server;
-    const { context, page } = await openContext(live.browser, storedTokens(accountFor(path.steps[1]?.event)));
-    const held = await HeldCalls.on(page, CALLS);
-    const tabs: Page[] = [];
-    page.on('popup', (tab) => tabs.push(tab));
-
-    const answerSubscription = async ({ event }: { event: EventObject }) => {
-      const { output } = event as EventObject & { output: SubscriptionInfo };
-      const real = await answerChanged<SubscriptionInfo>(await held.take('subscription'), (body) => ({ ...body, ...output }));
-      // The model's Free subscription is exactly what the server answers for a new account.
-      if (output === free) expect(real).toEqual(free);
-    };
-
+    const { page, close } = await openTab(live.browser, storedTokens(accountFor(path.steps[1]?.event)));
     try {
+      const held = await HeldCalls.on(page, CALLS);
+      const tabs: Page[] = [];
+      page.on('popup', (tab) => tabs.push(tab));
+
+      const answerSubscription = async ({ event }: { event: EventObject }) => {
+        const { output } = event as EventObject & { output: SubscriptionInfo };
+        const real = await answerChanged<SubscriptionInfo>(await held.take('subscription'), (body) => ({ ...body, ...output }));
+        // The model's Free subscription is exactly what the server answers for a new account.
+        if (output === free) expect(real).toEqual(free);
+      };
+
       await page.goto(`${baseUrl}/subscription`);
       await path.test({
         states: {
@@ -139,7 +139,7 @@ describe('subscription chart, generated paths, in Chromium against the real serv
         },
       });
     } finally {
-      await context.close();
+      await close();
     }
   });
 });

@@ -3,7 +3,7 @@ import { DRAFT_KEY, supportMailto } from '../../machines/supportForm/supportForm
 import type { SupportFormEvent } from '../../machines/supportForm/supportForm.machine';
 import * as messages from '../../src/content/messages';
 import { useServerAndBrowser } from '../helpers/browser';
-import { apiClient, openContext, storedTokens } from '../helpers/browserPaths';
+import { apiClient, openTab, storedTokens } from '../helpers/browserPaths';
 import { coverageLine } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
@@ -86,13 +86,13 @@ describe('support-form chart, generated paths, in Chromium against the real serv
 
   it.each(supportPaths.map(({ title, path, signedIn }) => [title, path, signedIn] as const))('%s', async (_title, path, signedIn) => {
     const { baseUrl } = live.server;
-    const { context, page } = await openContext(live.browser, { ...(signedIn ? session : {}), ...draftFor(path.steps[1]?.event) });
-    await page.addInitScript(recordMailLinks);
-    const field = (name: keyof typeof SUPPORT_LABELS) => page.getByLabel(labelled(SUPPORT_LABELS[name]));
-    const nextEvent = (step: { event: EventObject }) => path.steps[path.steps.findIndex((s) => s === step) + 1]?.event;
-    const opened = () => page.evaluate(() => (window as unknown as { __mailLinks: string[] }).__mailLinks);
-
+    const { page, close } = await openTab(live.browser, { ...(signedIn ? session : {}), ...draftFor(path.steps[1]?.event) });
     try {
+      await page.addInitScript(recordMailLinks);
+      const field = (name: keyof typeof SUPPORT_LABELS) => page.getByLabel(labelled(SUPPORT_LABELS[name]));
+      const nextEvent = (step: { event: EventObject }) => path.steps[path.steps.findIndex((s) => s === step) + 1]?.event;
+      const opened = () => page.evaluate(() => (window as unknown as { __mailLinks: string[] }).__mailLinks);
+
       await page.goto(`${baseUrl}/support`);
       await path.test({
         states: {
@@ -131,7 +131,7 @@ describe('support-form chart, generated paths, in Chromium against the real serv
         },
       });
     } finally {
-      await context.close();
+      await close();
     }
   });
 });

@@ -4,7 +4,7 @@ import type { TeamEvent } from '../../machines/team/team.machine';
 import * as messages from '../../src/content/messages';
 import type { ApiRequestError } from '../../src/lib/api';
 import { useServerAndBrowser } from '../helpers/browser';
-import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openContext, signUp, storedTokens, type CallPattern, type LiveAccount } from '../helpers/browserPaths';
+import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openTab, signUp, storedTokens, type CallPattern, type LiveAccount } from '../helpers/browserPaths';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import {
@@ -67,55 +67,55 @@ describe('team chart, generated paths, in Chromium against the real server', () 
     const noTeam = (path.steps[1]?.event as ActorOutcome | undefined)?.error instanceof Error && (path.steps[1]!.event as { error: ApiRequestError }).error.code === 'not_in_team';
     const { owner, member, invitationId } = await modelTeam();
     const viewer = noTeam ? teamless : arrival === 'owner' ? owner : member;
-    const { context, page } = await openContext(live.browser, storedTokens(viewer.tokens));
-    const calls = {
-      team: { method: 'GET', path: '/teams/me' },
-      remove: { method: 'DELETE', path: `/teams/me/members/${member.id}` },
-      update: { method: 'PATCH', path: `/teams/me/members/${member.id}` },
-      resend: { method: 'POST', path: `/teams/me/invitations/${invitationId}/resend` },
-      revoke: { method: 'DELETE', path: `/teams/me/invitations/${invitationId}` },
-      // The first load asks for this month's usage and the newest events itself; these are the later calls.
-      usage: { method: 'GET', path: '/teams/me/usage', when: (url: URL) => url.searchParams.get('month') !== thisMonth },
-      csv: { method: 'GET', path: '/teams/me/usage.csv' },
-      older: { method: 'GET', path: '/teams/me/audit-log', when: (url: URL) => url.searchParams.has('before') },
-    } satisfies Record<string, CallPattern>;
-    const held = await HeldCalls.on(page, calls);
-    let download: Promise<Download> | null = null;
-
-    /** Ends the held call as the outcome says: passed on to the server, refused, or cut off. */
-    const end = async (name: keyof typeof calls, outcome: ActorOutcome) => {
-      // The top bar asks GET /teams/me too (is the person in a team?): it gets the same answer.
-      if (name === 'team') return void (await Promise.all((await held.takeAll(name)).map((route) => answer(route, outcome))));
-      return answer(await held.take(name), outcome);
-    };
-    const answer = async (route: Route, outcome: ActorOutcome) => {
-      const error = outcome.error as ApiRequestError | undefined;
-      if (!error) return void (await answerFromServer(route));
-      if (error.status === 0) return cutOff(route);
-      // A team that is really gone, or the account's own, is the server's answer; the rest is made up.
-      if (error.code === 'not_in_team' && noTeam) return void (await answerFromServer(route));
-      return answerError(route, error.status, error.code!, error.code!);
-    };
-    /** The change the path makes goes out as one of these calls. */
-    const changeCall = (state: TeamSnapshot): keyof typeof calls => {
-      const kind = state.context.changing!.kind;
-      return kind === 'cap' || kind === 'role' ? 'update' : kind;
-    };
-    const settle = (name: keyof typeof calls | ((state: TeamSnapshot) => keyof typeof calls)) => async ({ event, state }: { event: EventObject; state: unknown }) => {
-      const snapshot = state as TeamSnapshot;
-      const outcome = event as ActorOutcome;
-      if (outcome.type === 'xstate.done.actor.downloadCsv') download = page.waitForEvent('download');
-      // The change's call went out in the state before; `state` is the one after, still naming the change.
-      await end(typeof name === 'function' ? name(snapshot) : name, outcome);
-      await seesInBrowser(page, toastAfter(outcome, snapshot));
-      if (download) {
-        expect((await download).suggestedFilename()).toBe(`team-usage-${snapshot.context.month}.csv`);
-        download = null;
-      }
-    };
-    const click = (name: string) => page.getByRole('button', { name, exact: true }).click();
-
+    const { page, close } = await openTab(live.browser, storedTokens(viewer.tokens));
     try {
+      const calls = {
+        team: { method: 'GET', path: '/teams/me' },
+        remove: { method: 'DELETE', path: `/teams/me/members/${member.id}` },
+        update: { method: 'PATCH', path: `/teams/me/members/${member.id}` },
+        resend: { method: 'POST', path: `/teams/me/invitations/${invitationId}/resend` },
+        revoke: { method: 'DELETE', path: `/teams/me/invitations/${invitationId}` },
+        // The first load asks for this month's usage and the newest events itself; these are the later calls.
+        usage: { method: 'GET', path: '/teams/me/usage', when: (url: URL) => url.searchParams.get('month') !== thisMonth },
+        csv: { method: 'GET', path: '/teams/me/usage.csv' },
+        older: { method: 'GET', path: '/teams/me/audit-log', when: (url: URL) => url.searchParams.has('before') },
+      } satisfies Record<string, CallPattern>;
+      const held = await HeldCalls.on(page, calls);
+      let download: Promise<Download> | null = null;
+
+      /** Ends the held call as the outcome says: passed on to the server, refused, or cut off. */
+      const end = async (name: keyof typeof calls, outcome: ActorOutcome) => {
+        // The top bar asks GET /teams/me too (is the person in a team?): it gets the same answer.
+        if (name === 'team') return void (await Promise.all((await held.takeAll(name)).map((route) => answer(route, outcome))));
+        return answer(await held.take(name), outcome);
+      };
+      const answer = async (route: Route, outcome: ActorOutcome) => {
+        const error = outcome.error as ApiRequestError | undefined;
+        if (!error) return void (await answerFromServer(route));
+        if (error.status === 0) return cutOff(route);
+        // A team that is really gone, or the account's own, is the server's answer; the rest is made up.
+        if (error.code === 'not_in_team' && noTeam) return void (await answerFromServer(route));
+        return answerError(route, error.status, error.code!, error.code!);
+      };
+      /** The change the path makes goes out as one of these calls. */
+      const changeCall = (state: TeamSnapshot): keyof typeof calls => {
+        const kind = state.context.changing!.kind;
+        return kind === 'cap' || kind === 'role' ? 'update' : kind;
+      };
+      const settle = (name: keyof typeof calls | ((state: TeamSnapshot) => keyof typeof calls)) => async ({ event, state }: { event: EventObject; state: unknown }) => {
+        const snapshot = state as TeamSnapshot;
+        const outcome = event as ActorOutcome;
+        if (outcome.type === 'xstate.done.actor.downloadCsv') download = page.waitForEvent('download');
+        // The change's call went out in the state before; `state` is the one after, still naming the change.
+        await end(typeof name === 'function' ? name(snapshot) : name, outcome);
+        await seesInBrowser(page, toastAfter(outcome, snapshot));
+        if (download) {
+          expect((await download).suggestedFilename()).toBe(`team-usage-${snapshot.context.month}.csv`);
+          download = null;
+        }
+      };
+      const click = (name: string) => page.getByRole('button', { name, exact: true }).click();
+
       await page.goto(`${baseUrl}/team`);
       await path.test({
         states: inBrowser(page, teamViews),
@@ -156,7 +156,7 @@ describe('team chart, generated paths, in Chromium against the real server', () 
         },
       });
     } finally {
-      await context.close();
+      await close();
     }
   });
 });
