@@ -71,9 +71,22 @@ function sharedContextOf(browser: Browser): Promise<SharedContext> {
   return shared;
 }
 
-/** Closes every page of the context: a path's own, its second tabs and the pop-ups its page opened. */
+/** Every call held by `HeldCalls` on a page, answered or not: see `closePages`. */
+const heldOnPage = new WeakMap<Page, Route[]>();
+
+/**
+ * Closes every page of the context: a path's own, its second tabs and the pop-ups its page opened.
+ * A call still held goes nowhere first: a closed page's held request would otherwise go on to the
+ * server (closing the whole context dropped it), to change what the next path finds there.
+ */
 async function closePages(context: BrowserContext): Promise<void> {
-  await Promise.all(context.pages().map((page) => page.close()));
+  await Promise.all(
+    context.pages().map(async (page) => {
+      // Those answered already refuse a second answer.
+      for (const route of heldOnPage.get(page) ?? []) await route.abort().catch(() => undefined);
+      await page.close();
+    }),
+  );
 }
 
 export interface PathTab {
@@ -144,6 +157,7 @@ export class HeldCalls<Name extends string> {
       async (route) => {
         const name = calls.nameOf(route);
         if (name === null) return route.fallback();
+        heldOnPage.set(page, [...(heldOnPage.get(page) ?? []), route]);
         calls.held.set(name, [...(calls.held.get(name) ?? []), route]);
         for (const arrived of calls.arrivals) arrived();
       },

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { useServerAndBrowser } from '../helpers/browser';
-import { openTab } from '../helpers/browserPaths';
+import { HeldCalls, openTab } from '../helpers/browserPaths';
 
 /**
  * The paths share one browser context per test file (tests/helpers/browserPaths.ts, `openTab`):
@@ -21,6 +21,13 @@ function storageOf(page: Page) {
     databases: (await indexedDB.databases()).map((db) => db.name),
     caches: await caches.keys(),
   }));
+}
+
+/** Waits until `check` holds (the server writes its log a moment after it answers), 5 s at most. */
+async function until(check: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5000; !check(); await new Promise((resolve) => setTimeout(resolve, 20))) {
+    if (Date.now() > deadline) throw new Error(`still not so after 5 s: ${check.toString()}`);
+  }
 }
 
 /** The health check's answer as the page gets it (a route of the page could change it). */
@@ -56,8 +63,10 @@ describe('a path tab in the shared browser context', () => {
     });
     // A pop-up and a second tab left open, and no `close()`: as when a path fails early. The second
     // tab has no routes (a page with routes does not use the HTTP cache): the app's files it loads
-    // are cached once the network is idle (a page closed mid-download leaves no cache entry).
-    await Promise.all([first.page.waitForEvent('popup'), first.page.evaluate(() => void window.open('/support'))]);
+    // are cached once the network is idle. (The pop-up loads none of them: closed mid-download, it
+    // would take the cache entries they share with it along.)
+    const [popup] = await Promise.all([first.page.waitForEvent('popup'), first.page.evaluate(() => void window.open('/api/v1/health'))]);
+    await popup.waitForLoadState();
     const second = await first.context.newPage();
     await second.goto(`${baseUrl}/support`, { waitUntil: 'networkidle' });
     expect(first.context.pages()).toHaveLength(3);
@@ -73,7 +82,8 @@ describe('a path tab in the shared browser context', () => {
       cdp.on('Network.responseReceived', ({ response }) => response.fromDiskCache && fromDiskCache.push(response.url));
       const headers: string[] = [];
       next.page.on('request', (request) => request.url().endsWith('/api/v1/health') && headers.push(request.headers()['x-path'] ?? 'none'));
-      await next.page.goto(`${baseUrl}/support`);
+      // The page asks for the app's scripts after its load event.
+      await next.page.goto(`${baseUrl}/support`, { waitUntil: 'networkidle' });
       expect(await storageOf(next.page)).toEqual({ local: { seeded: 'next' }, session: [], cookie: '', databases: [], caches: [] });
       expect(await health(next.page)).toBe(200);
       expect(headers).toEqual(['none']);
@@ -83,5 +93,35 @@ describe('a path tab in the shared browser context', () => {
       await next.close();
     }
     expect(next.context.pages()).toEqual([]);
+  });
+
+  it('drops a call still held when the path ends: it never reaches the server', async () => {
+    const { baseUrl } = live.server;
+    const id = `${process.pid}-${Date.now()}`;
+    const reached = (pathname: string) => live.server.output().includes(`"url":"/api/v1/${pathname}"`);
+    const tab = await openTab(live.browser);
+    // Sends that change something on the server (a closed page's held GET has not been seen to go on).
+    const leaks = [1, 2, 3, 4, 5].map((n) => `leak-${n}-${id}`);
+    const held = await HeldCalls.on(tab.page, Object.fromEntries(leaks.map((leak) => [leak, { method: 'POST', path: `/${leak}` }])));
+    await tab.page.goto(`${baseUrl}/support`);
+    // The server's log names the calls that reach it: one let through is there.
+    await tab.page.evaluate((pathname) => fetch(pathname, { method: 'POST' }), `/api/v1/seen-${id}`);
+    await until(() => reached(`seen-${id}`));
+    for (const leak of leaks) {
+      await tab.page.evaluate((pathname) => void fetch(pathname, { method: 'POST' }), `/api/v1/${leak}`);
+      await held.arrived(leak);
+    }
+
+    const next = await openTab(live.browser);
+    try {
+      // Time for the dropped call to arrive, were it let through; then one that does, to be sure
+      // the log is written up to now.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await fetch(`${baseUrl}/api/v1/after-${id}`);
+      await until(() => reached(`after-${id}`));
+      expect(leaks.filter(reached)).toEqual([]);
+    } finally {
+      await next.close();
+    }
   });
 });
