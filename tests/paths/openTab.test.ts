@@ -62,9 +62,9 @@ describe('a path tab in the shared browser context', () => {
       caches: ['left-behind'],
     });
     // A pop-up and a second tab left open, and no `close()`: as when a path fails early. The second
-    // tab has no routes (a page with routes does not use the HTTP cache): the app's files it loads
-    // are cached once the network is idle. (The pop-up loads none of them: closed mid-download, it
-    // would take the cache entries they share with it along.)
+    // tab has no routes (a page with routes does not use the HTTP cache) and fills the cache: it is
+    // left once the network is idle (the page asks for the app's scripts after its load event).
+    // The pop-up opens the health check, so that what is cached comes from that tab alone.
     const [popup] = await Promise.all([first.page.waitForEvent('popup'), first.page.evaluate(() => void window.open('/api/v1/health'))]);
     await popup.waitForLoadState();
     const second = await first.context.newPage();
