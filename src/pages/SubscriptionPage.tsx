@@ -3,6 +3,7 @@ import { useSelector } from '../lib/chart';
 import { useEffect } from 'react';
 import { useLocation } from 'react-router-dom';
 import { knownPlanOf, type SubscriptionSnapshot } from '../../machines/subscription/subscription.machine';
+import { useMembershipCheck } from '../app/membership';
 import { useSubscriptionActor } from '../app/subscription';
 import { PageSpinner } from '../components/PageSpinner';
 import { PlanCard } from '../components/PlanCard';
@@ -83,6 +84,14 @@ export default function SubscriptionPage() {
   const { subscription, currentPlan, choosing, reloading, choosable } = useSelector(actor, selectView, sameView);
   const location = useLocation();
   const returnedFromCheckout = new URLSearchParams(location.search).get('checkout') === 'success';
+
+  // The Team plan shown (a Team checkout paid here or in another tab, or a member's page): the
+  // payer of a Team checkout now owns a team, which the top bar links.
+  const checkMembership = useMembershipCheck();
+  const shownPlan = subscription?.plan;
+  useEffect(() => {
+    if (shownPlan === 'team') checkMembership();
+  }, [shownPlan, checkMembership]);
 
   // Back from a paid checkout: the plan has changed (the first load covers it when the page opens here).
   useEffect(() => {
