@@ -74,14 +74,34 @@ export const DailyUsageSchema = Type.Object({
 });
 export type DailyUsage = Static<typeof DailyUsageSchema>['days'][number];
 
+const SubscriptionStatusSchema = Type.Union([Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled'), Type.Literal('incomplete')]);
+const PeriodEndSchema = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+const ScheduledPlanSchema = Type.Union([PlanIdSchema, Type.Null()], { description: 'The plan from current_period_end on, when cancel_at_period_end is true.' });
+
+/** A team member's own subscription, which keeps billing while the team's Team plan applies (decisions.md). */
+export const OwnSubscriptionSchema = Type.Object(
+  {
+    plan: PlanIdSchema,
+    status: SubscriptionStatusSchema,
+    current_period_end: PeriodEndSchema,
+    cancel_at_period_end: Type.Boolean(),
+    scheduled_plan: ScheduledPlanSchema,
+  },
+  {
+    description:
+      "Only when the plan is a team's (a member's Team plan, billed to the team's owner): the member's own subscription, which keeps billing and which POST /subscription/checkout changes.",
+  },
+);
+
 /** `GET /subscription/me`: unlimited is -1, as in contract/plans.ts. */
 export const SubscriptionSchema = Type.Object(
   {
     plan: PlanIdSchema,
-    status: Type.Union([Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled'), Type.Literal('incomplete')]),
-    current_period_end: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    status: SubscriptionStatusSchema,
+    current_period_end: PeriodEndSchema,
     cancel_at_period_end: Type.Boolean(),
-    scheduled_plan: Type.Union([PlanIdSchema, Type.Null()], { description: 'The plan from current_period_end on, when cancel_at_period_end is true.' }),
+    scheduled_plan: ScheduledPlanSchema,
+    own: Type.Optional(OwnSubscriptionSchema),
     usage_limits: Type.Object({
       monthly_queries: Type.Integer({ description: '-1 means unlimited' }),
       daily_tokens: Type.Integer({ description: '-1 means unlimited' }),
@@ -90,6 +110,7 @@ export const SubscriptionSchema = Type.Object(
   { $id: 'Subscription' },
 );
 export type Subscription = Static<typeof SubscriptionSchema>;
+export type OwnSubscription = Static<typeof OwnSubscriptionSchema>;
 
 /** `POST /subscription/checkout`. */
 export const CheckoutSchema = Type.Object({ checkout_url: Type.String({ format: 'uri' }) });

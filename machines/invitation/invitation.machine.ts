@@ -40,6 +40,8 @@ const invitationSetup = setup({
     clearFailure: assign({ failure: null }),
     notify: (_, _params: NotifyParams) => undefined,
     navigate: (_, _params: { to: string }) => undefined,
+    /** The person has joined a team, for the top bar's Team link. */
+    joinedTeam: () => undefined,
   },
   guards: {
     invalid: (_, error: unknown) => isInvalid(error),
@@ -80,6 +82,7 @@ export const invitationMachine = invitationSetup.createMachine({
         onDone: {
           target: 'joined',
           actions: [
+            'joinedTeam',
             { type: 'notify', params: ({ event }) => ({ type: 'success', title: t.joinedTitle, description: t.joinedText(event.output.team.name) }) },
             { type: 'navigate', params: { to: '/team' } },
           ],

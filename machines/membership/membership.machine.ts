@@ -4,16 +4,23 @@ import { ApiRequestError, teamApi } from '../../src/lib/api';
 
 export interface MembershipContext {
   auth: AuthActorRef;
-  /** Whether `GET /teams/me` last found the person in a team. */
+  /** Whether the signed-in person is in a team, as last learned. */
   inTeam: boolean;
 }
 
-export type MembershipEvent = { type: 'membership.check' };
+export type MembershipEvent =
+  /** Ask the server (`GET /teams/me`): on signing in, and after something outside the app may have changed it (a paid Team checkout). */
+  | { type: 'membership.check' }
+  /** A page that has just learned it tells it (the team page's load, leaving, accepting an invitation): no call. */
+  | { type: 'membership.known'; inTeam: boolean }
+  /** Signed out: nobody's membership is known. */
+  | { type: 'membership.forget' };
 
 /**
  * Whether the signed-in person is in a team, which puts the team page in the top bar (decisions.md:
- * linked for team members, whatever their plan). Checked on start and again on `membership.check`
- * (the app sends it on every navigation, so joining or leaving shows on the next page); a failed
+ * linked for team members, whatever their plan). Asked of the server once per sign-in and after a
+ * checkout; the pages where membership changes (the team page, the invitation) tell it what they
+ * learned, so joining or leaving shows at once without the bar asking on every page. A failed
  * check other than `not_in_team` keeps what was known.
  */
 export const membershipMachine = setup({
@@ -39,8 +46,14 @@ export const membershipMachine = setup({
 }).createMachine({
   id: 'membership',
   context: ({ input }) => ({ auth: input.auth, inTeam: false }),
-  initial: 'checking',
+  initial: 'unknown',
+  on: {
+    'membership.check': '.checking',
+    'membership.known': { target: '.known', actions: { type: 'store', params: ({ event }) => event.inTeam } },
+    'membership.forget': { target: '.unknown', actions: { type: 'store', params: false } },
+  },
   states: {
+    unknown: {},
     checking: {
       on: { 'membership.check': { target: 'checking', reenter: true } },
       invoke: {
@@ -51,7 +64,7 @@ export const membershipMachine = setup({
         onError: 'known',
       },
     },
-    known: { on: { 'membership.check': 'checking' } },
+    known: {},
   },
 });
 

@@ -56,6 +56,20 @@ export function knownPlanOf(context: Pick<SubscriptionContext, 'subscription'>):
   return context.subscription?.plan ?? null;
 }
 
+/**
+ * The plan the person's own billing is on, which the plan buttons change: a team member's own
+ * plan (the team's Team plan is the owner's to bill), anyone else's current plan; null when the
+ * subscription could not be loaded.
+ */
+export function billedPlanOf(context: Pick<SubscriptionContext, 'subscription'>): string | null {
+  return context.subscription?.own?.plan ?? knownPlanOf(context);
+}
+
+/** Whether the current plan is a team's (the person is a member of a team that pays for Team). */
+export function throughTeam(context: Pick<SubscriptionContext, 'subscription'>): boolean {
+  return Boolean(context.subscription?.own);
+}
+
 const priceOf = (plan: string | null) => (plan ? (findPlan(plan)?.priceUsd ?? 0) : 0);
 
 const subscriptionSetup = setup({
@@ -87,16 +101,21 @@ const subscriptionSetup = setup({
     assignChoice: assign({
       choosing: (_, plan: PlanId) => plan,
       // Only a dearer plan is paid for now; a cheaper one is scheduled for the period's end.
-      awaitedPlan: ({ context }, plan: PlanId) => (priceOf(plan) > priceOf(knownPlanOf(context)) ? plan : null),
+      awaitedPlan: ({ context }, plan: PlanId) => (priceOf(plan) > priceOf(billedPlanOf(context)) ? plan : null),
     }),
     forgetCheckout: assign({ checkoutTab: null, choosing: null }),
     forgetAwaitedPlan: assign({ awaitedPlan: null }),
     notify: (_, _params: NotifyParams) => undefined,
   },
   guards: {
-    /** The current plan's button is disabled: choosing it again is not a change. Unknown, any plan may be chosen (the server refuses the current one). */
-    isOtherPlan: ({ context }, plan: PlanId) => plan !== knownPlanOf(context),
-    isAwaitedPlan: ({ context }, subscription: SubscriptionInfo) => context.awaitedPlan !== null && subscription.plan === context.awaitedPlan,
+    /**
+     * The current plan's button is disabled: choosing it again is not a change. Unknown, any plan
+     * may be chosen (the server refuses the current one). A team member changes their own plan,
+     * and not to Team: a Team checkout makes a team, and they are in one.
+     */
+    isOtherPlan: ({ context }, plan: PlanId) => plan !== billedPlanOf(context) && !(plan === 'team' && throughTeam(context)),
+    isAwaitedPlan: ({ context }, subscription: SubscriptionInfo) =>
+      context.awaitedPlan !== null && billedPlanOf({ subscription }) === context.awaitedPlan,
   },
 });
 

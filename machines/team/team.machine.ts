@@ -77,6 +77,8 @@ const teamSetup = setup({
     notify: (_, _params: NotifyParams) => undefined,
     /** Someone who left the team goes on to their dashboard. */
     navigate: (_, _params: { to: string }) => undefined,
+    /** What the page learned of the person's membership, for the top bar's Team link. */
+    membershipKnown: (_, _params: { inTeam: boolean }) => undefined,
   },
   guards: {
     notInTeam: (_, error: unknown) => isNotInTeam(error),
@@ -114,10 +116,11 @@ export const teamMachine = teamSetup.createMachine({
         ],
       },
     },
-    notInTeam: {},
+    notInTeam: { entry: { type: 'membershipKnown', params: { inTeam: false } } },
     failed: { on: { 'team.retry': 'loading' } },
     ready: {
       type: 'parallel',
+      entry: { type: 'membershipKnown', params: { inTeam: true } },
       states: {
         changes: {
           initial: 'idle',

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { findPlan, type Plan, type PlanId } from '../../contract/plans';
-import type { Subscription } from '../../contract/schemas';
+import type { OwnSubscription, Subscription } from '../../contract/schemas';
 import type { Database, SubscriptionsTable } from '../db/types';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -52,31 +52,33 @@ function limitsOf(plan: Plan): Subscription['usage_limits'] {
 }
 
 /**
- * The subscription as the user sees it at `now`. Anything that is not a running paid period
- * (no row, ended, cancelled, never paid, or a change that fell due and is not written down yet)
- * reads as the plan that applies with no period of its own.
+ * A subscription's period as the user sees it at `now`. Anything that is not a running paid period
+ * of `plan` (no row, ended, cancelled, never paid, or a change that fell due and is not written
+ * down yet) reads as the plan with no period of its own.
  */
-export function subscriptionView(row: SubscriptionsTable | undefined, now: number, team?: SubscriptionsTable): Subscription {
-  const own = planAt(row, now);
-  const plan = findPlan(memberPlan(own, planAt(team, now)))!;
-  // A member's Team is the team's: its period and billing are the owner's, not the member's.
-  if (!row || plan.id !== own || plan.id !== row.plan || plan.id === 'free') {
-    return {
-      plan: plan.id,
-      status: 'active',
-      current_period_end: null,
-      cancel_at_period_end: false,
-      scheduled_plan: null,
-      usage_limits: limitsOf(plan),
-    };
+function periodView(row: SubscriptionsTable | undefined, plan: PlanId, now: number): OwnSubscription {
+  if (!row || plan !== row.plan || plan === 'free' || plan !== planAt(row, now)) {
+    return { plan, status: 'active', current_period_end: null, cancel_at_period_end: false, scheduled_plan: null };
   }
   const cancelling = row.cancel_at_period_end === 1;
   return {
-    plan: plan.id,
+    plan,
     status: row.status,
     current_period_end: row.current_period_end === null ? null : new Date(row.current_period_end).toISOString(),
     cancel_at_period_end: cancelling,
     scheduled_plan: cancelling ? (row.scheduled_plan ?? 'free') : null,
-    usage_limits: limitsOf(plan),
   };
+}
+
+/**
+ * The subscription as the user sees it at `now`: the plan that applies with its limits. A member's
+ * Team is the team's (its period and billing are the owner's), so it reads with no period of its
+ * own, and `own` (only then) shows the member's own subscription, which keeps billing.
+ */
+export function subscriptionView(row: SubscriptionsTable | undefined, now: number, team?: SubscriptionsTable): Subscription {
+  const ownPlan = planAt(row, now);
+  const plan = findPlan(memberPlan(ownPlan, planAt(team, now)))!;
+  const own = periodView(row, ownPlan, now);
+  if (plan.id === ownPlan) return { ...own, usage_limits: limitsOf(plan) };
+  return { ...periodView(undefined, plan.id, now), own, usage_limits: limitsOf(plan) };
 }

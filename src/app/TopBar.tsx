@@ -1,8 +1,6 @@
 import { Box, Button, Container, Flex, HStack, Link, Stack, Text } from '@chakra-ui/react';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useLocation } from 'react-router-dom';
-import { membershipMachine } from '../../machines/membership/membership.machine';
-import { createChartContext, useSelector } from '../lib/chart';
 import { NavLink, RouterLink } from './RouterLink';
 import { LogoIcon, MenuIcon, MoonIcon, SunIcon } from '../components/icons';
 import * as messages from '../content/messages';
@@ -11,6 +9,7 @@ import { SESSION_CHECK_ATTRIBUTE } from '../lib/tokenStorage';
 import { useColorMode } from '../lib/useColorMode';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useAuthRef, useAuthSelector } from './auth';
+import { MembershipChart } from './membership';
 
 const t = messages.layout;
 
@@ -21,25 +20,14 @@ const ACCOUNT_LINKS: Array<[string, string]> = [
 ];
 
 /**
- * Team members, whatever their plan, also get the team page: whether the person is in a team is
- * asked of the server (`GET /teams/me`) again on every navigation, so joining or leaving shows on
- * the next page.
+ * Team members, whatever their plan, also get the team page (decisions.md): whether the person is
+ * in a team is the membership chart's (src/app/membership.tsx), asked once per sign-in and told by
+ * the pages where joining or leaving happens.
  */
 function useAccountLinks(): Array<[string, string]> {
-  const auth = useAuthRef();
-  const { pathname } = useLocation();
-  const membership = MembershipChart.useActor({ input: { auth } });
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) first.current = false;
-    else membership.send({ type: 'membership.check' });
-  }, [membership, pathname]);
-  const inTeam = useSelector(membership, (s) => s.context.inTeam);
+  const inTeam = MembershipChart.useSelector((s) => s.context.inTeam);
   return inTeam ? [...ACCOUNT_LINKS.slice(0, 2), ['/team', t.team], ...ACCOUNT_LINKS.slice(2)] : ACCOUNT_LINKS;
 }
-
-/** Whether the person is in a team: the chart the top bar runs. */
-const MembershipChart = createChartContext(membershipMachine);
 
 const currentPageStyle = { '&[aria-current=page]': { bg: 'brand.subtle', color: 'brand.fg' } };
 

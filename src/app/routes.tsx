@@ -4,15 +4,18 @@ import type { AuthMachine } from '../../machines/auth/auth.machine';
 import { Toaster } from '../components/Toaster';
 import { AuthProvider } from './auth';
 import { Layout } from './Layout';
+import { MembershipProvider } from './membership';
 import { RequireAuth } from './RequireAuth';
 import { RouteErrorBoundary } from './RouteError';
 
-/** The root of every route: the auth actor, the shared layout and the toasts. */
+/** The root of every route: the auth and membership actors, the shared layout and the toasts. */
 function Root({ machine }: { machine?: AuthMachine }) {
   return (
     <RouteErrorBoundary>
       <AuthProvider machine={machine}>
-        <Layout />
+        <MembershipProvider>
+          <Layout />
+        </MembershipProvider>
         <Toaster />
       </AuthProvider>
     </RouteErrorBoundary>

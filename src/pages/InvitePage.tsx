@@ -1,6 +1,7 @@
 import { Button, Container, HStack, Stack, Text } from '@chakra-ui/react';
 import { useLocation, useNavigate, useParams } from 'react-router-dom';
 import { invitationMachine } from '../../machines/invitation/invitation.machine';
+import { useMembershipKnown } from '../app/membership';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import type { RedirectState } from '../app/RequireAuth';
 import { RouterLink } from '../app/RouterLink';
@@ -25,9 +26,10 @@ export default function InvitePage() {
   const auth = useAuthRef();
   const navigate = useNavigate();
   const location = useLocation();
+  const membershipKnown = useMembershipKnown();
   const actor = InvitationChart.useActor({
     input: { auth, token },
-    effects: { notify: toastEffect, navigate: (_, { to }) => void navigate(to) },
+    effects: { notify: toastEffect, navigate: (_, { to }) => void navigate(to), joinedTeam: () => membershipKnown(true) },
   });
   const state = useSelector(actor, (s) => (s.hasTag('loading') ? 'loading' : (s.value as string)));
   const preview = useSelector(actor, (s) => s.context.preview);

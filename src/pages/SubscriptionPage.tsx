@@ -1,8 +1,9 @@
 import { Badge, Box, Button, Card, Container, DataList, Heading, SimpleGrid, Stack, Text, VisuallyHidden } from '@chakra-ui/react';
 import { useSelector } from '../lib/chart';
-import { useEffect } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { useLocation } from 'react-router-dom';
-import { knownPlanOf, type SubscriptionSnapshot } from '../../machines/subscription/subscription.machine';
+import { billedPlanOf, throughTeam, type SubscriptionSnapshot } from '../../machines/subscription/subscription.machine';
+import { useMembershipCheck } from '../app/membership';
 import { useSubscriptionActor } from '../app/subscription';
 import { PageSpinner } from '../components/PageSpinner';
 import { PlanCard } from '../components/PlanCard';
@@ -15,8 +16,8 @@ import { PageHeader } from '../components/PageHeader';
 
 const t = messages.subscription;
 
-function CurrentSubscription({ subscription, reloading }: { subscription: SubscriptionInfo; reloading: boolean }) {
-  const limits = limitsOf(subscription);
+/** Plan, status, and the next billing date or when the plan ends: of a subscription, or of a member's own one. */
+function periodRows(subscription: SubscriptionInfo): Array<[string, string]> {
   const change = scheduledChange(subscription);
   const name = planName(subscription.plan);
   // A scheduled downgrade means no further charge: the period's end is when the plan ends.
@@ -25,19 +26,17 @@ function CurrentSubscription({ subscription, reloading }: { subscription: Subscr
     : subscription.current_period_end
       ? [[t.nextBilling, formatDate(subscription.current_period_end)]]
       : [];
-  const rows: Array<[string, string]> = [
-    [t.plan, name],
-    [t.status, isActive(subscription.status) ? messages.plan.active : messages.plan.inactive],
-    ...periodEnd,
-    [t.monthlyLimit, formatLimit(limits.monthlyQueries, messages.plan.unlimited)],
-    [t.dailyLimit, formatLimit(limits.dailyTokens, messages.plan.unlimited)],
-  ];
+  return [[t.plan, name], [t.status, isActive(subscription.status) ? messages.plan.active : messages.plan.inactive], ...periodEnd];
+}
+
+function SubscriptionCard({ id, title, rows, reloading, children }: { id: string; title: string; rows: Array<[string, string]>; reloading: boolean; children?: ReactNode }) {
   return (
-    <Card.Root as="section" aria-labelledby="current-subscription" aria-busy={reloading} variant="outline" mb="10">
+    <Card.Root as="section" aria-labelledby={id} aria-busy={reloading} variant="outline" mb="10">
       <Card.Body gap="4">
-        <Heading as="h2" id="current-subscription" size="lg">
-          {t.currentTitle}
+        <Heading as="h2" id={id} size="lg">
+          {title}
         </Heading>
+        {children}
         <DataList.Root orientation="horizontal">
           {rows.map(([label, value]) => (
             <DataList.Item key={label}>
@@ -51,19 +50,51 @@ function CurrentSubscription({ subscription, reloading }: { subscription: Subscr
   );
 }
 
+/** The plan that applies and its limits; a team member's Team says who pays for it, and their own subscription follows. */
+function CurrentSubscription({ subscription, reloading }: { subscription: SubscriptionInfo; reloading: boolean }) {
+  const limits = limitsOf(subscription);
+  const { own } = subscription;
+  const rows: Array<[string, string]> = [
+    ...periodRows(subscription),
+    ...(own ? [[t.paidBy, t.paidByTeam] as [string, string]] : []),
+    [t.monthlyLimit, formatLimit(limits.monthlyQueries, messages.plan.unlimited)],
+    [t.dailyLimit, formatLimit(limits.dailyTokens, messages.plan.unlimited)],
+  ];
+  return (
+    <>
+      <SubscriptionCard id="current-subscription" title={t.currentTitle} rows={rows} reloading={reloading} />
+      {own && (
+        <SubscriptionCard id="own-subscription" title={t.ownTitle} rows={periodRows(own)} reloading={reloading}>
+          <Text color="fg.muted">{t.ownText(planName(own.plan))}</Text>
+        </SubscriptionCard>
+      )}
+    </>
+  );
+}
+
 /**
  * Product spec §2: the current plan's button is disabled; Downgrade for free; Upgrade to … for the
- * others. With the current plan unknown, neither direction can be claimed.
+ * others. With the current plan unknown, neither direction can be claimed. A team member's buttons
+ * change their own plan; Team is their team's.
  */
-function planAction(plan: PlanOffer, currentPlan: string | null): string {
-  if (currentPlan === null) return t.choose(plan.name);
-  if (plan.id === currentPlan) return t.currentPlan;
+function planAction(plan: PlanOffer, billedPlan: string | null, member: boolean): string {
+  if (billedPlan === null) return t.choose(plan.name);
+  if (member && plan.id === 'team') return t.throughTeam;
+  if (plan.id === billedPlan) return member ? t.ownPlan : t.currentPlan;
   return plan.id === 'free' ? t.downgrade : t.upgradeTo(plan.name);
+}
+
+/** The badge beside a plan's name: the current plan, or for a team member their own plan and their team's. */
+function planBadge(plan: PlanOffer, billedPlan: string | null, member: boolean): string | null {
+  if (member && plan.id === 'team') return t.teamPlan;
+  if (plan.id !== billedPlan) return null;
+  return member ? t.ownPlan : t.currentPlan;
 }
 
 const selectView = (s: SubscriptionSnapshot) => ({
   subscription: s.context.subscription,
-  currentPlan: knownPlanOf(s.context),
+  billedPlan: billedPlanOf(s.context),
+  member: throughTeam(s.context),
   choosing: s.context.choosing,
   reloading: s.hasTag('reloading'),
   /** Per plan card, in order: whether its button may start a checkout now. */
@@ -71,7 +102,8 @@ const selectView = (s: SubscriptionSnapshot) => ({
 });
 const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectView>) =>
   a.subscription === b.subscription &&
-  a.currentPlan === b.currentPlan &&
+  a.billedPlan === b.billedPlan &&
+  a.member === b.member &&
   a.choosing === b.choosing &&
   a.reloading === b.reloading &&
   a.choosable.every((can, i) => can === b.choosable[i]);
@@ -80,9 +112,17 @@ export default function SubscriptionPage() {
   usePageTitle(t.title);
   const actor = useSubscriptionActor();
   const loading = useSelector(actor, (s) => s.hasTag('loading'));
-  const { subscription, currentPlan, choosing, reloading, choosable } = useSelector(actor, selectView, sameView);
+  const { subscription, billedPlan, member, choosing, reloading, choosable } = useSelector(actor, selectView, sameView);
   const location = useLocation();
   const returnedFromCheckout = new URLSearchParams(location.search).get('checkout') === 'success';
+
+  // The Team plan shown (a Team checkout paid here or in another tab, or a member's page): the
+  // payer of a Team checkout now owns a team, which the top bar links.
+  const checkMembership = useMembershipCheck();
+  const shownPlan = subscription?.plan;
+  useEffect(() => {
+    if (shownPlan === 'team') checkMembership();
+  }, [shownPlan, checkMembership]);
 
   // Back from a paid checkout: the plan has changed (the first load covers it when the page opens here).
   useEffect(() => {
@@ -100,15 +140,15 @@ export default function SubscriptionPage() {
         </VisuallyHidden>
         <SimpleGrid columns={{ base: 1, md: 3 }} gap="6" alignItems="stretch">
           {PLAN_OFFERS.map((plan, i) => {
-            const current = plan.id === currentPlan;
+            const badge = planBadge(plan, billedPlan, member);
             return (
               <PlanCard
                 key={plan.id}
                 plan={plan}
                 badge={
-                  current && (
+                  badge && (
                     <Badge colorPalette="green" variant="subtle">
-                      {t.currentPlan}
+                      {badge}
                     </Badge>
                   )
                 }
@@ -122,7 +162,7 @@ export default function SubscriptionPage() {
                     loadingText={t.checkoutBusy}
                     onClick={() => actor.send({ type: 'plan.choose', plan: plan.id })}
                   >
-                    {planAction(plan, currentPlan)}
+                    {planAction(plan, billedPlan, member)}
                   </Button>
                 }
               />

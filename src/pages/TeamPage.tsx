@@ -2,6 +2,7 @@ import { Badge, Box, Button, Card, Container, Heading, HStack, Link, List, Stack
 import { type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { teamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
+import { useMembershipKnown } from '../app/membership';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
 import { PageHeader } from '../components/PageHeader';
@@ -56,9 +57,10 @@ export default function TeamPage() {
   const auth = useAuthRef();
   const userId = useAuthSelector((s) => s.context.user?.id ?? '');
   const navigate = useNavigate();
+  const membershipKnown = useMembershipKnown();
   const actor = TeamChart.useActor({
     input: { auth, userId, month: thisMonth() },
-    effects: { notify: toastEffect, navigate: (_, { to }) => void navigate(to) },
+    effects: { notify: toastEffect, navigate: (_, { to }) => void navigate(to), membershipKnown: (_, { inTeam }) => membershipKnown(inTeam) },
   });
   const status = useSelector(actor, selectStatus);
   const data = useSelector(actor, (s) => s.context.data);

@@ -292,6 +292,39 @@ describe.each(ENGINES)('team workspaces on %s', (engine) => {
       expect((await call('DELETE', `/teams/me/members/${pro.user.id}`, pro)).statusCode).toBe(204);
       expect((await call('GET', '/subscription/me', pro)).json().plan).toBe('professional');
     });
+
+    it("is shown by GET /subscription/me beside the team's plan, and the plan changes act on it", async () => {
+      const owner = await teamOwner(ctx);
+      const free = await register(ctx.app);
+      const pro = await register(ctx.app);
+      await payFor(ctx, pro, 'professional');
+      const ownPro = (await call('GET', '/subscription/me', pro)).json();
+      await join(ctx, owner, free);
+      await join(ctx, owner, pro);
+      const subscription = async (who: Account) => (await call('GET', '/subscription/me', who)).json();
+
+      // The member's Team has no period of its own; their own subscription keeps its period and billing.
+      const proView = await subscription(pro);
+      expect(proView).toMatchObject({ plan: 'team', current_period_end: null, usage_limits: { monthly_queries: -1 } });
+      expect(proView.own).toEqual({ plan: 'professional', status: 'active', current_period_end: ownPro.current_period_end, cancel_at_period_end: false, scheduled_plan: null });
+      expect((await subscription(free)).own).toEqual({ plan: 'free', status: 'active', current_period_end: null, cancel_at_period_end: false, scheduled_plan: null });
+      // The owner's Team is their own subscription.
+      expect(await subscription(owner)).not.toHaveProperty('own');
+
+      // Their own Professional is theirs to end: at its period end, while the team's Team applies.
+      await cancelAtPeriodEnd(ctx, pro);
+      expect((await subscription(pro)).own).toMatchObject({ plan: 'professional', cancel_at_period_end: true, scheduled_plan: 'free' });
+      expect((await subscription(pro)).plan).toBe('team');
+      // A member cannot pay for a team of their own (they could never be in it), nor choose their own plan again.
+      for (const who of [free, pro]) {
+        const team = await post(ctx.app, '/api/v1/subscription/checkout', { plan: 'team' }, bearer(who.access_token));
+        expect(team.statusCode).toBe(409);
+        expect(errorOf(team).code).toBe('already_in_team');
+      }
+      expect(errorOf(await post(ctx.app, '/api/v1/subscription/checkout', { plan: 'free' }, bearer(free.access_token))).code).toBe('already_on_plan');
+      // A member on Free may still buy Professional for themselves.
+      expect((await post(ctx.app, '/api/v1/subscription/checkout', { plan: 'professional' }, bearer(free.access_token))).statusCode).toBe(200);
+    });
   });
 
   describe('renames, caps and the audit log', () => {

@@ -33,8 +33,8 @@ export async function watchPage(page: Page): Promise<PageWatch> {
   const watch: PageWatch = { consoleErrors: [], cspViolations: [] };
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
-    // The browser's own line for an answer the app expects: the top bar asks GET /teams/me on every
-    // page, and someone in no team gets its documented 404 not_in_team.
+    // The browser's own line for an answer the app expects: the app asks GET /teams/me once a person
+    // is signed in (for the top bar's Team link), and someone in no team gets its documented 404 not_in_team.
     if (message.text().startsWith('Failed to load resource') && new URL(message.location().url, 'http://x').pathname === '/api/v1/teams/me') return;
     watch.consoleErrors.push(message.text());
   });

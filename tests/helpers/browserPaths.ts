@@ -342,6 +342,15 @@ export async function signUp(api: ApiClient, fullName: string, email?: string): 
   return { tokens: registered, id: registered.user.id, email: account.email };
 }
 
+/** `member` is invited into the team of the admin whose token is `adminToken`, and accepts from the mailed link. */
+export async function inviteInto(api: ApiClient, dataDir: string, adminToken: string, member: LiveAccount): Promise<void> {
+  const seen = invitationLinksIn(dataDir, member.email).length;
+  await api.call('POST', '/teams/me/invitations', { email: member.email, role: 'member' }, adminToken);
+  const token = new URL(await newInvitationLink(dataDir, member.email, seen)).pathname.split('/').at(-1)!;
+  const accepted = await api.call('POST', `/invitations/${token}/accept`, {}, member.tokens.access_token);
+  if (accepted.status !== 200) throw new Error(`accepting the invitation answered ${accepted.status}`);
+}
+
 /**
  * A real team: `owner` pays for Team through the test checkout, each member is invited and
  * accepts from the mailed link, and the `pending` addresses are invited. Answers the pending
@@ -349,13 +358,7 @@ export async function signUp(api: ApiClient, fullName: string, email?: string): 
  */
 export async function makeTeam(api: ApiClient, dataDir: string, owner: LiveAccount, members: LiveAccount[] = [], pending: string[] = []): Promise<Record<string, string>> {
   await api.subscribe(owner.tokens.access_token, 'team');
-  for (const member of members) {
-    const seen = invitationLinksIn(dataDir, member.email).length;
-    await api.call('POST', '/teams/me/invitations', { email: member.email, role: 'member' }, owner.tokens.access_token);
-    const token = new URL(await newInvitationLink(dataDir, member.email, seen)).pathname.split('/').at(-1)!;
-    const accepted = await api.call('POST', `/invitations/${token}/accept`, {}, member.tokens.access_token);
-    if (accepted.status !== 200) throw new Error(`accepting the invitation answered ${accepted.status}`);
-  }
+  for (const member of members) await inviteInto(api, dataDir, owner.tokens.access_token, member);
   const ids: Record<string, string> = {};
   for (const email of pending) {
     const sent = await api.call<{ id: string }>('POST', '/teams/me/invitations', { email, role: 'member' }, owner.tokens.access_token);

@@ -7,6 +7,7 @@ import { useAuthSelector } from '../../src/app/auth';
 import { MemoryRouter, useLocation, useNavigate, useRoutes, type Location, type NavigateFunction, type RouteObject } from 'react-router-dom';
 import { AppProviders } from '../../src/app/AppProviders';
 import { AuthProvider } from '../../src/app/auth';
+import { MembershipProvider } from '../../src/app/membership';
 import { PageSpinner } from '../../src/components/PageSpinner';
 import { Toaster } from '../../src/components/Toaster';
 import type { AuthMachine } from '../../machines/auth/auth.machine';
@@ -63,7 +64,7 @@ export function renderApp(path: string, config: Partial<RuntimeConfig> = {}, aut
 export function renderPage(path: string, authMachine: AuthMachine, page: ReactNode, entry = path): RenderResult & { router: TestRouter } {
   const element = (
     <AuthProvider machine={authMachine}>
-      {page}
+      <MembershipProvider>{page}</MembershipProvider>
       <Toaster />
     </AuthProvider>
   );

@@ -1,6 +1,6 @@
 import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
-import { knownPlanOf, subscriptionMachine, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
+import { billedPlanOf, subscriptionMachine, throughTeam, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
 import * as messages from '../../src/content/messages';
 import { PLAN_OFFERS } from '../../src/content/plans';
 import { ApiRequestError, type SubscriptionInfo } from '../../src/lib/api';
@@ -38,10 +38,20 @@ const teamPastDue: SubscriptionInfo = {
   scheduled_plan: null,
   usage_limits: { monthly_queries: -1 },
 };
+/** A team member on their team's Team plan, who also pays for Professional of their own. */
+export const teamMember: SubscriptionInfo = {
+  plan: 'team',
+  status: 'active',
+  current_period_end: null,
+  cancel_at_period_end: false,
+  scheduled_plan: null,
+  own: { plan: 'professional', status: 'active', current_period_end: periodEnd, cancel_at_period_end: false, scheduled_plan: null },
+  usage_limits: { monthly_queries: -1, daily_tokens: 200000 },
+};
 export const checkoutUrl = 'https://pay.example/checkout/cs_test_1';
 
 export const subscriptionOutcomes: ActorOutcome[] = [
-  ...[free, professionalEnding, teamPastDue].flatMap((output) => [
+  ...[free, professionalEnding, teamPastDue, teamMember].flatMap((output) => [
     { type: 'xstate.done.actor.loadSubscription', output },
     { type: 'xstate.done.actor.reloadSubscription', output },
   ]),
@@ -71,7 +81,7 @@ const model = createTestModel(
     // and the transition into it (its kind and the state it left), so every transition is walked;
     // the answers' other details would only repeat screens.
     serializeState: (state: SubscriptionSnapshot, event: ActorOutcome | undefined, previous?: SubscriptionSnapshot) =>
-      JSON.stringify([state.value, state.context.subscription?.plan ?? null, state.context.choosing, event?.type ?? null, previous?.value ?? null]),
+      JSON.stringify([state.value, billedPlanOf(state.context), throughTeam(state.context), state.context.choosing, event?.type ?? null, previous?.value ?? null]),
   } as never,
 );
 
@@ -79,13 +89,28 @@ export const subscriptionPaths = model.getShortestPaths().map((path) => ({ title
 
 export const subscriptionCoverage = chartCoverage(subscriptionMachine, subscriptionPaths.map(({ path }) => path));
 
-/** The label of a plan card's button (product spec §2; neither direction while the plan is unknown). */
+/** The label of a plan card's button (product spec §2; neither direction while the plan is unknown; a member's Team is their team's). */
 function planButton(state: SubscriptionSnapshot, planId: string, planLabel: string): string {
   if (planId === state.context.choosing) return t.checkoutBusy;
-  const current = knownPlanOf(state.context);
-  if (current === null) return t.choose(planLabel);
-  if (planId === current) return t.currentPlan;
+  const billed = billedPlanOf(state.context);
+  if (billed === null) return t.choose(planLabel);
+  if (planId === 'team' && throughTeam(state.context)) return t.throughTeam;
+  if (planId === billed) return throughTeam(state.context) ? t.ownPlan : t.currentPlan;
   return planId === 'free' ? t.downgrade : t.upgradeTo(planLabel);
+}
+
+/** Plan, status and the period's end of a subscription, as its card shows them. */
+function periodSights(subscription: SubscriptionInfo, card: { role: 'region'; name: string }): Sight[] {
+  const change = scheduledChange(subscription);
+  const shown = (when: boolean) => (when ? {} : { absent: true as const });
+  return [
+    { text: planName(subscription.plan), in: card },
+    { text: isActive(subscription.status) ? messages.plan.active : messages.plan.inactive, in: card },
+    // Once a downgrade is scheduled, nothing more is billed: the card says when the plan ends instead.
+    { text: t.nextBilling, in: card, ...shown(Boolean(subscription.current_period_end) && !change) },
+    ...(subscription.current_period_end && !change ? [{ text: formatDate(subscription.current_period_end), in: card }] : []),
+    change ? { text: t.planEndsOn(planName(subscription.plan), change.date, change.plan), in: card } : { text: t.planEnds, in: card, absent: true },
+  ];
 }
 
 /** What the page shows once the subscription is loaded (or failed to load). */
@@ -93,33 +118,35 @@ function loaded(state: SubscriptionSnapshot): Sight[] {
   const { subscription } = state.context;
   const card = { role: 'region', name: t.currentTitle } as const;
   const sights: Sight[] = [{ role: 'heading', level: 1, name: t.heading }];
+  const own = { role: 'region', name: t.ownTitle } as const;
   if (!subscription) {
-    sights.push({ role: 'region', name: t.currentTitle, absent: true });
+    sights.push({ role: 'region', name: t.currentTitle, absent: true }, { ...own, absent: true });
   } else {
     const limits = limitsOf(subscription);
-    const change = scheduledChange(subscription);
-    const shown = (when: boolean) => (when ? {} : { absent: true as const });
     sights.push(
       { role: 'region', name: t.currentTitle, busy: state.hasTag('reloading') },
-      { text: planName(subscription.plan), in: card },
-      { text: isActive(subscription.status) ? messages.plan.active : messages.plan.inactive, in: card },
-      // Once a downgrade is scheduled, nothing more is billed: the card says when the plan ends instead.
-      { text: t.nextBilling, in: card, ...shown(Boolean(subscription.current_period_end) && !change) },
-      ...(subscription.current_period_end && !change ? [{ text: formatDate(subscription.current_period_end), in: card }] : []),
+      ...periodSights(subscription, card),
       { text: formatLimit(limits.monthlyQueries, messages.plan.unlimited), in: card },
       { text: formatLimit(limits.dailyTokens, messages.plan.unlimited), in: card },
-      change
-        ? { text: t.planEndsOn(planName(subscription.plan), change.date, change.plan), in: card }
-        : { text: t.planEnds, in: card, absent: true },
+      // A member's Team is paid by the team; their own subscription has a card of its own.
+      { text: t.paidByTeam, in: card, ...(subscription.own ? {} : { absent: true as const }) },
+      ...(subscription.own
+        ? [{ ...own, busy: state.hasTag('reloading') }, { text: t.ownText(planName(subscription.own.plan)), in: own }, ...periodSights(subscription.own, own)]
+        : [{ ...own, absent: true as const }]),
     );
   }
-  const current = knownPlanOf(state.context);
+  const billed = billedPlanOf(state.context);
+  const member = throughTeam(state.context);
   for (const plan of PLAN_OFFERS) {
     const article = { role: 'article', name: plan.name } as const;
+    const teams = member && plan.id === 'team';
     sights.push(
-      // The current plan says so twice: the badge beside its name and its (disabled) button.
-      { text: t.currentPlan, in: article, count: plan.id === current ? 2 : 0 },
-      { role: 'button', name: planButton(state, plan.id, plan.name), in: article, disabled: plan.id === current || state.hasTag('busy') },
+      // The current plan says so twice: the badge beside its name and its (disabled) button; a
+      // member's own plan as theirs, and Team is their team's.
+      { text: t.currentPlan, in: article, count: plan.id === billed && !member ? 2 : 0 },
+      { text: t.ownPlan, in: article, count: plan.id === billed && member ? 2 : 0 },
+      { text: t.teamPlan, in: article, count: teams ? 1 : 0 },
+      { role: 'button', name: planButton(state, plan.id, plan.name), in: article, disabled: plan.id === billed || teams || state.hasTag('busy') },
     );
   }
   return sights;

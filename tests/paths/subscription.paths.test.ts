@@ -12,16 +12,18 @@ import {
   answerFromServer,
   apiClient,
   cutOff,
+  inviteInto,
   HeldCalls,
   nextFrame,
   openTab,
+  signUp,
   storedTokens,
   uniqueAccount,
   type CallPattern,
 } from '../helpers/browserPaths';
 import { coverageLine } from '../helpers/chartModel';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
-import { free, subscriptionCoverage, subscriptionPaths, subscriptionViews, type SubscriptionSnapshot } from '../model/subscription.paths';
+import { free, teamMember, subscriptionCoverage, subscriptionPaths, subscriptionViews, type SubscriptionSnapshot } from '../model/subscription.paths';
 
 /**
  * The subscription chart's generated paths (tests/model/subscription.paths.ts) replayed in Chromium
@@ -45,19 +47,27 @@ const CALLS = {
 
 /** One signed-in account per plan, on that plan for real. */
 const accounts = {} as Record<PlanId, TokenPair>;
+/** A member of the Team account's team who pays for Professional of their own. */
+let member: TokenPair;
 
 beforeAll(async () => {
   const api = apiClient(live.server.baseUrl);
   for (const { id } of PLANS) {
-    const tokens = await api.register(uniqueAccount('Ada Lovelace', 'Analytical-Engine-1843'));
+    const account = uniqueAccount('Ada Lovelace', 'Analytical-Engine-1843');
+    const tokens = await api.register(account);
     if (id !== 'free') await api.subscribe(tokens.access_token, id);
     accounts[id] = tokens;
   }
+  const joining = await signUp(api, 'Grace Hopper');
+  await api.subscribe(joining.tokens.access_token, 'professional');
+  await inviteInto(api, live.server.dataDir, accounts.team.access_token, joining);
+  member = joining.tokens;
 });
 
-/** The account a path signs in: the one on the plan its first load answers (Free when it fails). */
+/** The account a path signs in: the one on the plan its first load answers (Free when it fails), or the team member. */
 function accountFor(first: EventObject | undefined): TokenPair {
   const loaded = (first as { output?: SubscriptionInfo } | undefined)?.output;
+  if (loaded?.own) return member;
   return accounts[(loaded?.plan ?? 'free') as PlanId];
 }
 
@@ -70,7 +80,8 @@ describe('subscription chart, generated paths, in Chromium against the real serv
 
   it.each(subscriptionPaths.map(({ title, path }) => [title, path] as const))('%s', async (_title, path) => {
     const { baseUrl } = live.server;
-    const { page, close } = await openTab(live.browser, storedTokens(accountFor(path.steps[1]?.event)));
+    const account = accountFor(path.steps[1]?.event);
+    const { page, close } = await openTab(live.browser, storedTokens(account));
     try {
       const held = await HeldCalls.on(page, CALLS);
       const tabs: Page[] = [];
@@ -81,6 +92,8 @@ describe('subscription chart, generated paths, in Chromium against the real serv
         const real = await answerChanged<SubscriptionInfo>(await held.take('subscription'), (body) => ({ ...body, ...output }));
         // The model's Free subscription is exactly what the server answers for a new account.
         if (output === free) expect(real).toEqual(free);
+        // And its team member's is what the server answers for one: Team through the team, their own Professional beside it.
+        if (output === teamMember && account === member) expect(real).toMatchObject({ plan: 'team', current_period_end: null, own: { plan: 'professional', status: 'active', cancel_at_period_end: false } });
       };
 
       await page.goto(`${baseUrl}/subscription`);

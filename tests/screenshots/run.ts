@@ -478,6 +478,27 @@ const STATES: State[] = [
     // The shared account is Łukasz here, so the page marks his row as theirs and offers Leave.
     routes: (page, account) => teamRoutes(page, { role: 'member', ownPaidPlan: 'professional', viewerId: (account.tokens as Tokens & { user: { id: string } }).user.id }),
   },
+  {
+    // Where the member's "Manage your subscription" leads: Team through the team, their own Professional beside it.
+    name: 'subscription-team-member',
+    path: '/subscription',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      await teamRoutes(page, { role: 'member', ownPaidPlan: 'professional' });
+      await answer(page, '**/api/v1/subscription/me', {
+        json: {
+          plan: 'team',
+          status: 'active',
+          current_period_end: null,
+          cancel_at_period_end: false,
+          scheduled_plan: null,
+          own: { plan: 'professional', status: 'active', current_period_end: periodEnd, cancel_at_period_end: false, scheduled_plan: null },
+          usage_limits: { monthly_queries: -1, daily_tokens: 200000 },
+        },
+      });
+    },
+  },
   { name: 'team-offer', path: '/team', signedIn: true, fullPage: true },
   { name: 'team-load-failed', path: '/team', signedIn: true, routes: (page) => answer(page, '**/api/v1/teams/me', 'abort') },
   {

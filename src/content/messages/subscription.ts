@@ -9,6 +9,17 @@ export const subscription = {
   /** Instead of the next billing date once a downgrade is scheduled: nothing more will be charged. */
   planEnds: 'Plan ends',
   planEndsOn: (plan: string, date: string, next: string) => `${plan} ends on ${date}; then ${next}`,
+  /** A team member's Team plan: the team's owner pays for it. */
+  paidBy: 'Paid by',
+  paidByTeam: 'Your team',
+  ownTitle: 'Your own subscription',
+  ownText: (plan: string) =>
+    plan === 'Free'
+      ? 'Your team pays for your Team plan while you are in it. Your own plan is Free: nothing is billed, and it applies again if you leave the team.'
+      : `Your team pays for your Team plan while you are in it. Your own ${plan} subscription is separate: it keeps billing until you change it below, and applies again if you leave the team.`,
+  ownPlan: 'Your own plan',
+  teamPlan: 'Your team’s plan',
+  throughTeam: 'Through your team',
   monthlyLimit: 'Monthly queries limit',
   dailyLimit: 'Daily tokens limit',
   plansTitle: 'Plans',

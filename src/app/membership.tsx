@@ -1,0 +1,39 @@
+import { useCallback, useEffect, type ReactNode } from 'react';
+import { membershipMachine } from '../../machines/membership/membership.machine';
+import { createChartContext } from '../lib/chart';
+import { useAuthRef, useAuthSelector } from './auth';
+
+/** Whether the signed-in person is in a team: one chart for the app, read by the top bar, told by the pages. */
+export const MembershipChart = createChartContext(membershipMachine);
+
+/** Runs the membership chart under the auth chart: checked once per sign-in, forgotten on signing out. */
+export function MembershipProvider({ children }: { children: ReactNode }) {
+  const auth = useAuthRef();
+  return (
+    <MembershipChart.Provider input={{ auth }}>
+      <FollowSignIn />
+      {children}
+    </MembershipChart.Provider>
+  );
+}
+
+function FollowSignIn() {
+  const membership = MembershipChart.useActorRef();
+  const userId = useAuthSelector((s) => (s.hasTag('signedIn') ? (s.context.user?.id ?? null) : null));
+  useEffect(() => {
+    membership.send(userId ? { type: 'membership.check' } : { type: 'membership.forget' });
+  }, [membership, userId]);
+  return null;
+}
+
+/** For a page's chart effects: what the page learned of the person's membership. */
+export function useMembershipKnown(): (inTeam: boolean) => void {
+  const membership = MembershipChart.useActorRef();
+  return useCallback((inTeam) => membership.send({ type: 'membership.known', inTeam }), [membership]);
+}
+
+/** For a page that sees the Team plan arrive (a paid Team checkout makes its payer a team's owner): asks the server again. */
+export function useMembershipCheck(): () => void {
+  const membership = MembershipChart.useActorRef();
+  return useCallback(() => membership.send({ type: 'membership.check' }), [membership]);
+}
