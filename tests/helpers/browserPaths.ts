@@ -177,16 +177,17 @@ export class HeldCalls<Name extends string> {
     return entry ? (entry[0] as Name) : null;
   }
 
-  /** Waits until the page has made the call `name` (and it is held). */
-  async arrived(name: Name, timeout = 10_000): Promise<void> {
-    if (this.held.get(name)?.length) return;
+  /** Waits until the page has made the call `name` (`count` of them at once) and they are held. */
+  async arrived(name: Name, timeout = 10_000, count = 1): Promise<void> {
+    const enough = () => (this.held.get(name)?.length ?? 0) >= count;
+    if (enough()) return;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.arrivals.delete(check);
-        reject(new Error(`The page did not call ${this.patterns[name].method} ${this.patterns[name].path} within ${timeout} ms`));
+        reject(new Error(`The page did not call ${this.patterns[name].method} ${this.patterns[name].path} ${count > 1 ? `${count} times ` : ''}within ${timeout} ms`));
       }, timeout);
       const check = () => {
-        if (!this.held.get(name)?.length) return;
+        if (!enough()) return;
         clearTimeout(timer);
         this.arrivals.delete(check);
         resolve();
@@ -211,13 +212,12 @@ export class HeldCalls<Name extends string> {
     return routes.at(-1)!;
   }
   /**
-   * Every call `name` the page is waiting on, for calls another part of the page makes too (the
-   * top bar asks `GET /teams/me` as the team page does): after the first arrives, the others of
-   * the moment are given `settleMs` to arrive, and all are answered alike by the caller.
+   * The `count` calls `name` the page makes at once, for a call another part of the page makes too
+   * (the top bar asks `GET /teams/me` on signing in, as the team page does when it opens): all are
+   * answered alike by the caller.
    */
-  async takeAll(name: Name, settleMs = 300, timeout?: number): Promise<Route[]> {
-    await this.arrived(name, timeout);
-    await new Promise((resolve) => setTimeout(resolve, settleMs));
+  async takeAll(name: Name, count: number, timeout?: number): Promise<Route[]> {
+    await this.arrived(name, timeout, count);
     const routes = this.held.get(name)!;
     this.held.set(name, []);
     return routes;
