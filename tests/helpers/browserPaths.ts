@@ -4,6 +4,8 @@ import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
 import { newLoopbackAddress, postJsonFrom } from './server';
 
+// Over 300 lines: the one toolkit every Chromium path file uses (tabs, held calls, answers, accounts,
+// teams); split, each file would import four pieces that only make sense together.
 /**
  * What the Chromium replays of the charts' paths (tests/paths) share: the API calls of a chart held
  * until the path says how they end, the ways to end them (the real server's answer, or one it
