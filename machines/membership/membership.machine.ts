@@ -11,6 +11,8 @@ export interface MembershipContext {
 export type MembershipEvent =
   /** Ask the server (`GET /teams/me`): on signing in, and after something outside the app may have changed it (a paid Team checkout). */
   | { type: 'membership.check' }
+  /** A page shows the Team plan: its payer may own a team now (a paid Team checkout). Asks unless the person is known to be in one. */
+  | { type: 'membership.teamPlanSeen' }
   /** A page that has just learned it tells it (the team page's load, leaving, accepting an invitation): no call. */
   | { type: 'membership.known'; inTeam: boolean }
   /** Signed out: nobody's membership is known. */
@@ -18,8 +20,8 @@ export type MembershipEvent =
 
 /**
  * Whether the signed-in person is in a team, which puts the team page in the top bar (decisions.md:
- * linked for team members, whatever their plan). Asked of the server once per sign-in and after a
- * checkout; the pages where membership changes (the team page, the invitation) tell it what they
+ * linked for team members, whatever their plan). Asked of the server once per sign-in and when the
+ * Team plan shows for someone not known to be in a team (a paid Team checkout makes its payer an owner); the pages where membership changes (the team page, the invitation) tell it what they
  * learned, so joining or leaving shows at once without the bar asking on every page. A failed
  * check other than `not_in_team` keeps what was known.
  */
@@ -43,12 +45,16 @@ export const membershipMachine = setup({
   actions: {
     store: assign({ inTeam: (_, inTeam: boolean) => inTeam }),
   },
+  guards: {
+    notKnownInTeam: ({ context }) => !context.inTeam,
+  },
 }).createMachine({
   id: 'membership',
   context: ({ input }) => ({ auth: input.auth, inTeam: false }),
   initial: 'unknown',
   on: {
     'membership.check': '.checking',
+    'membership.teamPlanSeen': { guard: 'notKnownInTeam', target: '.checking' },
     'membership.known': { target: '.known', actions: { type: 'store', params: ({ event }) => event.inTeam } },
     'membership.forget': { target: '.unknown', actions: { type: 'store', params: false } },
   },

@@ -51,15 +51,18 @@ function limitsOf(plan: Plan): Subscription['usage_limits'] {
   return { monthly_queries: plan.limits.monthlyQueries, daily_tokens: plan.limits.dailyTokens };
 }
 
+/** A plan that applies with no period of its own: Free, or a member's Team (the team's period is its owner's). */
+function noPeriod(plan: PlanId): OwnSubscription {
+  return { plan, status: 'active', current_period_end: null, cancel_at_period_end: false, scheduled_plan: null };
+}
+
 /**
  * A subscription's period as the user sees it at `now`. Anything that is not a running paid period
  * of `plan` (no row, ended, cancelled, never paid, or a change that fell due and is not written
  * down yet) reads as the plan with no period of its own.
  */
 function periodView(row: SubscriptionsTable | undefined, plan: PlanId, now: number): OwnSubscription {
-  if (!row || plan !== row.plan || plan === 'free' || plan !== planAt(row, now)) {
-    return { plan, status: 'active', current_period_end: null, cancel_at_period_end: false, scheduled_plan: null };
-  }
+  if (!row || plan !== row.plan || plan === 'free' || plan !== planAt(row, now)) return noPeriod(plan);
   const cancelling = row.cancel_at_period_end === 1;
   return {
     plan,
@@ -80,5 +83,5 @@ export function subscriptionView(row: SubscriptionsTable | undefined, now: numbe
   const plan = findPlan(memberPlan(ownPlan, planAt(team, now)))!;
   const own = periodView(row, ownPlan, now);
   if (plan.id === ownPlan) return { ...own, usage_limits: limitsOf(plan) };
-  return { ...periodView(undefined, plan.id, now), own, usage_limits: limitsOf(plan) };
+  return { ...noPeriod(plan.id), own, usage_limits: limitsOf(plan) };
 }

@@ -32,8 +32,8 @@ export function useMembershipKnown(): (inTeam: boolean) => void {
   return useCallback((inTeam) => membership.send({ type: 'membership.known', inTeam }), [membership]);
 }
 
-/** For a page that sees the Team plan arrive (a paid Team checkout makes its payer a team's owner): asks the server again. */
-export function useMembershipCheck(): () => void {
+/** For a page that shows the Team plan: a paid Team checkout makes its payer a team's owner (the chart asks unless already known). */
+export function useTeamPlanSeen(): () => void {
   const membership = MembershipChart.useActorRef();
-  return useCallback(() => membership.send({ type: 'membership.check' }), [membership]);
+  return useCallback(() => membership.send({ type: 'membership.teamPlanSeen' }), [membership]);
 }

@@ -3,7 +3,7 @@ import { useSelector } from '../lib/chart';
 import { useEffect, type ReactNode } from 'react';
 import { useLocation } from 'react-router-dom';
 import { billedPlanOf, throughTeam, type SubscriptionSnapshot } from '../../machines/subscription/subscription.machine';
-import { useMembershipCheck } from '../app/membership';
+import { useTeamPlanSeen } from '../app/membership';
 import { useSubscriptionActor } from '../app/subscription';
 import { PageSpinner } from '../components/PageSpinner';
 import { PlanCard } from '../components/PlanCard';
@@ -118,11 +118,11 @@ export default function SubscriptionPage() {
 
   // The Team plan shown (a Team checkout paid here or in another tab, or a member's page): the
   // payer of a Team checkout now owns a team, which the top bar links.
-  const checkMembership = useMembershipCheck();
+  const teamPlanSeen = useTeamPlanSeen();
   const shownPlan = subscription?.plan;
   useEffect(() => {
-    if (shownPlan === 'team') checkMembership();
-  }, [shownPlan, checkMembership]);
+    if (shownPlan === 'team') teamPlanSeen();
+  }, [shownPlan, teamPlanSeen]);
 
   // Back from a paid checkout: the plan has changed (the first load covers it when the page opens here).
   useEffect(() => {

@@ -19,3 +19,14 @@ export const freeSubscription: SubscriptionInfo = {
   scheduled_plan: null,
   usage_limits: { monthly_queries: 100, daily_tokens: 1000 },
 };
+
+/** What `GET /subscription/me` answers a team member on their team's Team plan who also pays for Professional of their own. */
+export const teamMemberSubscription: SubscriptionInfo = {
+  plan: 'team',
+  status: 'active',
+  current_period_end: null,
+  cancel_at_period_end: false,
+  scheduled_plan: null,
+  own: { plan: 'professional', status: 'active', current_period_end: '2026-12-23T10:00:00.000Z', cancel_at_period_end: false, scheduled_plan: null },
+  usage_limits: { monthly_queries: -1, daily_tokens: 200000 },
+};

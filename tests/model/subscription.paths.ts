@@ -6,7 +6,7 @@ import { PLAN_OFFERS } from '../../src/content/plans';
 import { ApiRequestError, type SubscriptionInfo } from '../../src/lib/api';
 import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../../src/lib/planDisplay';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
-import { freeSubscription } from '../helpers/fixtures';
+import { freeSubscription, teamMemberSubscription } from '../helpers/fixtures';
 import type { Sight } from '../helpers/sights';
 
 /**
@@ -39,15 +39,7 @@ const teamPastDue: SubscriptionInfo = {
   usage_limits: { monthly_queries: -1 },
 };
 /** A team member on their team's Team plan, who also pays for Professional of their own. */
-export const teamMember: SubscriptionInfo = {
-  plan: 'team',
-  status: 'active',
-  current_period_end: null,
-  cancel_at_period_end: false,
-  scheduled_plan: null,
-  own: { plan: 'professional', status: 'active', current_period_end: periodEnd, cancel_at_period_end: false, scheduled_plan: null },
-  usage_limits: { monthly_queries: -1, daily_tokens: 200000 },
-};
+export const teamMember: SubscriptionInfo = teamMemberSubscription;
 export const checkoutUrl = 'https://pay.example/checkout/cs_test_1';
 
 export const subscriptionOutcomes: ActorOutcome[] = [

@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { launchBrowser, payInNewTab } from '../helpers/browser';
+import { teamMemberSubscription } from '../helpers/fixtures';
 import { newLoopbackAddress, postJsonFrom, startServer } from '../helpers/server';
 import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
 
@@ -486,17 +487,7 @@ const STATES: State[] = [
     fullPage: true,
     routes: async (page) => {
       await teamRoutes(page, { role: 'member', ownPaidPlan: 'professional' });
-      await answer(page, '**/api/v1/subscription/me', {
-        json: {
-          plan: 'team',
-          status: 'active',
-          current_period_end: null,
-          cancel_at_period_end: false,
-          scheduled_plan: null,
-          own: { plan: 'professional', status: 'active', current_period_end: periodEnd, cancel_at_period_end: false, scheduled_plan: null },
-          usage_limits: { monthly_queries: -1, daily_tokens: 200000 },
-        },
-      });
+      await answer(page, '**/api/v1/subscription/me', { json: teamMemberSubscription });
     },
   },
   { name: 'team-offer', path: '/team', signedIn: true, fullPage: true },
