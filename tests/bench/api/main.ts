@@ -22,7 +22,8 @@
  * reported as a ratio to the baseline measured in the same run. The targets are measured in
  * interleaved rounds (order alternating) and each reports its median over the rounds, so a noisy
  * moment hits every target alike instead of one of them. The servers run in this process on its
- * main thread; autocannon runs in a worker thread so the load generator does not share their loop.
+ * main thread (but for BENCH_INSTANCES's); autocannon runs in a worker thread so the load
+ * generator does not share their loop.
  *
  * Two modes, off by default for what they cost:
  *   - BENCH_SEEDED=1: a second database of each engine, migrated by the app and seeded in SQL
@@ -37,32 +38,20 @@
  * BENCH_ONLY (comma-separated parts of target names, e.g. `health,users/me`: only those targets
  * and the baseline are measured, a seeded target with its empty twin; the races run only with a
  * query target of their deployment).
+ *
+ * The parts: `options.ts` (knobs), `servers.ts` (apps, processes, accounts), `seedSql.ts` and
+ * `seeding.ts` (the seeded databases), `targets.ts` and `specs.ts` (what is measured, in which
+ * order), `measure.ts` (autocannon, the race, fsync), `report.ts` (the printed tables).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Engine } from '../../../server/db/types';
 import { fsyncLatency, measure, preflight, race, type Sample } from './measure';
-import { Cleanup, DURATION_S, GET_CONNECTIONS, INSTANCES, LOGIN_CONNECTIONS, log, ONLY, ROUNDS, SEED_LEDGER_ROWS, SEED_USERS, SEEDED, WARMUP_S } from './options';
+import { Cleanup, DURATION_S, INSTANCES, log, ONLY, ROUNDS, WARMUP_S } from './options';
 import { printCountChecks, printFailures, printInstances, printReport, printSeeded, type Races, type SeededPair } from './report';
-import { addHistory, engineName, formatBytes } from './seeding';
-import { ACCOUNT, newPostgresDatabase, registerAccount, startApp, startBaseline, startProcesses, startSeededApp, type Deployment } from './servers';
-import { getTarget, queryTarget, type Target } from './targets';
-
-/** A target by name, made only when chosen: making one may register users or seed a database. */
-interface Spec {
-  name: string;
-  make: () => Promise<Target>;
-  /** The empty database's target a seeded one is set beside (chosen with it). */
-  emptyTwin?: string;
-  /** The race of this query target's deployment. */
-  race?: { name: string; deployment: () => Promise<Deployment> };
-}
-
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => (made ??= make());
-}
+import { startBaseline } from './servers';
+import { allSpecs, choose, Deployments } from './specs';
+import type { Target } from './targets';
 
 async function main(): Promise<void> {
   const cleanup = new Cleanup();
@@ -71,98 +60,13 @@ async function main(): Promise<void> {
   try {
     const fsyncBefore = fsyncLatency(tmpRoot);
     log(`fsync latency of the disk: ${fsyncBefore}`);
-    log('starting servers…');
-    const baselineUrl = await startBaseline(cleanup);
-    const seeding: string[] = [];
-    const apps: Record<Engine, () => Promise<Deployment>> = {
-      sqlite: once(() => startApp(cleanup, tmpRoot, 'sqlite')),
-      postgres: once(async () => startApp(cleanup, tmpRoot, 'postgres', await newPostgresDatabase(cleanup))),
-    };
-    const seededApp = (engine: Engine) =>
-      once(async () => {
-        const { deployment, seeded } = await startSeededApp(cleanup, tmpRoot, engine, Date.now());
-        const size = `${SEED_USERS.toLocaleString('en')} users, ${SEED_LEDGER_ROWS.toLocaleString('en')} ledger rows over 13 months`;
-        seeding.push(`${engineName(engine)}: ${size}, seeded in ${seeded.seconds.toFixed(1)} s, ${formatBytes(seeded.bytes)} on disk`);
-        return deployment;
-      });
-    const processes = once(() => startProcesses(cleanup, tmpRoot, INSTANCES));
-    // The account of the GET targets, one per deployment, with history like every bench user's.
-    const tokens = new Map<Deployment, Promise<string>>();
-    const tokenOf = (deployment: Deployment) => {
-      if (!tokens.has(deployment)) {
-        const made = registerAccount(deployment.urls[0]!).then(async ({ token, userId }) => {
-          await addHistory(deployment.db, deployment.engine, [userId]);
-          return token;
-        });
-        tokens.set(deployment, made);
-      }
-      return tokens.get(deployment)!;
-    };
-    const read = (name: string, deployment: () => Promise<Deployment>, route: string, minRatio: number | null): Spec['make'] => async () => {
-      const made = await deployment();
-      return getTarget(name, made, route, await tokenOf(made), minRatio);
-    };
-    const query = (name: string, deployment: () => Promise<Deployment>, minRatio: number | null): Spec => ({
-      name,
-      make: async () => queryTarget(name, await deployment(), minRatio),
-      race: { name: name.replace(/^query \((.*)\)$/, '$1'), deployment },
-    });
-    /** The read and query targets of one engine; the seeded ones name their empty twins. */
-    const engineSpecs = (engine: Engine, seeded: boolean): Spec[] => {
-      const deployment = seeded ? seededApp(engine) : apps[engine];
-      const label = `${engineName(engine)}${seeded ? ', seeded' : ''}`;
-      const ratio = (empty: number | null) => (seeded ? null : empty);
-      const reads: Array<[string, string, number | null]> = [
-        ['users/me', 'users/me', engine === 'sqlite' ? 0.5 : 0.25],
-        ['usage', 'query/usage', null],
-        ['usage/daily', 'query/usage/daily', null],
-      ];
-      const twin = (kind: string) => (seeded ? { emptyTwin: `${kind} (${engineName(engine)})` } : {});
-      return [
-        ...reads.map(([kind, route, minRatio]) => ({ name: `${kind} (${label})`, make: read(`${kind} (${label})`, deployment, route, ratio(minRatio)), ...twin(kind) })),
-        { ...query(`query (${label})`, deployment, ratio(engine === 'sqlite' ? 0.3 : null)), ...twin('query') },
-      ];
-    };
-    const [sqliteReads, pgReads] = [engineSpecs('sqlite', false), engineSpecs('postgres', false)];
-    const onlyOne = once(async () => ({ ...(await processes()), urls: [(await processes()).urls[0]!] }));
-    const specs: Spec[] = [
-      { name: 'baseline GET /hello', make: async () => ({ name: 'baseline GET /hello', url: `${baselineUrl}/hello`, method: 'GET', connections: GET_CONNECTIONS, minRatio: null }) },
-      {
-        name: 'health (SQLite)',
-        make: async () => ({ name: 'health (SQLite)', url: `${(await apps.sqlite()).urls[0]}/api/v1/health`, method: 'GET', connections: GET_CONNECTIONS, minRatio: 0.85 }),
-      },
-      // users/me, usage and usage/daily of both engines, then login, then the two queries.
-      ...[0, 1, 2].flatMap((i) => [sqliteReads[i]!, pgReads[i]!]),
-      {
-        name: 'login (SQLite, argon2id)',
-        make: async () => {
-          const sqlite = await apps.sqlite();
-          await tokenOf(sqlite);
-          const body = JSON.stringify({ email: ACCOUNT.email, password: ACCOUNT.password });
-          const url = `${sqlite.urls[0]}/api/v1/auth/login/email`;
-          return { name: 'login (SQLite, argon2id)', url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: LOGIN_CONNECTIONS, minRatio: null };
-        },
-      },
-      sqliteReads[3]!,
-      pgReads[3]!,
-      ...(INSTANCES > 1
-        ? [
-            { name: 'query (PostgreSQL, 1 process)', make: async () => queryTarget('query (PostgreSQL, 1 process)', await onlyOne(), null) },
-            query(`query (PostgreSQL, ${INSTANCES} processes)`, processes, null),
-          ]
-        : []),
-      ...(SEEDED ? [...engineSpecs('sqlite', true), ...engineSpecs('postgres', true)] : []),
-    ];
-
-    const matched = specs.filter((spec, index) => index === 0 || ONLY.length === 0 || ONLY.some((part) => spec.name.includes(part)));
-    if (matched.length === 1) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no target`);
-    const twins = new Set(matched.map((spec) => spec.emptyTwin).filter(Boolean));
-    const chosen = specs.filter((spec) => matched.includes(spec) || twins.has(spec.name));
-    log('registering the bench users…');
+    log('starting servers, registering the bench users…');
+    const deployments = new Deployments(cleanup, tmpRoot);
+    const chosen = choose(allSpecs(deployments, await startBaseline(cleanup)), ONLY);
     const targets: Target[] = [];
     for (const spec of chosen) targets.push(await spec.make());
     const byName = new Map(targets.map((target) => [target.name, target]));
-    const pairs: SeededPair[] = chosen.filter((spec) => spec.emptyTwin).map((spec) => ({ empty: byName.get(spec.emptyTwin!)!, seeded: byName.get(spec.name)! }));
+    const pairs: SeededPair[] = chosen.flatMap((spec) => (spec.emptyTwin ? [{ empty: byName.get(spec.emptyTwin)!, seeded: byName.get(spec.name)! }] : []));
     const racing = chosen.flatMap((spec) => (spec.race ? [spec.race] : []));
     const races: Races[] = racing.map(({ name }) => ({ name, admitted: [] }));
 
@@ -181,8 +85,8 @@ async function main(): Promise<void> {
       for (const [i, { deployment }] of racing.entries()) races[i]!.admitted.push(await race(await deployment()));
     }
     printReport(targets, samples, { before: fsyncBefore, after: fsyncLatency(tmpRoot) });
-    printInstances(byName.get('query (PostgreSQL, 1 process)'), byName.get(`query (PostgreSQL, ${INSTANCES} processes)`), INSTANCES, samples);
-    printSeeded(pairs, samples, targets[0]!, seeding);
+    printInstances(byName.get('query (1 PostgreSQL process)'), byName.get(`query (${INSTANCES} PostgreSQL processes)`), INSTANCES, samples);
+    printSeeded(pairs, samples, targets[0]!, deployments.seeding);
     const answered = printFailures(targets, samples);
     if (!printCountChecks(targets, samples, races) || !answered) process.exitCode = 1;
   } finally {

@@ -39,6 +39,24 @@ export interface SeedSize {
   ledgerRows: number;
 }
 
+/**
+ * Bytes a ledger row takes with its share of the other tables, as measured at 1,000,000 rows:
+ * 330 on SQLite, 405 on PostgreSQL (heap and indexes), with some room.
+ */
+const BYTES_PER_ROW: Record<Engine, number> = { sqlite: 400, postgres: 500 };
+
+/**
+ * Stops before seeding when the disk of `dir` (where the SQLite file goes, and on this machine
+ * PostgreSQL's data too) lacks room for the seeded database: a full disk mid-way would take the
+ * work of everything else on the machine with it.
+ */
+export function assertRoomFor(dir: string, engine: Engine, size: SeedSize): void {
+  const { bavail, bsize } = fs.statfsSync(dir);
+  const free = bavail * bsize;
+  const needed = size.ledgerRows * BYTES_PER_ROW[engine];
+  if (free < needed) throw new Error(`seeding ${size.ledgerRows} ledger rows on ${ENGINE_NAMES[engine]} needs about ${formatBytes(needed)} of disk, ${formatBytes(free)} is free`);
+}
+
 export interface Seeded {
   /** Seconds the seeding took, the final VACUUM ANALYZE of PostgreSQL included. */
   seconds: number;
@@ -47,11 +65,13 @@ export interface Seeded {
 }
 
 /**
- * Seeds `size` users and ledger rows into the migrated, unused SQLite database `file`: own
+ * Seeds `size` users and ledger rows into the migrated, unused SQLite database of `dataDir`: own
  * connection, no journal and no syncs (a crash would only lose the seed).
  */
-export async function seedSqlite(file: string, size: SeedSize, now: number): Promise<Seeded> {
+export async function seedSqlite(dataDir: string, size: SeedSize, now: number): Promise<Seeded> {
   const start = performance.now();
+  // The app's file in its data dir (server/db/sqlite.ts).
+  const file = path.join(dataDir, 'sheetmind.db');
   const db = new SQLite(file);
   try {
     db.pragma('journal_mode = OFF');
@@ -67,7 +87,12 @@ export async function seedSqlite(file: string, size: SeedSize, now: number): Pro
   return { seconds: (performance.now() - start) / 1000, bytes: fs.statSync(file).size };
 }
 
-/** Seeds `size` users and ledger rows into the migrated, unused PostgreSQL database at `url`. */
+/**
+ * Seeds `size` users and ledger rows into the migrated, unused PostgreSQL database at `url`. The
+ * ledger's indexes stay in place, grown as the app grows them: dropping them and building them
+ * afterwards loaded the ledger 1.6 times as fast at 1,000,000 rows (5.1 s + 1.3 s for the build,
+ * against 10.5 s), but would tie this file to the app's index definitions.
+ */
 export async function seedPostgres(url: string, size: SeedSize, now: number): Promise<Seeded> {
   const start = performance.now();
   const client = new pg.Client({ connectionString: url });
@@ -115,8 +140,6 @@ export async function addHistory(db: Kysely<Database>, engine: Engine, userIds: 
 }
 
 export const engineName = (engine: Engine) => ENGINE_NAMES[engine];
-
-export const sqliteFileOf = (dataDir: string) => path.join(dataDir, 'sheetmind.db');
 
 export function formatBytes(bytes: number): string {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(0)} MB`;

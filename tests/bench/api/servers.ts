@@ -11,7 +11,7 @@ import { setPlan } from '../../helpers/fakeAi';
 import { createTestDatabase } from '../../helpers/postgres';
 import { newLoopbackAddress, postJsonFrom, startServer } from '../../helpers/server';
 import { SEED_LEDGER_ROWS, SEED_USERS, log, type Cleanup } from './options';
-import { engineName, formatBytes, seedPostgres, seedSqlite, sqliteFileOf, type Seeded } from './seeding';
+import { assertRoomFor, engineName, formatBytes, seedPostgres, seedSqlite, type Seeded } from './seeding';
 
 /**
  * What the bench measures against: the bare baseline, the real app in this process (on SQLite or
@@ -98,11 +98,12 @@ export async function startProcesses(cleanup: Cleanup, tmpRoot: string, count: n
 export async function startSeededApp(cleanup: Cleanup, tmpRoot: string, engine: Engine, now: number): Promise<{ deployment: Deployment; seeded: Seeded }> {
   const name = `${engine}-seeded`;
   const dataDir = path.join(tmpRoot, name);
+  const size = { users: SEED_USERS, ledgerRows: SEED_LEDGER_ROWS };
+  assertRoomFor(tmpRoot, engine, size);
   const databaseUrl = engine === 'postgres' ? await newPostgresDatabase(cleanup) : undefined;
   await (await openDatabase({ databaseUrl: databaseUrl ?? null, dataDir })).close();
-  const size = { users: SEED_USERS, ledgerRows: SEED_LEDGER_ROWS };
   log(`seeding ${engineName(engine)}: ${size.users.toLocaleString('en')} users, ${size.ledgerRows.toLocaleString('en')} ledger rows…`);
-  const seeded = databaseUrl ? await seedPostgres(databaseUrl, size, now) : await seedSqlite(sqliteFileOf(dataDir), size, now);
+  const seeded = databaseUrl ? await seedPostgres(databaseUrl, size, now) : await seedSqlite(dataDir, size, now);
   log(`seeded ${engineName(engine)} in ${seeded.seconds.toFixed(1)} s (${formatBytes(seeded.bytes)} on disk)`);
   return { deployment: await startApp(cleanup, tmpRoot, name, databaseUrl), seeded };
 }
