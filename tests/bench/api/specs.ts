@@ -103,7 +103,8 @@ export function allSpecs(deployments: Deployments, baselineUrl: string): Spec[] 
   const simple = (name: string, target: () => Promise<Omit<Target, 'name'>>): Spec => ({ name, make: async () => ({ name, ...(await target()) }) });
   const [sqlite, postgres] = [engineSpecs(deployments, 'sqlite', false), engineSpecs(deployments, 'postgres', false)];
   const many = `${INSTANCES} PostgreSQL processes`;
-  return [
+  const seeded = SEEDED ? [...engineSpecs(deployments, 'sqlite', true), ...engineSpecs(deployments, 'postgres', true)] : [];
+  const specs: Spec[] = [
     simple('baseline GET /hello', async () => ({ url: `${baselineUrl}/hello`, method: 'GET', connections: GET_CONNECTIONS, minRatio: null })),
     simple('health (SQLite)', async () => ({ url: `${(await deployments.app.sqlite()).urls[0]}/api/v1/health`, method: 'GET', connections: GET_CONNECTIONS, minRatio: 0.85 })),
     // users/me, usage and usage/daily of both engines, then login, then the queries.
@@ -120,8 +121,10 @@ export function allSpecs(deployments: Deployments, baselineUrl: string): Spec[] 
     ...(INSTANCES > 1
       ? [querySpec('query (1 PostgreSQL process)', deployments.firstProcess, null, null), querySpec(`query (${many})`, deployments.processes, null, many)]
       : []),
-    ...(SEEDED ? [...engineSpecs(deployments, 'sqlite', true), ...engineSpecs(deployments, 'postgres', true)] : []),
   ];
+  // Each seeded target right after its twin: measured one after the other in every round, the two
+  // meet the same moment of the machine (and the same aftermath of the target before them).
+  return specs.flatMap((spec) => [spec, ...seeded.filter((s) => s.emptyTwin === spec.name)]);
 }
 
 /** The baseline, the specs whose names contain one of `only` (all when it is empty), and their twins. */
