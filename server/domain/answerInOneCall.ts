@@ -43,12 +43,24 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
+/** PostgreSQL's SQLSTATE for a transaction it ended to break a deadlock. */
+const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * Answers a batch in one call. A batch that PostgreSQL ends to break a deadlock (another
+ * transaction locking users' rows out of order: an account's deletion, say) kept nothing, so
+ * its queries are asked again, each on its own.
+ */
 async function answerBatch(database: DatabaseHandle, batch: Waiting[]): Promise<void> {
   const json = JSON.stringify(batch.map((waiting, n) => ({ n, ...waiting.args })));
   try {
     const { rows } = await sql<AnswerRow>`select * from answer_queries(${json}::jsonb)`.execute(database.db);
     for (const row of rows) batch[row.n]!.resolve(row);
   } catch (error) {
+    if ((error as { code?: unknown }).code === DEADLOCK_DETECTED && batch.length > 1) {
+      await Promise.all(batch.map((waiting) => answerBatch(database, [waiting])));
+      return;
+    }
     for (const waiting of batch) waiting.reject(error);
   }
 }
