@@ -26,7 +26,8 @@ function takeOne(teamId: string, userId: string, month: string) {
  * never pass it together.
  */
 export async function takeMemberQuery(tx: SqlTransaction, userId: string, month: string, monthEnds: number, now: number): Promise<string | null> {
-  const [member] = await tx.run(tx.db.selectFrom('team_members').select(['team_id', 'monthly_query_cap']).where('user_id', '=', userId));
+  // A template, compiled once: every query of every user asks this.
+  const [member] = await tx.run(sql<{ team_id: string; monthly_query_cap: number | null }>`select team_id, monthly_query_cap from team_members where user_id = ${userId}`);
   if (!member) return null;
   const taken = member.monthly_query_cap === 0 ? [] : await tx.run(takeOne(member.team_id, userId, month));
   if (taken.length === 0) throw memberCapReached(member.monthly_query_cap ?? 0, monthEnds, now);
