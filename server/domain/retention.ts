@@ -91,11 +91,8 @@ const RULES = {
     returning: sql`id`,
     then: credentialActivityOf,
   },
-  password_resets: {
-    table: 'password_resets',
-    key: ['token_hash'],
-    due: (at) => sql`(expires_at < ${at.now - EXPIRED_GRACE_MS} or used_at < ${at.now - EXPIRED_GRACE_MS})`,
-  },
+  // Used or not: a link lives an hour, and a used one answers as an expired one.
+  password_resets: { table: 'password_resets', key: ['token_hash'], due: (at) => sql`expires_at < ${at.now - EXPIRED_GRACE_MS}` },
   device_grants: { table: 'device_grants', key: ['id'], due: (at) => sql`expires_at < ${at.now - EXPIRED_GRACE_MS}` },
   team_invitations: { table: 'team_invitations', key: ['id'], due: (at) => sql`expires_at < ${at.now - INVITATION_DAYS * DAY_MS}` },
   billing_test_sessions: { table: 'billing_test_sessions', key: ['token_hash'], due: (at) => sql`expires_at < ${at.now - EXPIRED_GRACE_MS}` },
