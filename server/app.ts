@@ -7,6 +7,7 @@ import type { AiProvider } from './ai/provider';
 import swaggerUi from '@fastify/swagger-ui';
 import { openDatabase, type DatabaseHandle } from './db/database';
 import { systemClock, type Clock } from './domain/clock';
+import { startRetention } from './domain/retention';
 import { createTokenService, loadAuthSecret, type TokenService } from './domain/tokens';
 import { createMailer, type Mailer } from './mail/mailer';
 import { registerAuth } from './plugins/auth';
@@ -159,6 +160,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const billing = createBilling({ config, database, clock, log: app.log });
   app.decorate('billing', billing.provider);
   app.addHook('onClose', async () => billing.provider.close());
+  // Registered after the database's own hook, so it runs first (Fastify runs onClose hooks last in, first out).
+  const retention = startRetention(database, clock, app.log, config.retention);
+  app.addHook('onClose', async () => retention.stop());
   app.decorate('ai', options.aiProvider ?? createAiProvider(config.ai));
   registerAuth(app);
 

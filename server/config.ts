@@ -49,6 +49,15 @@ export interface Config {
   device: DeviceConfig;
   /** argon2id's cost; lowered only by the test configuration, which hashes thousands of passwords. */
   passwordHashing: PasswordHashCost;
+  /** The retention job (`server/domain/retention.ts`, docs/retention.md). */
+  retention: RetentionConfig;
+}
+
+export interface RetentionConfig {
+  /** Whole UTC months of usage kept before the current one; at least 2, so the last 30 days always are. */
+  months: number;
+  /** How often each instance runs the job; 0: never. */
+  intervalMinutes: number;
 }
 
 export interface DeviceConfig {
@@ -329,5 +338,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ai: aiConfig(env),
     device: deviceConfig(env, brandName),
     passwordHashing: passwordHashCost(env),
+    retention: {
+      months: wholeNumber(env, 'RETENTION_MONTHS', 13, 2, 1200),
+      intervalMinutes: wholeNumber(env, 'RETENTION_INTERVAL_MINUTES', 60, 0, 10_080),
+    },
   };
 }

@@ -186,6 +186,23 @@ export interface UsageLedgerTable {
   credential_id: string | null;
 }
 
+/**
+ * Team ledger rows the retention job pruned, rolled up per team, member, UTC day and task: what the
+ * team's usage and members list read of them (`teamUsage.ts` reads ledger rows and rollups as one).
+ */
+export interface UsageRollupsTable {
+  team_id: string;
+  user_id: string;
+  month: string;
+  day: string;
+  task: string;
+  queries: number;
+  /** Tokens as the ledger reads count them: used by answered queries, reserved by the others. */
+  tokens: number;
+  /** The newest `created_at` of the rows rolled in. */
+  last_at: number;
+}
+
 /** Accepted queries of one user in one second (epoch seconds), kept for a minute. */
 export interface UsageSecondsTable {
   user_id: string;
@@ -266,6 +283,7 @@ export interface Database {
   usage_days: UsageDaysTable;
   usage_ledger: UsageLedgerTable;
   usage_seconds: UsageSecondsTable;
+  usage_rollups: UsageRollupsTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;
   team_invitations: TeamInvitationsTable;

@@ -26,18 +26,22 @@ function takeOne(teamId: string, userId: string, month: string) {
  * never pass it together.
  */
 export async function takeMemberQuery(tx: SqlTransaction, userId: string, month: string, monthEnds: number, now: number): Promise<string | null> {
-  const [member] = await tx.run(tx.db.selectFrom('team_members').select(['team_id', 'monthly_query_cap']).where('user_id', '=', userId));
+  // A template, compiled once: every query of every user asks this.
+  const [member] = await tx.run(sql<{ team_id: string; monthly_query_cap: number | null }>`select team_id, monthly_query_cap from team_members where user_id = ${userId}`);
   if (!member) return null;
   const taken = member.monthly_query_cap === 0 ? [] : await tx.run(takeOne(member.team_id, userId, month));
-  if (taken.length === 0) {
-    throw new ApiError(
-      429,
-      'member_cap_reached',
-      `You have used all ${member.monthly_query_cap} queries your team’s admin allows you this month. Ask them to raise your cap; it renews on ${new Date(monthEnds).toISOString().slice(0, 10)} (UTC).`,
-      { headers: { 'Retry-After': String(Math.max(1, Math.ceil((monthEnds - now) / 1000))) } },
-    );
-  }
+  if (taken.length === 0) throw memberCapReached(member.monthly_query_cap ?? 0, monthEnds, now);
   return member.team_id;
+}
+
+/** 429: the member has used the `cap` queries a month their team's admin allows (Retry-After: the month's end). */
+export function memberCapReached(cap: number, monthEnds: number, now: number): ApiError {
+  return new ApiError(
+    429,
+    'member_cap_reached',
+    `You have used all ${cap} queries your team’s admin allows you this month. Ask them to raise your cap; it renews on ${new Date(monthEnds).toISOString().slice(0, 10)} (UTC).`,
+    { headers: { 'Retry-After': String(Math.max(1, Math.ceil((monthEnds - now) / 1000))) } },
+  );
 }
 
 /** Gives back a refunded query's place under the member's cap. */

@@ -4,6 +4,7 @@ import { ProviderError, type AiAnswer, type AiProvider, type AiRequest, type Tas
 import type { DatabaseHandle } from '../db/database';
 import type { UsageLedgerTable } from '../db/types';
 import { ApiError } from '../errors';
+import { answerInOneCall, PARTIAL_GRANT } from './answerInOneCall';
 import type { Clock } from './clock';
 import {
   answerQuery,
@@ -37,7 +38,8 @@ import { uuidV7 } from './uuidv7';
  * 6. Refund: when the call fails, one unit gives the query and its tokens back and deletes the row,
  *    so the key can be sent again; the ProviderError goes on to the caller.
  * An in-memory provider (no I/O) answers inside the reserving unit: steps 3 to 5 in one commit
- * (`answerQuery`), which cannot fail half-way, so it has nothing to refund.
+ * (`answerQuery`; on PostgreSQL one call of a function, `answerInOneCall.ts`), which cannot fail
+ * half-way, so it has nothing to refund.
  *
  * Invariants: every write is a `groupCommit` unit keyed by the user, so a user's units never wait
  * on each other's row locks; a refused or failed unit keeps nothing; a key is in the ledger once
@@ -152,9 +154,18 @@ async function releasedIfAbandoned(services: QueryServices, row: UsageLedgerTabl
   return true;
 }
 
-/** An in-memory provider's answer was worked out while sizing the reservation: reserve, answer and settle in one unit. */
+/**
+ * An in-memory provider's answer was worked out while sizing the reservation: reserve, answer and
+ * settle in one unit; on PostgreSQL in one call of its function, unless the day has room for only
+ * part of the answer.
+ */
 async function answerInOneUnit(services: QueryServices, input: QueryInput, reservationRequest: ReservationRequest) {
   const processingMs = input.elapsedMs();
+  if (services.database.engine === 'postgres') {
+    const answer = await services.ai.answer(input.request, reservationRequest.maxCompletionTokens);
+    const answered = await answerInOneCall(services.database, reservationRequest, processingMs, answer);
+    if (answered !== PARTIAL_GRANT) return { processingMs, answer, ...answered };
+  }
   const answered = await services.database.groupCommit(
     (tx) => answerQuery(tx, reservationRequest, processingMs, (completionTokens) => services.ai.answer(input.request, completionTokens)),
     input.userId,

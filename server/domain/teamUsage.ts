@@ -6,7 +6,9 @@ import { periodsAt } from './usageReport';
 
 /**
  * A team's usage, read from its members' ledger rows that name the team (a query counts for the
- * team it was made for, never one made before joining or after leaving).
+ * team it was made for, never one made before joining or after leaving), together with the rollups
+ * the retention job made of such rows when it pruned them (`retention.ts`): every read here takes
+ * ledger rows and rollups as one set (`teamQueries`), so no figure changes when rows are pruned.
  */
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -20,11 +22,30 @@ export function checkMonth(month: string, now: number): string {
   return month;
 }
 
+/**
+ * The team's queries (of one month, or all), as rows of queries and tokens per member, day and
+ * task: one per ledger row, with its one query, and one per rollup, with the queries it holds.
+ * A query in flight holds its reservation; an answered one counts what it used.
+ */
+function teamQueries(db: Db, teamId: string, month?: string) {
+  return db
+    .selectFrom('usage_ledger')
+    .select(['user_id', 'day', 'task', sql<number>`1`.as('queries'), sql<number>`coalesce(prompt_tokens + completion_tokens, reserved_tokens)`.as('tokens'), 'created_at as last_at'])
+    .where('team_id', '=', teamId)
+    .$if(month !== undefined, (query) => query.where('month', '=', month!))
+    .unionAll(
+      db
+        .selectFrom('usage_rollups')
+        .select(['user_id', 'day', 'task', 'queries', 'tokens', 'last_at'])
+        .where('team_id', '=', teamId)
+        .$if(month !== undefined, (query) => query.where('month', '=', month!)),
+    );
+}
+
 export async function teamUsage(db: Db, teamId: string, month: string): Promise<TeamUsage> {
-  const base = db.selectFrom('usage_ledger as l').where('l.team_id', '=', teamId).where('l.month', '=', month);
-  // A query in flight holds its reservation; an answered one counts what it used.
-  const tokens = () => sql<number>`sum(coalesce(l.prompt_tokens + l.completion_tokens, l.reserved_tokens))`.as('tokens');
-  const count = () => sql<number>`count(*)`.as('queries');
+  const base = db.selectFrom(teamQueries(db, teamId, month).as('l'));
+  const tokens = () => sql<number>`sum(l.tokens)`.as('tokens');
+  const count = () => sql<number>`sum(l.queries)`.as('queries');
   const [days, byTask, members] = await Promise.all([
     base.select(['l.day', 'l.user_id', count(), tokens()]).groupBy(['l.day', 'l.user_id']).orderBy('l.day').orderBy('l.user_id').execute(),
     base.select(['l.task', count(), tokens()]).groupBy('l.task').orderBy('l.task').execute(),
@@ -33,6 +54,7 @@ export async function teamUsage(db: Db, teamId: string, month: string): Promise<
       .select(['l.user_id', 'u.full_name', 'u.email', count(), tokens()])
       .groupBy(['l.user_id', 'u.full_name', 'u.email'])
       .orderBy('u.full_name')
+      .orderBy('l.user_id')
       .execute(),
   ]);
   return {
@@ -41,6 +63,16 @@ export async function teamUsage(db: Db, teamId: string, month: string): Promise<
     by_task: byTask.map((row) => ({ task: row.task, queries: Number(row.queries), tokens: Number(row.tokens) })),
     members: members.map((row) => ({ user_id: row.user_id, full_name: row.full_name, email: row.email, queries: Number(row.queries), tokens: Number(row.tokens) })),
   };
+}
+
+/** Per member who made queries for the team: when they last did, and their tokens of `day`. */
+export async function memberActivity(db: Db, teamId: string, day: string): Promise<Map<string, { lastAt: number; dayTokens: number }>> {
+  const rows = await db
+    .selectFrom(teamQueries(db, teamId).as('l'))
+    .select(['l.user_id', sql<number>`max(l.last_at)`.as('last_at'), sql<number>`sum(case when l.day = ${day} then l.tokens else 0 end)`.as('day_tokens')])
+    .groupBy('l.user_id')
+    .execute();
+  return new Map(rows.map((row) => [row.user_id, { lastAt: Number(row.last_at), dayTokens: Number(row.day_tokens) }]));
 }
 
 /**

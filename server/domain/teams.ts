@@ -5,6 +5,7 @@ import type { Database, Engine, SubscriptionsTable, TeamRole, TeamsTable } from 
 import { ApiError } from '../errors';
 import { recordAudit, type Person } from './auditLog';
 import { planAt } from './subscriptions';
+import { memberActivity } from './teamUsage';
 import { periodsAt } from './usageReport';
 import { uuidV7 } from './uuidv7';
 
@@ -189,19 +190,7 @@ export async function listMembers(db: Db, teamId: string, viewer: { userId: stri
     .orderBy('m.joined_at')
     .orderBy('m.user_id')
     .execute();
-  const activity = await db
-    .selectFrom('usage_ledger')
-    .select((eb) => [
-      'user_id',
-      eb.fn.max('created_at').as('last_at'),
-      eb.fn
-        .sum<number>(eb.case().when('day', '=', day).then(eb.fn.coalesce(eb('prompt_tokens', '+', eb.ref('completion_tokens')), 'reserved_tokens')).else(0).end())
-        .as('day_tokens'),
-    ])
-    .where('team_id', '=', teamId)
-    .groupBy('user_id')
-    .execute();
-  const byUser = new Map(activity.map((row) => [row.user_id, row]));
+  const byUser = await memberActivity(db, teamId, day);
   const seesAll = isAdmin(viewer.role);
   return rows.map((row) => {
     const full = seesAll || row.user_id === viewer.userId;
@@ -212,9 +201,9 @@ export async function listMembers(db: Db, teamId: string, viewer: { userId: stri
       email: full ? row.email : null,
       role: row.role,
       joined_at: new Date(Number(row.joined_at)).toISOString(),
-      last_active_at: full && active?.last_at ? new Date(Number(active.last_at)).toISOString() : null,
+      last_active_at: full && active ? new Date(active.lastAt).toISOString() : null,
       month_queries: full ? Number(row.queries ?? 0) : null,
-      day_tokens: full ? Number(active?.day_tokens ?? 0) : null,
+      day_tokens: full ? (active?.dayTokens ?? 0) : null,
       monthly_query_cap: full ? row.monthly_query_cap : null,
     };
   });

@@ -71,7 +71,7 @@ export class DuplicateRequest extends Error {}
  * The query's tokens: the whole prompt plus as much of `maxCompletionTokens` as is left today,
  * but never less than `MIN_COMPLETION_TOKENS` (or the whole answer, when that is shorter).
  */
-function tokenNeeds(request: ReservationRequest) {
+export function tokenNeeds(request: ReservationRequest) {
   const floor = request.promptTokens + Math.min(request.maxCompletionTokens, MIN_COMPLETION_TOKENS);
   return { floor, cap: request.promptTokens + request.maxCompletionTokens };
 }
@@ -88,6 +88,27 @@ export function assertFitsPlan(request: ReservationRequest, field: string): void
       { field },
     );
   }
+}
+
+/** 429: the month's queries of the plan are used (Retry-After: the month's end). */
+export function monthlyQuotaExceeded(plan: Plan, now: number): ApiError {
+  const { monthEnds } = periodsAt(now);
+  return new ApiError(
+    429,
+    'monthly_quota_exceeded',
+    `All ${plan.limits.monthlyQueries} queries of the ${plan.name} plan for this month are used. They renew on ${new Date(monthEnds).toISOString().slice(0, 10)} (UTC).`,
+    { headers: retryAfter(monthEnds, now) },
+  );
+}
+
+/** 429: too few of the day's tokens are left for the query (Retry-After: midnight UTC). */
+export function dailyTokensExceeded(plan: Plan, now: number): ApiError {
+  return new ApiError(
+    429,
+    'daily_tokens_exceeded',
+    `Not enough of the ${plan.limits.dailyTokens} daily tokens of the ${plan.name} plan are left for this query. They renew at midnight UTC.`,
+    { headers: retryAfter(periodsAt(now).dayEnds, now) },
+  );
 }
 
 interface MonthRow {
@@ -161,27 +182,13 @@ interface Taken {
  */
 async function takeAllowances(tx: SqlTransaction, request: ReservationRequest, answeredInMs: number | null): Promise<Taken> {
   const { userId, plan, now } = request;
-  const { month, day, monthEnds, dayEnds } = periodsAt(now);
+  const { month, day, monthEnds } = periodsAt(now);
   const queryLimit = plan.limits.monthlyQueries;
   const tokenLimit = plan.limits.dailyTokens;
   const [months] = queryLimit === 0 ? [] : await tx.run(takeQuery(userId, month, queryLimit, answeredInMs));
-  if (!months) {
-    throw new ApiError(
-      429,
-      'monthly_quota_exceeded',
-      `All ${queryLimit} queries of the ${plan.name} plan for this month are used. They renew on ${new Date(monthEnds).toISOString().slice(0, 10)} (UTC).`,
-      { headers: retryAfter(monthEnds, now) },
-    );
-  }
+  if (!months) throw monthlyQuotaExceeded(plan, now);
   const [days] = await tx.run(takeTokens(userId, day, tokenNeeds(request), tokenLimit));
-  if (!days) {
-    throw new ApiError(
-      429,
-      'daily_tokens_exceeded',
-      `Not enough of the ${tokenLimit} daily tokens of the ${plan.name} plan are left for this query. They renew at midnight UTC.`,
-      { headers: retryAfter(dayEnds, now) },
-    );
-  }
+  if (!days) throw dailyTokensExceeded(plan, now);
   const teamId = await takeMemberQuery(tx, userId, month, monthEnds, now);
   return { month: months, granted: Number(days.last_grant), dayTokens: Number(days.tokens), teamId };
 }

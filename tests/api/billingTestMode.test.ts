@@ -2,6 +2,7 @@
 // its card outcomes, the billing-management page, period ends), on both engines with one test app.
 import { findPlan } from '../../contract/plans';
 import { addMonth, CHECKOUT_TTL_MS, type TestProvider } from '../../server/billing/testMode';
+import { pruneOnce } from '../../server/domain/retention';
 import { effectivePlan } from '../../server/domain/subscriptions';
 import { freeSubscription } from '../helpers/fixtures';
 import { ENGINES, bearer, post, register, useTestApp } from '../helpers/testApp';
@@ -339,7 +340,7 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       expect(renewals).toEqual([{ type: 'invoice.paid', outcome: 'applied' }]);
     });
 
-    it('ends due periods on its timer without anyone reading them (once, even when settled twice at once) and forgets old links', async () => {
+    it('ends due periods on its timer without anyone reading them (once, even when settled twice at once); the retention job forgets old links', async () => {
       const user = await subscriber('professional');
       const path = await manage(user.access_token, 'free');
       await change(path, 'free');
@@ -355,6 +356,7 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
         .where('type', '=', 'customer.subscription.deleted')
         .execute();
       expect(ends).toEqual([{ outcome: 'applied' }]);
+      await pruneOnce(ctx.app.database, ctx.clock.now(), { months: 13 });
       const links = await ctx.app.database.db.selectFrom('billing_test_sessions').select('kind').where('user_id', '=', user.user.id).execute();
       expect(links).toEqual([]);
     });

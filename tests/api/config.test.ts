@@ -17,6 +17,7 @@ describe('configuration', () => {
     expect(config).toMatchObject({ port: 3000, dataDir: '/srv/app/data', databaseUrl: null });
     expect(config.web).toMatchObject({ brandName: 'SheetMind', supportEmail: 'support@sheetmind.example' });
     expect(config.passwordHashing).toEqual({ memoryKiB: 19_456, passes: 2 });
+    expect(config.retention).toEqual({ months: 13, intervalMinutes: 60 });
   });
 
   it('hashes passwords with argon2id at 19 MiB and 2 passes unless told otherwise (the tests lower it)', async () => {
@@ -33,6 +34,9 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ CORS_ORIGINS: 'https://ok.example,ftp://bad' }, 'CORS_ORIGINS'],
     [{ PASSWORD_HASH_MEMORY_KIB: '4' }, 'PASSWORD_HASH_MEMORY_KIB'],
+    // One month would not keep the dashboard's last 30 days.
+    [{ RETENTION_MONTHS: '1' }, 'RETENTION_MONTHS'],
+    [{ RETENTION_INTERVAL_MINUTES: 'hourly' }, 'RETENTION_INTERVAL_MINUTES'],
   ])('rejects %p naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));

@@ -58,6 +58,37 @@ describe.each(ENGINES)('quota race on %s', (engine) => {
     expect(Number(tokens.queries)).toBe(100);
   });
 
+  it.each(['two units', 'one unit'])('answers the queries of others sent together with a refused user\'s (%s)', async (flow) => {
+    const tiny = apps[flow]!;
+    const [spent, first, second] = await Promise.all([register(ctx.app), register(ctx.app), register(ctx.app)]);
+    const { month } = periodsAt(ctx.clock.now());
+    await ctx.app.database.db.insertInto('usage_months').values({ user_id: spent.user.id, month, queries: 100, settled: 100, processing_ms: 0 }).execute();
+    // Interleaved, so the queries of one moment (on PostgreSQL: one call) mix the three users.
+    const senders = Array.from({ length: 60 }, (_, i) => [spent, first, second][i % 3]!);
+    const results = await Promise.all(
+      senders.map((sender, i) =>
+        tiny.inject({ method: 'POST', url: '/api/v1/query', headers: bearer(sender.access_token), payload: { task: 'ask', prompt: `mixed ${i}` } }),
+      ),
+    );
+    const statuses = (who: typeof spent) => tally(results.filter((_, i) => senders[i] === who).map((r) => r.statusCode));
+    expect(statuses(spent)).toEqual({ 429: 20 });
+    expect(statuses(first)).toEqual({ 200: 20 });
+    expect(statuses(second)).toEqual({ 200: 20 });
+    const { db } = ctx.app.database;
+    for (const [who, queries] of [[spent, 100], [first, 20], [second, 20]] as const) {
+      const counter = await db.selectFrom('usage_months').select('queries').where('user_id', '=', who.user.id).where('month', '=', month).executeTakeFirstOrThrow();
+      const ledger = await db.selectFrom('usage_ledger').select('request_id').where('user_id', '=', who.user.id).execute();
+      expect(Number(counter.queries)).toBe(queries);
+      expect(ledger).toHaveLength(queries === 100 ? 0 : queries);
+    }
+    // Each answer reports its own user's usage, not another's of the same call; answered in the
+    // reserving unit, each sees its own count.
+    const counts = results.filter((r, i) => senders[i] === first && r.statusCode === 200).map((r) => r.json().usage.monthly_queries as number);
+    expect(Math.max(...counts)).toBe(20);
+    expect(counts.every((n) => n >= 1)).toBe(true);
+    if (flow === 'one unit') expect(new Set(counts).size).toBe(20);
+  });
+
   it.each(['two units', 'one unit'])('counts 30 concurrent sends of one Idempotency-Key once (%s)', async (flow) => {
     const tiny = apps[flow]!;
     const { access_token, user } = await register(ctx.app);

@@ -9,6 +9,8 @@ import * as accountGeneration from './2026-11-23T0500-account-generation';
 import * as ledgerByRequest from './2026-11-23T0600-ledger-by-request';
 import * as addonCredentials from './2026-11-23T2300-addon-credentials';
 import * as teams from './2026-11-24T0100-teams';
+import * as retention from './2026-11-24T0200-retention';
+import * as answerQueryFunction from './2026-11-24T0300-answer-query-function';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +24,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T0600-ledger-by-request': ledgerByRequest,
   '2026-11-23T2300-addon-credentials': addonCredentials,
   '2026-11-24T0100-teams': teams,
+  '2026-11-24T0200-retention': retention,
+  '2026-11-24T0300-answer-query-function': answerQueryFunction,
 };

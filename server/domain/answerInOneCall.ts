@@ -1,0 +1,127 @@
+import { sql } from 'kysely';
+import type { AiAnswer } from '../ai/provider';
+import { perTurn } from '../db/batching';
+import type { DatabaseHandle } from '../db/database';
+import { memberCapReached } from './memberCaps';
+import { DuplicateRequest, dailyTokensExceeded, monthlyQuotaExceeded, tokenNeeds, type Reservation, type ReservationRequest } from './usage';
+import { periodsAt, toUsage, type Usage, type UsageRow } from './usageReport';
+
+/**
+ * Queries whose answer is worked out in memory, on PostgreSQL: the unit of `answerQuery`
+ * (usage.ts) as one call of the `answer_query` function (migration 2026-11-24T0300), and the
+ * queries of one turn of the event loop together in one call of `answer_queries`: one round trip
+ * and one commit for them all, where each unit took about ten statements in a transaction of its
+ * own, each statement a round trip.
+ *
+ * Invariants:
+ * - The answer is worked out first, for all the tokens the query asks; the function takes the
+ *   allowances, records the query settled with that answer's counts and answers the usage after
+ *   it, or refuses and keeps nothing of that query (each query is a subtransaction of the batch).
+ * - A batch locks its users' rows in user order, as every other batch does.
+ * - When the day can grant only part of the answer's tokens, the answer must be cut to fit: the
+ *   caller then answers within the part, in the unit of `answerQuery`.
+ */
+
+/** The day could grant only part of the answer's tokens: answer within the part instead. */
+export const PARTIAL_GRANT = Symbol('partial grant');
+
+/** Queries of one call at most: a batch holds its users' row locks until it commits. */
+const MAX_BATCH = 100;
+
+interface AnswerRow extends UsageRow {
+  n: number;
+  /** The SQLSTATE of a refusal (SMMON, SMDAY, SMCAP, SMDUP, SMPAR), or null. */
+  refusal: string | null;
+  /** SMCAP: the member's cap. */
+  detail: string | null;
+  team_id: string | null;
+}
+
+interface Waiting {
+  args: Record<string, string | number>;
+  resolve: (row: AnswerRow) => void;
+  reject: (error: unknown) => void;
+}
+
+/** PostgreSQL's SQLSTATE for a transaction it ended to break a deadlock. */
+const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * Answers a batch in one call. A batch that PostgreSQL ends to break a deadlock (another
+ * transaction locking users' rows out of order: an account's deletion, say) kept nothing, so
+ * its queries are asked again, each on its own.
+ */
+async function answerBatch(database: DatabaseHandle, batch: Waiting[]): Promise<void> {
+  const json = JSON.stringify(batch.map((waiting, n) => ({ n, ...waiting.args })));
+  try {
+    const { rows } = await sql<AnswerRow>`select * from answer_queries(${json}::jsonb)`.execute(database.db);
+    for (const row of rows) batch[row.n]!.resolve(row);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === DEADLOCK_DETECTED && batch.length > 1) {
+      await Promise.all(batch.map((waiting) => answerBatch(database, [waiting])));
+      return;
+    }
+    for (const waiting of batch) waiting.reject(error);
+  }
+}
+
+const batchers = new WeakMap<DatabaseHandle, (waiting: Waiting) => void>();
+
+function answerTogether(database: DatabaseHandle, args: Waiting['args']): Promise<AnswerRow> {
+  let submit = batchers.get(database);
+  if (!submit) {
+    submit = perTurn<Waiting>((waiting) => {
+      for (let i = 0; i < waiting.length; i += MAX_BATCH) void answerBatch(database, waiting.slice(i, i + MAX_BATCH));
+    });
+    batchers.set(database, submit);
+  }
+  const ask = submit;
+  return new Promise((resolve, reject) => ask({ args, resolve, reject }));
+}
+
+export async function answerInOneCall(
+  database: DatabaseHandle,
+  request: ReservationRequest,
+  processingMs: number,
+  answer: AiAnswer,
+): Promise<{ reservation: Reservation; usage: Usage } | typeof PARTIAL_GRANT> {
+  const { userId, requestId, task, credential, plan, now } = request;
+  const { month, day, monthEnds } = periodsAt(now);
+  const { prompt, completion } = answer.tokens;
+  const row = await answerTogether(database, {
+    user_id: userId,
+    request_id: requestId,
+    task,
+    credential_kind: credential.kind,
+    credential_id: credential.id,
+    month,
+    day,
+    now,
+    query_limit: plan.limits.monthlyQueries,
+    token_limit: plan.limits.dailyTokens,
+    prompt_tokens: prompt,
+    floor: tokenNeeds(request).floor,
+    completion_tokens: completion,
+    processing_ms: processingMs,
+  });
+  switch (row.refusal) {
+    case null:
+      break;
+    case 'SMPAR':
+      return PARTIAL_GRANT;
+    case 'SMMON':
+      throw monthlyQuotaExceeded(plan, now);
+    case 'SMDAY':
+      throw dailyTokensExceeded(plan, now);
+    case 'SMCAP':
+      throw memberCapReached(Number(row.detail), monthEnds, now);
+    case 'SMDUP':
+      throw new DuplicateRequest();
+    default:
+      throw new Error(`answer_queries refused with ${row.refusal}`);
+  }
+  return {
+    reservation: { userId, requestId, month, day, second: Math.floor(now / 1000), reservedTokens: prompt + completion, completionTokens: completion, teamId: row.team_id },
+    usage: toUsage(row),
+  };
+}
