@@ -12,7 +12,8 @@ import { periodsAt } from '../../../server/domain/usageReport';
  *   (queries, settled, processing time). Every seeded query is settled.
  * - Exactly the number of ledger rows asked for, over the 13 months before today (none today, so
  *   the bench's own queries start every day afresh): a user's active days are spread over the whole
- *   span, 1 to 9 queries a day, 5 on average.
+ *   span, 1 to 9 queries a day, 5 on average. 13 months is what the retention job keeps by default
+ *   (RETENTION_MONTHS), so a database long in use stays about this deep.
  * - Request ids are UUIDv7 of the row's created_at, as the server makes them, and each batch is
  *   inserted in their order: the ledger's key order (2026-11-23T0600), so the tables and indexes
  *   are laid out as an append-only history leaves them.
