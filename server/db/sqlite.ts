@@ -17,7 +17,7 @@ import type { Database } from './types';
  *   compiled statement is never in use twice at once.
  */
 
-function sqliteFile(dataDir: string): string {
+export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'sheetmind.db');
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
+import { sqliteFile } from '../../../server/db/sqlite';
 import type { Database, Engine } from '../../../server/db/types';
 import { HISTORY_PER_USER, log, secondsSince } from './options';
 import { calendarBefore, DROP_TEMP, existingUsers, newUsers, setUp, usage, type Statement } from './seedSql';
@@ -73,8 +74,7 @@ export interface Seeded {
  */
 export async function seedSqlite(dataDir: string, size: SeedSize, now: number): Promise<Seeded> {
   const start = performance.now();
-  // The app's file in its data dir (server/db/sqlite.ts).
-  const file = path.join(dataDir, 'sheetmind.db');
+  const file = sqliteFile(dataDir);
   const db = new SQLite(file);
   try {
     db.pragma('journal_mode = OFF');
