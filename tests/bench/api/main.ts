@@ -25,12 +25,12 @@
  * main thread (but for BENCH_INSTANCES's); autocannon runs in a worker thread so the load
  * generator does not share their loop.
  *
- * Two modes, off by default for what they cost:
- *   - BENCH_SEEDED=1: a second database of each engine, migrated by the app and seeded in SQL
+ * Two parts a run may skip for what they cost (both on by default, so `npm run bench` prints all):
+ *   - BENCH_SEEDED (default 1; 0 skips it): a second database of each engine, migrated by the app and seeded in SQL
  *     (`seedSql.ts`) with BENCH_SEED_USERS users (default 100,000) and BENCH_SEED_LEDGER_ROWS
  *     ledger rows (default 10,000,000) over 13 months; the read and query targets run on it too,
  *     and a table sets each beside its empty-database twin (goal: seeded / empty >= 0.85).
- *   - BENCH_INSTANCES=N (N >= 2): N app processes on one PostgreSQL database, the load generator
+ *   - BENCH_INSTANCES=N (default 2; 1 skips it): N app processes on one PostgreSQL database, the load generator
  *     giving its connections to them in turn; the query is measured on all N and on one alone, and
  *     its race runs across all N.
  *

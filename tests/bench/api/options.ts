@@ -11,9 +11,10 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
-function flag(name: string): boolean {
+function flag(name: string, fallback: boolean): boolean {
   const raw = (process.env[name] ?? '').trim().toLowerCase();
-  if (['', '0', 'false', 'no'].includes(raw)) return false;
+  if (raw === '') return fallback;
+  if (['0', 'false', 'no'].includes(raw)) return false;
   if (['1', 'true', 'yes'].includes(raw)) return true;
   throw new Error(`${name} must be 1 or 0, got "${process.env[name]}"`);
 }
@@ -22,12 +23,15 @@ export const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
 export const DURATION_S = positiveInt('BENCH_DURATION', 3);
 /** Parts of target names: only those targets (and the baseline) are measured. */
 export const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((part) => part.trim()).filter(Boolean);
-/** Also measure the read and query targets on a second database of each engine, seeded in SQL. */
-export const SEEDED = flag('BENCH_SEEDED');
+/**
+ * Also measure the read and query targets on a second database of each engine, seeded in SQL
+ * (about 3 minutes and 8.5 GB of disk at the default size); `BENCH_SEEDED=0` skips it.
+ */
+export const SEEDED = flag('BENCH_SEEDED', true);
 export const SEED_USERS = positiveInt('BENCH_SEED_USERS', 100_000);
 export const SEED_LEDGER_ROWS = positiveInt('BENCH_SEED_LEDGER_ROWS', 10_000_000);
 /** App processes behind the bench's round-robin for the PostgreSQL query; 1: none started. */
-export const INSTANCES = positiveInt('BENCH_INSTANCES', 1);
+export const INSTANCES = positiveInt('BENCH_INSTANCES', 2);
 
 export const WARMUP_S = 1;
 export const GET_CONNECTIONS = 50;
