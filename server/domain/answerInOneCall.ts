@@ -86,7 +86,7 @@ export async function answerInOneCall(
   answer: AiAnswer,
 ): Promise<{ reservation: Reservation; usage: Usage } | typeof PARTIAL_GRANT> {
   const { userId, requestId, task, credential, plan, now } = request;
-  const { month, day, monthEnds } = periodsAt(now);
+  const { month, day } = periodsAt(now);
   const { prompt, completion } = answer.tokens;
   const row = await answerTogether(database, {
     user_id: userId,
@@ -114,7 +114,7 @@ export async function answerInOneCall(
     case 'SMDAY':
       throw dailyTokensExceeded(plan, now);
     case 'SMCAP':
-      throw memberCapReached(Number(row.detail), monthEnds, now);
+      throw memberCapReached(Number(row.detail), now);
     case 'SMDUP':
       throw new DuplicateRequest();
     default:

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { SqlTransaction } from '../db/database';
 import { ApiError } from '../errors';
+import { periodsAt, retryAfter } from './usageReport';
 
 /**
  * Member caps (decisions.md, Teams: spend control): an admin may cap a member's queries a month.
@@ -25,22 +26,23 @@ function takeOne(teamId: string, userId: string, month: string) {
  * is used up; the upsert reads the cap and the count on the locked row, so queries sent at once
  * never pass it together.
  */
-export async function takeMemberQuery(tx: SqlTransaction, userId: string, month: string, monthEnds: number, now: number): Promise<string | null> {
+export async function takeMemberQuery(tx: SqlTransaction, userId: string, month: string, now: number): Promise<string | null> {
   // A template, compiled once: every query of every user asks this.
   const [member] = await tx.run(sql<{ team_id: string; monthly_query_cap: number | null }>`select team_id, monthly_query_cap from team_members where user_id = ${userId}`);
   if (!member) return null;
   const taken = member.monthly_query_cap === 0 ? [] : await tx.run(takeOne(member.team_id, userId, month));
-  if (taken.length === 0) throw memberCapReached(member.monthly_query_cap ?? 0, monthEnds, now);
+  if (taken.length === 0) throw memberCapReached(member.monthly_query_cap ?? 0, now);
   return member.team_id;
 }
 
 /** 429: the member has used the `cap` queries a month their team's admin allows (Retry-After: the month's end). */
-export function memberCapReached(cap: number, monthEnds: number, now: number): ApiError {
+export function memberCapReached(cap: number, now: number): ApiError {
+  const { monthEnds } = periodsAt(now);
   return new ApiError(
     429,
     'member_cap_reached',
     `You have used all ${cap} queries your team’s admin allows you this month. Ask them to raise your cap; it renews on ${new Date(monthEnds).toISOString().slice(0, 10)} (UTC).`,
-    { headers: { 'Retry-After': String(Math.max(1, Math.ceil((monthEnds - now) / 1000))) } },
+    { headers: retryAfter(monthEnds, now) },
   );
 }
 

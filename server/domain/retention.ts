@@ -4,7 +4,8 @@ import type { RetentionConfig } from '../config';
 import type { DatabaseHandle } from '../db/database';
 import type { Database, Engine } from '../db/types';
 import type { Clock } from './clock';
-import { MINUTE_S } from './usageReport';
+import { ledgerRowTokens } from './teamUsage';
+import { DAY_MS, MINUTE_S } from './usageReport';
 
 /**
  * The retention job (docs/retention.md): every table that grows with use is pruned of what no read,
@@ -26,7 +27,6 @@ import { MINUTE_S } from './usageReport';
  *   run one at a time.
  */
 
-const DAY_MS = 86_400_000;
 /** After expiry, a link or code still answers "expired" rather than "unknown" this long. */
 const EXPIRED_GRACE_MS = DAY_MS;
 /** Stripe retries a failed delivery for 3 days and lists undelivered events for 30 to process again: ids are kept 90. */
@@ -102,7 +102,7 @@ const RULES = {
     table: 'usage_ledger',
     key: ['request_id', 'user_id'],
     due: (at) => sql`month < ${at.month}`,
-    returning: sql`team_id, user_id, month, day, task, coalesce(prompt_tokens + completion_tokens, reserved_tokens) as tokens, created_at`,
+    returning: sql`team_id, user_id, month, day, task, ${ledgerRowTokens} as tokens, created_at`,
     then: rollUp,
   },
   usage_days: { table: 'usage_days', key: ['user_id', 'day'], due: (at) => sql`day < ${`${at.month}-01`}` },

@@ -22,15 +22,17 @@ export function checkMonth(month: string, now: number): string {
   return month;
 }
 
+/** The tokens a ledger row counts for: what an answered query used, or what one in flight holds. */
+export const ledgerRowTokens = sql<number>`coalesce(prompt_tokens + completion_tokens, reserved_tokens)`;
+
 /**
  * The team's queries (of one month, or all), as rows of queries and tokens per member, day and
  * task: one per ledger row, with its one query, and one per rollup, with the queries it holds.
- * A query in flight holds its reservation; an answered one counts what it used.
  */
 function teamQueries(db: Db, teamId: string, month?: string) {
   return db
     .selectFrom('usage_ledger')
-    .select(['user_id', 'day', 'task', sql<number>`1`.as('queries'), sql<number>`coalesce(prompt_tokens + completion_tokens, reserved_tokens)`.as('tokens'), 'created_at as last_at'])
+    .select(['user_id', 'day', 'task', sql<number>`1`.as('queries'), ledgerRowTokens.as('tokens'), 'created_at as last_at'])
     .where('team_id', '=', teamId)
     .$if(month !== undefined, (query) => query.where('month', '=', month!))
     .unionAll(

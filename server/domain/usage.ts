@@ -4,7 +4,7 @@ import type { DatabaseHandle, SqlTransaction } from '../db/database';
 import type { UsageLedgerTable } from '../db/types';
 import { ApiError } from '../errors';
 import type { AiAnswer, TokenCounts } from '../ai/provider';
-import { MINUTE_S, periodsAt, toUsage, usageIn, windowAndTotal, type Periods, type Usage } from './usageReport';
+import { MINUTE_S, periodsAt, retryAfter, toUsage, usageIn, windowAndTotal, type Periods, type Usage } from './usageReport';
 import { giveBackMemberQuery, takeMemberQuery } from './memberCaps';
 
 /**
@@ -32,10 +32,6 @@ import { giveBackMemberQuery, takeMemberQuery } from './memberCaps';
 
 /** A query needs at least this much room for its answer (or its whole answer, when shorter). */
 export const MIN_COMPLETION_TOKENS = 64;
-
-function retryAfter(until: number, now: number): Record<string, string> {
-  return { 'Retry-After': String(Math.max(1, Math.ceil((until - now) / 1000))) };
-}
 
 export interface Reservation {
   userId: string;
@@ -182,14 +178,14 @@ interface Taken {
  */
 async function takeAllowances(tx: SqlTransaction, request: ReservationRequest, answeredInMs: number | null): Promise<Taken> {
   const { userId, plan, now } = request;
-  const { month, day, monthEnds } = periodsAt(now);
+  const { month, day } = periodsAt(now);
   const queryLimit = plan.limits.monthlyQueries;
   const tokenLimit = plan.limits.dailyTokens;
   const [months] = queryLimit === 0 ? [] : await tx.run(takeQuery(userId, month, queryLimit, answeredInMs));
   if (!months) throw monthlyQuotaExceeded(plan, now);
   const [days] = await tx.run(takeTokens(userId, day, tokenNeeds(request), tokenLimit));
   if (!days) throw dailyTokensExceeded(plan, now);
-  const teamId = await takeMemberQuery(tx, userId, month, monthEnds, now);
+  const teamId = await takeMemberQuery(tx, userId, month, now);
   return { month: months, granted: Number(days.last_grant), dayTokens: Number(days.tokens), teamId };
 }
 

@@ -23,7 +23,7 @@ export interface DayUsage {
   tokens: number;
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 const twoDigits = (n: number) => (n < 10 ? `0${n}` : String(n));
 
@@ -56,6 +56,11 @@ export function periodsAt(now: number): Periods {
 
 /** Seconds that count as "the last 60 s": this one and the 59 before it. */
 export const MINUTE_S = 60;
+
+/** The Retry-After header of a refusal that lasts until `until` (ms): whole seconds, at least 1. */
+export function retryAfter(until: number, now: number): Record<string, string> {
+  return { 'Retry-After': String(Math.max(1, Math.ceil((until - now) / 1000))) };
+}
 
 /** Queries in the 60 seconds up to `second`, and of all time. */
 export function windowAndTotal(userId: string, second: number) {
