@@ -1,5 +1,6 @@
 import { fromCallback, fromPromise } from 'xstate';
 import { authApi, ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
+import { pairFromAnotherTab, recordExchanged } from '../../src/lib/refreshHandoff';
 import { ACCESS_TOKEN_KEY, tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
 
 export interface LoginInput {
@@ -28,8 +29,9 @@ function withRefreshLock<T>(work: () => Promise<T>): Promise<T> {
 /**
  * Exchanges the stored refresh token for a new pair, once for all requests and all tabs: inside
  * the lock, if the stored access token is no longer the one that was refused, another request or
- * tab has already refreshed, and its pair is used. The new pair is written inside the lock so a
- * waiting tab sees it.
+ * tab has already refreshed, and its pair is used. The new pair is written inside the lock, and the
+ * token it replaced recorded where every tab sees it at once (src/lib/refreshHandoff.ts), so a
+ * waiting tab whose local storage has not caught up yet waits for the pair instead of refreshing.
  */
 export async function refreshStoredTokens({ failedAccessToken }: RefreshInput, signal?: AbortSignal): Promise<TokenPair> {
   return withRefreshLock(async () => {
@@ -38,8 +40,11 @@ export async function refreshStoredTokens({ failedAccessToken }: RefreshInput, s
       return { access_token: stored.accessToken, refresh_token: stored.refreshToken };
     }
     if (!stored.refreshToken) throw new ApiRequestError('No refresh token', 401, 'missing_token');
+    const handedOn = await pairFromAnotherTab(stored.refreshToken);
+    if (handedOn) return handedOn;
     const pair = await authApi.refresh(stored.refreshToken, { signal });
     tokenStorage.write(pair);
+    await recordExchanged(stored.refreshToken);
     return pair;
   });
 }
