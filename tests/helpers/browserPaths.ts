@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Disposable, Page, Route } from 'playwright-core';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
 import { newLoopbackAddress, postJsonFrom } from './server';
 
@@ -9,26 +9,31 @@ import { newLoopbackAddress, postJsonFrom } from './server';
 /**
  * What the Chromium replays of the charts' paths (tests/paths) share: the API calls of a chart held
  * until the path says how they end, the ways to end them (the real server's answer, or one it
- * cannot be made to give at will), accounts made through the API, and a fresh tab per path (in one
- * browser context per test file, its storage emptied first) with whatever the path needs already
- * in local storage.
+ * cannot be made to give at will), accounts made through the API, and a tab for each path (one
+ * tab per test file, taken in turns and emptied between paths, in one browser context whose
+ * storage is emptied too) with whatever the path needs already in local storage.
  */
 
 /** A width at which every part of the top bar shows (the greeting hides on narrow screens). */
 const VIEWPORT = { width: 1280, height: 900 };
 
 /**
- * Written by a script the page runs before its own, once per tab (the tab's session storage
- * remembers it; a reload or a later page of the tab keeps what the app wrote since): local
- * storage is emptied, then holds exactly `entries`. Much quicker than a `storageState`.
+ * Written by a script the page runs before its own, once per path and origin (the tab's session
+ * storage remembers which path seeded it; a reload or a later page of the path keeps what the app
+ * wrote since): session and local storage are emptied, then local storage holds exactly `entries`.
+ * Much quicker than a `storageState`.
  */
-async function seedLocalStorage(page: Page, entries: Record<string, string>): Promise<void> {
-  await page.addInitScript((seed) => {
-    if (!location.protocol.startsWith('http') || sessionStorage.getItem('sheetmind.test.seeded')) return;
-    sessionStorage.setItem('sheetmind.test.seeded', '1');
-    window.localStorage.clear();
-    for (const [key, value] of Object.entries(seed)) window.localStorage.setItem(key, value);
-  }, entries);
+async function seedStorage(page: Page, entries: Record<string, string>): Promise<void> {
+  await page.addInitScript(
+    ({ seed, mark }) => {
+      if (!location.protocol.startsWith('http') || sessionStorage.getItem('sheetmind.test.seeded') === mark) return;
+      sessionStorage.clear();
+      sessionStorage.setItem('sheetmind.test.seeded', mark);
+      window.localStorage.clear();
+      for (const [key, value] of Object.entries(seed)) window.localStorage.setItem(key, value);
+    },
+    { seed: entries, mark: crypto.randomUUID() },
+  );
 }
 
 /**
@@ -39,7 +44,7 @@ async function seedLocalStorage(page: Page, entries: Record<string, string>): Pr
 export async function openContext(browser: Browser, localStorage: Record<string, string> = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
-  await seedLocalStorage(page, localStorage);
+  await seedStorage(page, localStorage);
   return { context, page };
 }
 
@@ -50,22 +55,34 @@ interface SharedContext {
   context: BrowserContext;
   /** Every origin a page of the context has shown: the ones whose storage is emptied. */
   origins: Set<string>;
+  /** The tab the paths take in turns, with its DevTools session and the scripts the current path added to it. */
+  tab?: PathTabState;
+}
+
+interface PathTabState {
+  page: Page;
+  cdp: CDPSession;
+  scripts: Disposable[];
+  /** Set once `endPath` has run, until the next path opens: the path's `close()` and the next `openTab` both end it. */
+  ended: boolean;
 }
 /** A test file's context, by its browser (each file launches its own, tests/helpers/browser.ts). */
 const sharedContexts = new WeakMap<Browser, Promise<SharedContext>>();
+
+/** Only documents (and their workers) keep anything: the origins a page's frames showed. */
+function recordOrigins(page: Page, origins: Set<string>): void {
+  page.on('framenavigated', (frame) => {
+    const url = new URL(frame.url());
+    if (url.protocol === 'http:' || url.protocol === 'https:') origins.add(url.origin);
+  });
+}
 
 function sharedContextOf(browser: Browser): Promise<SharedContext> {
   let shared = sharedContexts.get(browser);
   if (!shared) {
     shared = browser.newContext({ viewport: VIEWPORT }).then((context) => {
       const origins = new Set<string>();
-      // Only documents (and their workers) keep anything: the origins their frames showed.
-      context.on('page', (page) =>
-        page.on('framenavigated', (frame) => {
-          const url = new URL(frame.url());
-          if (url.protocol === 'http:' || url.protocol === 'https:') origins.add(url.origin);
-        }),
-      );
+      context.on('page', (page) => recordOrigins(page, origins));
       return { context, origins };
     });
     sharedContexts.set(browser, shared);
@@ -73,59 +90,93 @@ function sharedContextOf(browser: Browser): Promise<SharedContext> {
   return shared;
 }
 
-/** Every call held by `HeldCalls` on a page, answered or not: see `closePages`. */
+/** Every call held by `HeldCalls` on a page, answered or not: see `endPath`. */
 const heldOnPage = new WeakMap<Page, Route[]>();
 
 /**
- * Closes every page of the context: a path's own, its second tabs and the pop-ups its page opened.
- * A call still held goes nowhere first: a closed page's held request would otherwise go on to the
- * server (closing the whole context dropped it), to change what the next path finds there.
+ * Ends what a path left running: every page of the context but the path tab is closed (its second
+ * tabs, the pop-ups its page opened), and the tab is emptied: its held calls go nowhere, its app
+ * is unloaded (about:blank, so no timer of it fires later), and its routes, listeners, init scripts
+ * and history are dropped. A held call is aborted first: let go by a closing page or a leaving
+ * document, a held request would otherwise go on to the server and change what the next path finds.
  */
-async function closePages(context: BrowserContext): Promise<void> {
-  await Promise.all(
-    context.pages().map(async (page) => {
-      // Those answered already refuse a second answer.
-      for (const route of heldOnPage.get(page) ?? []) await route.abort().catch(() => undefined);
-      await page.close();
-    }),
-  );
+async function endPath(shared: SharedContext): Promise<void> {
+  const { context, tab } = shared;
+  if (tab?.ended) return;
+  const pages = context.pages();
+  for (const page of pages) {
+    // Those answered already refuse a second answer.
+    for (const route of heldOnPage.get(page) ?? []) await route.abort().catch(() => undefined);
+    heldOnPage.delete(page);
+  }
+  await Promise.all(pages.filter((page) => page !== tab?.page).map((page) => page.close()));
+  if (!tab || tab.page.isClosed()) return;
+  const { page } = tab;
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  await page.goto('about:blank');
+  page.removeAllListeners();
+  recordOrigins(page, shared.origins);
+  for (const script of tab.scripts.splice(0)) await script.dispose();
+  await tab.cdp.send('Page.resetNavigationHistory');
+  tab.ended = true;
+}
+
+/**
+ * The path tab: the one the path before used, emptied, or a new one. The page records the init
+ * scripts a path adds, so the next path's `endPath` can drop them (Playwright can remove an init
+ * script only through what adding it returned).
+ */
+async function pathTab(shared: SharedContext): Promise<PathTabState> {
+  if (shared.tab && !shared.tab.page.isClosed()) return shared.tab;
+  const page = await shared.context.newPage();
+  // The page's own session works on its context's storage (a browser-wide one would not).
+  const tab: PathTabState = { page, cdp: await shared.context.newCDPSession(page), scripts: [], ended: false };
+  const addInitScript = page.addInitScript.bind(page);
+  page.addInitScript = (async (...args: Parameters<typeof addInitScript>) => {
+    const script = await addInitScript(...args);
+    tab.scripts.push(script);
+    return script;
+  }) as typeof addInitScript;
+  shared.tab = tab;
+  return tab;
 }
 
 export interface PathTab {
   /** The test file's context: pages the path opens in it (a second tab) share the path's storage. */
   context: BrowserContext;
   page: Page;
-  /** Closes every page of the context (call it in `finally`); the next path's `openTab` does too. */
+  /** Ends the path (call it in `finally`): see `endPath`. The next path's `openTab` does it too. */
   close(): Promise<void>;
 }
 
 /**
- * A new tab for one path, in the browser context every path of the test file shares, so the
- * HTTP cache and the compiled scripts stay warm from path to path (where no route turns the
- * cache off: Playwright does, for a page with routes). Nothing else is shared: the pages another
- * path left open are closed first (session storage, routes and listeners are a page's own), its
- * cookies are cleared, every origin it reached has its storage emptied (local storage, IndexedDB,
- * service workers, cache storage…), the context sends `extraHTTPHeaders` (and no others), and
- * the page finds `localStorage` holding exactly the given entries when it first opens.
+ * The tab for one path, in the browser context every path of the test file shares, so the HTTP
+ * cache and the compiled scripts stay warm from path to path (where no route turns the cache off:
+ * Playwright does, for a page with routes). The paths take one tab in turns: opening and closing a
+ * tab (a renderer process each) took a third of a path's CPU time. Nothing else is shared: what
+ * the path before left running is ended (`endPath`), its cookies are cleared, every origin it
+ * reached has its storage emptied (local storage, IndexedDB, service workers, cache storage…; the
+ * tab's session storage is emptied as the first page of each origin opens), the context sends
+ * `extraHTTPHeaders` (and no others), and the page finds `localStorage` holding exactly the given
+ * entries when it first opens. tests/paths/openTab.test.ts leaves each kind of state behind and
+ * checks that the next path does not find it.
  */
 export async function openTab(
   browser: Browser,
   localStorage: Record<string, string> = {},
   options: { extraHTTPHeaders?: Record<string, string> } = {},
 ): Promise<PathTab> {
-  const { context, origins } = await sharedContextOf(browser);
-  await closePages(context);
+  const shared = await sharedContextOf(browser);
+  const { context, origins } = shared;
+  await endPath(shared);
   await context.clearCookies();
   await context.setExtraHTTPHeaders(options.extraHTTPHeaders ?? {});
-  const page = await context.newPage();
-  if (origins.size) {
-    // The page's own session works on its context's storage (a browser-wide one would not).
-    const cdp = await context.newCDPSession(page);
-    for (const origin of origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: ORIGIN_STORAGE });
-    await cdp.detach();
-  }
-  await seedLocalStorage(page, localStorage);
-  return { context, page, close: () => closePages(context) };
+  const tab = await pathTab(shared);
+  tab.ended = false;
+  for (const origin of origins) await tab.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: ORIGIN_STORAGE });
+  const { page } = tab;
+  await seedStorage(page, localStorage);
+  return { context, page, close: () => endPath(shared) };
 }
 
 export const storedTokens = (tokens: TokenPair): Record<string, string> => ({

@@ -34,12 +34,13 @@ async function until(check: () => boolean): Promise<void> {
 const health = (page: Page) => page.evaluate(() => fetch('/api/v1/health').then((res) => res.status));
 
 describe('a path tab in the shared browser context', () => {
-  it('starts with no pages, storage, cookies, routes or headers left by the path before, and the HTTP cache warm', async () => {
+  it('starts with no pages, storage, cookies, routes, listeners, init scripts or headers left by the path before, and the HTTP cache warm', async () => {
     const { baseUrl } = live.server;
     const first = await openTab(live.browser, { seeded: 'first' }, { extraHTTPHeaders: { 'x-path': 'first' } });
     const sent: string[] = [];
     first.page.on('request', (request) => request.url().endsWith('/api/v1/health') && sent.push(request.headers()['x-path'] ?? ''));
     await first.page.route('**/api/v1/health', (route) => route.fulfill({ status: 418, body: '' }));
+    await first.page.addInitScript(() => ((window as unknown as { leftBehind: boolean }).leftBehind = true));
     await first.page.goto(`${baseUrl}/support`);
     expect(await health(first.page)).toBe(418);
     expect(sent).toEqual(['first']);
@@ -87,12 +88,17 @@ describe('a path tab in the shared browser context', () => {
       expect(await storageOf(next.page)).toEqual({ local: { seeded: 'next' }, session: [], cookie: '', databases: [], caches: [] });
       expect(await health(next.page)).toBe(200);
       expect(headers).toEqual(['none']);
+      // The path before's listener hears nothing now, and its init script does not run.
+      expect(sent).toEqual(['first']);
+      expect(await next.page.evaluate(() => 'leftBehind' in window)).toBe(false);
       // The app's scripts come from the cache the second tab filled.
       expect(fromDiskCache.filter((url) => url.endsWith('.js')).length).toBeGreaterThan(0);
     } finally {
       await next.close();
     }
-    expect(next.context.pages()).toEqual([]);
+    // Ended: the tab the next path takes is all that is left, and it shows nothing.
+    expect(next.context.pages()).toEqual([next.page]);
+    expect(next.page.url()).toBe('about:blank');
   });
 
   it('drops a call still held when the path ends: it never reaches the server', async () => {
