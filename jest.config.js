@@ -17,9 +17,10 @@ const common = {
 
 module.exports = {
   // One worker per jest run, set explicitly. `npm test` runs two jest side by side (tests/run.ts):
-  // the browser tests in one, the others in the other, so that both cores work
-  // and no two browser files ever share them (two workers of one jest would put two browser files
-  // side by side now and then, and they starve each other's servers and Chromium on two cores).
+  // the browser tests in one, the others in the other, so that both cores work. A browser file (a
+  // server process and Chromium) alone keeps both cores busy most of the time, so two workers of one
+  // jest would mostly put two browser files side by side, each at half speed, while the node tests,
+  // which use one core, wait for a worker.
   maxWorkers: 1,
   reporters: ['default', '<rootDir>/tests/setup/countReporter.js'],
   projects: [
