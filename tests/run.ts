@@ -51,6 +51,8 @@ const LANES: JestRun[][] = [
 interface Counts {
   passed: number;
   failed: number;
+  /** What failed, by name: "[lane] file › test", or a step ("typecheck"). */
+  failures: string[];
 }
 
 /** Colours for a terminal only (the children write to a pipe, so they cannot tell). */
@@ -91,8 +93,11 @@ function run(name: string, command: string, args: string[], options: { env?: Nod
 async function runJest(name: string, args: string[], countsFile: string): Promise<Counts> {
   const env = { TEST_COUNTS_FILE: countsFile, FORCE_COLOR: COLOR ?? '0' };
   const code = await run(name, process.execPath, [require.resolve('jest/bin/jest'), ...args], { env });
-  const counts: Counts = fs.existsSync(countsFile) ? JSON.parse(fs.readFileSync(countsFile, 'utf8')) : { passed: 0, failed: 1 };
-  return code !== 0 && counts.failed === 0 ? { ...counts, failed: 1 } : counts;
+  if (!fs.existsSync(countsFile)) return { passed: 0, failed: 1, failures: [`[${name}] jest ended (exit ${code}) before its reporter wrote the counts`] };
+  const counts: Counts = JSON.parse(fs.readFileSync(countsFile, 'utf8'));
+  const failures = counts.failures.map((failure) => `[${name}] ${failure}`);
+  if (code !== 0 && counts.failed === 0) return { ...counts, failed: 1, failures: [...failures, `[${name}] jest exited with ${code}`] };
+  return { ...counts, failures };
 }
 
 function jestArgs(spec: JestRun): string[] {
@@ -109,10 +114,11 @@ async function main() {
   const extra = process.argv.slice(2);
 
   const build = run('build', process.execPath, ['--import', 'tsx', 'build/buildIfStale.ts']);
-  const checks = [
-    run('typecheck', bin('tsc'), ['--noEmit'], { lowPriority: true }),
-    run('lint', bin('eslint'), ['.'], { lowPriority: true }),
-  ];
+  const steps = {
+    build,
+    typecheck: run('typecheck', bin('tsc'), ['--noEmit'], { lowPriority: true }),
+    lint: run('lint', bin('eslint'), ['.'], { lowPriority: true }),
+  };
   const built = build.then((code) => code === 0);
   const lanes: Promise<Counts[]>[] = extra.length
     ? [built.then(async (ok) => (ok ? [await runJest('jest', extra, countsFile('jest'))] : []))]
@@ -125,12 +131,15 @@ async function main() {
         return counts;
       });
 
-  const failedSteps = (await Promise.all([build, ...checks])).filter((code) => code !== 0).length;
+  const failedSteps: string[] = [];
+  for (const [name, step] of Object.entries(steps)) if ((await step) !== 0) failedSteps.push(`${name} (its output is above, prefixed [${name}])`);
   const counts = (await Promise.all(lanes)).flat();
   fs.rmSync(dir, { recursive: true, force: true });
   const passed = counts.reduce((sum, c) => sum + c.passed, 0);
-  const failed = counts.reduce((sum, c) => sum + c.failed, failedSteps);
-  process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+  const failed = counts.reduce((sum, c) => sum + c.failed, failedSteps.length);
+  const failures = [...failedSteps, ...counts.flatMap((c) => c.failures)];
+  // The names again at the very end: a CI log may keep only its last lines.
+  process.stdout.write(`\n${failures.map((failure) => `failed: ${failure}\n`).join('')}${passed} passed, ${failed} failed\n`);
   process.exitCode = failed > 0 ? 1 : 0;
 }
 
