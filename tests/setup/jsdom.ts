@@ -17,6 +17,14 @@ http.defaults.adapter = async (config) => {
 configure({ asyncUtilTimeout: 5000 });
 jest.setTimeout(20000);
 
+// Each test renders the app as a page load would, under a style cache of its own that inserts its
+// styles anew; Testing Library empties the body after a test but not the head, where those styles
+// stayed: some 50 rules a test, over 4,000 by a file's last test. Every visibility check a role
+// query makes reads them all, so each test ran slower than the one before it.
+afterEach(() => {
+  for (const style of document.head.querySelectorAll('style[data-emotion]')) style.remove();
+});
+
 // jsdom lacks the layout APIs Chakra and its positioning helpers ask about.
 if (!window.matchMedia) {
   window.matchMedia = (query: string) =>
