@@ -12,8 +12,8 @@ http.defaults.adapter = async (config) => {
 };
 
 // A test's first visit to a page compiles and loads the page's lazy chunk, which on a busy machine
-// (CI runs six projects at once) takes longer than Testing Library's default second; the test
-// itself gets room for that wait and the steps after it.
+// (npm test runs two jest side by side, tests/run.ts) takes longer than Testing Library's default
+// second; the test itself gets room for that wait and the steps after it.
 configure({ asyncUtilTimeout: 5000 });
 jest.setTimeout(20000);
 
