@@ -5,8 +5,8 @@
  *
  * Two lanes of jest runs, one worker each, side by side:
  * - node: the tests that need no build (ui in jsdom, api through inject, reliability's server
- *   processes) start at once; then, once the build is there, the build's own tests and one browser
- *   file, so that the two lanes end together;
+ *   processes) start at once; then, once the build is there, the build's own tests and two browser
+ *   files, so that the two lanes end together;
  * - browser: once the build is there, the other browser files (e2e, paths), one at a time: each
  *   runs a server process and Chromium, which alone keep both cores busy most of the time.
  * The type check and the lint run beside them at a lower priority, and a failure of either counts
