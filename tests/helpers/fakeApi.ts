@@ -17,6 +17,11 @@ export type Handler = Reply | ((request: SeenRequest) => Reply | Promise<Reply>)
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 409: 'Conflict', 500: 'Internal Server Error' };
 
+/** The app's axios adapter when no server can be reached: every call fails as it does offline. */
+export async function offline(config: InternalAxiosRequestConfig): Promise<never> {
+  throw new AxiosError('Network Error', AxiosError.ERR_NETWORK, config);
+}
+
 /**
  * A fake API behind the app's one axios instance, so the real actors, `withAuthRetry` and the
  * error mapping all run: routes are "METHOD /path" under /api/v1; any other route is a 404.
@@ -35,7 +40,7 @@ export function installFakeApi(routes: Record<string, Handler>) {
     requests.push(request);
     const handler = routes[route] ?? { status: 404, body: { error: { code: 'not_found', message: 'Not found' } } };
     const reply = typeof handler === 'function' ? await handler(request) : handler;
-    if (reply === 'network') throw new AxiosError('Network Error', AxiosError.ERR_NETWORK, config);
+    if (reply === 'network') return offline(config);
     const response = {
       data: reply.body ?? '',
       status: reply.status,

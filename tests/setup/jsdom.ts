@@ -1,15 +1,13 @@
 import '@testing-library/jest-dom';
 import { configure } from '@testing-library/react';
-import { AxiosError } from 'axios';
 import { http } from '../../src/lib/http';
+import { offline } from '../helpers/fakeApi';
 
 // No test in jsdom reaches a real server. A call that the test does not answer (installFakeApi in
 // tests/helpers/fakeApi.ts), such as the membership check under a page a test renders for its
 // own chart, fails at once as it does offline, instead of trying localhost:80: that try logged
 // ECONNREFUSED and left jsdom's 20 s request timer behind, which kept jest alive after the run.
-http.defaults.adapter = async (config) => {
-  throw new AxiosError('Network Error', AxiosError.ERR_NETWORK, config);
-};
+http.defaults.adapter = offline;
 
 // A test's first visit to a page compiles and loads the page's lazy chunk, which on a busy machine
 // (npm test runs two jest side by side, tests/run.ts) takes longer than Testing Library's default
