@@ -5,10 +5,11 @@
  *
  * Two lanes of jest runs, one worker each, side by side:
  * - node: the tests that need no build (ui in jsdom, api through inject, reliability's server
- *   processes) start at once; then, once the build is there, the build's own tests and two browser
- *   files, so that the two lanes end together;
- * - browser: once the build is there, the other browser files (e2e, paths), one at a time: each
- *   runs a server process and Chromium, which alone keep both cores busy most of the time.
+ *   processes) start at once; then, once the build is there, the build's own tests;
+ * - browser: once the build is there, the browser files (e2e, paths), one at a time: each runs a
+ *   server process and Chromium, which alone keep both cores busy most of the time;
+ * and then a few browser files that either lane takes, each as the lane is free, so that the lanes
+ * end together however quick each part runs on the day.
  * The type check and the lint run beside them at a lower priority, and a failure of either counts
  * as one failed test. A failed build counts as one too, and the runs that need it do not start.
  *
@@ -25,11 +26,11 @@ const ROOT = path.resolve(__dirname, '..');
 const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 
 /**
- * The browser files the node lane runs after its own. From a fresh clone the node tests take about
- * 100 s less than the browser files and the build before them (docs/performance.md, "The test
- * suite"); these two take about that.
+ * The browser files either lane runs after its own, largest first, each in a jest run of its own
+ * taken by the lane that is free first: some 2 minutes of work that evens out the lanes, whose
+ * lengths against each other change from day to day (docs/performance.md, "The test suite").
  */
-const BROWSER_FILES_ON_THE_NODE_LANE = ['tests/paths/team.paths.test.ts', 'tests/paths/inviteForm.paths.test.ts'];
+const SHARED_TAIL = ['tests/paths/team.paths.test.ts', 'tests/paths/link.paths.test.ts', 'tests/paths/invitation.paths.test.ts', 'tests/paths/inviteForm.paths.test.ts'];
 
 interface JestRun {
   name: string;
@@ -44,9 +45,9 @@ interface JestRun {
 const LANES: JestRun[][] = [
   [
     { name: 'node', projects: ['ui', 'api', 'reliability'], needsBuild: false },
-    { name: 'node-late', projects: ['build', 'paths'], only: ['tests/build/', 'tests/lint/', ...BROWSER_FILES_ON_THE_NODE_LANE], needsBuild: true },
+    { name: 'node-late', projects: ['build'], needsBuild: true },
   ],
-  [{ name: 'browser', projects: ['e2e', 'paths'], skip: BROWSER_FILES_ON_THE_NODE_LANE, needsBuild: true }],
+  [{ name: 'browser', projects: ['e2e', 'paths'], skip: SHARED_TAIL, needsBuild: true }],
 ];
 
 interface Counts {
@@ -121,14 +122,16 @@ async function main() {
     lint: run('lint', bin('eslint'), ['.'], { lowPriority: true }),
   };
   const built = build.then((code) => code === 0);
+  const tail: JestRun[] = SHARED_TAIL.map((file) => ({ name: path.basename(file, '.test.ts'), projects: ['paths'], only: [file], needsBuild: true }));
   const lanes: Promise<Counts[]>[] = extra.length
     ? [built.then(async (ok) => (ok ? [await runJest('jest', extra, countsFile('jest'))] : []))]
     : LANES.map(async (lane) => {
         const counts: Counts[] = [];
         for (const spec of lane) {
-          if (spec.needsBuild && !(await built)) break;
+          if (spec.needsBuild && !(await built)) return counts;
           counts.push(await runJest(spec.name, jestArgs(spec), countsFile(spec.name)));
         }
+        for (let spec = tail.shift(); spec; spec = tail.shift()) counts.push(await runJest(spec.name, jestArgs(spec), countsFile(spec.name)));
         return counts;
       });
 

@@ -1,7 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import * as messages from '../../src/content/messages';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../src/lib/tokenStorage';
-import { payWithTestCard, useServerAndBrowser, watchPage } from '../helpers/browser';
+import { payWithTestCard, seriousViolations, useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(90_000);
 
@@ -93,9 +92,7 @@ describe('test-mode hosted checkout in Chromium', () => {
     // Dark in dark mode, light in light mode, as the product's pages.
     const lightness = (rgb: string) => (rgb.match(/\d+/g) ?? []).slice(0, 3).reduce((sum, c) => sum + Number(c), 0) / 3;
     expect(lightness(background) < 128).toBe(colorScheme === 'dark');
-    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
-    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.flatMap((v) => v.nodes.map((node) => `${v.id}: ${node.target.join(' ')} ${node.failureSummary ?? ''}`))).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
     await context.close();
   });
 

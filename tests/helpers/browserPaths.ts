@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Disposable, Page, Route } from 'playwright-core';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
+import { useServerAndBrowser } from './browser';
 import { newLoopbackAddress, postJsonFrom } from './server';
 
 // Over 300 lines: the one toolkit every Chromium path file uses (tabs, held calls, answers, accounts,
@@ -13,6 +14,18 @@ import { newLoopbackAddress, postJsonFrom } from './server';
  * tab per test file, taken in turns and emptied between paths, in one browser context whose
  * storage is emptied too) with whatever the path needs already in local storage.
  */
+
+/**
+ * The real server and a Chromium for a paths file, a Chromium that keeps one renderer process for
+ * the site. Each path takes the file's tab to the app and, at its end, to about:blank; by default
+ * site isolation gives each such navigation a new renderer process (some two a path), which loads
+ * and compiles the app's scripts anew. The app is one origin, so nothing it does depends on how
+ * Chromium groups its pages into processes. `npx jest --selectProjects paths`: 507 busy
+ * core-seconds with a process per navigation, 443 with one for the site (docs/performance.md).
+ */
+export function useServerAndPathsBrowser(env: Record<string, string> = {}) {
+  return useServerAndBrowser(env, ['--disable-site-isolation-trials', '--process-per-site']);
+}
 
 /** A width at which every part of the top bar shows (the greeting hides on narrow screens). */
 const VIEWPORT = { width: 1280, height: 900 };

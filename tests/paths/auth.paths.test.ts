@@ -2,7 +2,6 @@ import type { Page, Route } from 'playwright-core';
 import type { EventObject } from 'xstate';
 import * as messages from '../../src/content/messages';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
-import { useServerAndBrowser } from '../helpers/browser';
 import {
   answerChanged,
   answerError,
@@ -14,6 +13,7 @@ import {
   storedTokens,
   uniqueAccount,
   type CallPattern,
+  useServerAndPathsBrowser,
 } from '../helpers/browserPaths';
 import { afterEvent, coverageLine } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
@@ -31,7 +31,7 @@ import { authCoverage, authOutcomes, authPaths, authUserEvents, authViews, crede
 
 jest.setTimeout(60_000);
 
-const live = useServerAndBrowser();
+const live = useServerAndPathsBrowser();
 const layout = messages.layout;
 
 /** The chart's calls, named by what they ask. */

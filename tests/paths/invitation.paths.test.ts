@@ -1,7 +1,6 @@
 import type { EventObject } from 'xstate';
 import type { ApiRequestError, InvitationPreview } from '../../src/lib/api';
 import { formatDate } from '../../src/lib/planDisplay';
-import { useServerAndBrowser } from '../helpers/browser';
 import {
   answerError,
   answerFromServer,
@@ -15,6 +14,7 @@ import {
   signUp,
   storedTokens,
   type LiveAccount,
+  useServerAndPathsBrowser,
 } from '../helpers/browserPaths';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { inBrowser } from '../helpers/sightsInBrowser';
@@ -42,7 +42,7 @@ import {
 
 jest.setTimeout(60_000);
 
-const live = useServerAndBrowser();
+const live = useServerAndPathsBrowser();
 const t = messages.invitation;
 const accounts = {} as Record<'invited' | 'other', LiveAccount>;
 

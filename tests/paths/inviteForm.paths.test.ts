@@ -2,8 +2,7 @@ import type { EventObject } from 'xstate';
 import type { InviteFormEvent } from '../../machines/inviteForm/inviteForm.machine';
 import * as messages from '../../src/content/messages';
 import type { ApiRequestError } from '../../src/lib/api';
-import { useServerAndBrowser } from '../helpers/browser';
-import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openTab, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
+import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openTab, signUp, storedTokens, type LiveAccount, useServerAndPathsBrowser } from '../helpers/browserPaths';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import { INVITEE, inviteCoverage, inviteOutcomes, invitePaths, inviteViews, sendingEnded, type InviteFormSnapshot } from '../model/inviteForm.paths';
@@ -18,7 +17,7 @@ import { INVITEE, inviteCoverage, inviteOutcomes, invitePaths, inviteViews, send
 
 jest.setTimeout(60_000);
 
-const live = useServerAndBrowser();
+const live = useServerAndPathsBrowser();
 const t = messages.team;
 const CALLS = { invite: { method: 'POST', path: '/teams/me/invitations' } };
 let owner: LiveAccount;

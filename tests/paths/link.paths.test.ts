@@ -6,8 +6,7 @@ import type { LinkEvent } from '../../machines/link/link.machine';
 import { hashToken } from '../../server/domain/tokens';
 import * as messages from '../../src/content/messages';
 import type { DeviceGrant } from '../../src/lib/api';
-import { useServerAndBrowser } from '../helpers/browser';
-import { apiClient, cutOff, HeldCalls, openTab, storedTokens, uniqueAccount, type CallPattern } from '../helpers/browserPaths';
+import { apiClient, cutOff, HeldCalls, openTab, storedTokens, uniqueAccount, type CallPattern, useServerAndPathsBrowser } from '../helpers/browserPaths';
 import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { labelled, type Sight } from '../helpers/sights';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
@@ -27,7 +26,7 @@ import { CODE, grant, linkCoverage, linkPaths, linkViews, type LinkSnapshot } fr
 
 jest.setTimeout(60_000);
 
-const live = useServerAndBrowser({ TRUST_PROXY: 'true' });
+const live = useServerAndPathsBrowser({ TRUST_PROXY: 'true' });
 const t = messages.link;
 
 const CALLS = {

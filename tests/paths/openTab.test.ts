@@ -1,6 +1,5 @@
 import type { Page } from 'playwright-core';
-import { useServerAndBrowser } from '../helpers/browser';
-import { HeldCalls, openTab } from '../helpers/browserPaths';
+import { HeldCalls, openTab, useServerAndPathsBrowser } from '../helpers/browserPaths';
 
 /**
  * The paths share one browser context per test file (tests/helpers/browserPaths.ts, `openTab`):
@@ -10,7 +9,7 @@ import { HeldCalls, openTab } from '../helpers/browserPaths';
 
 jest.setTimeout(60_000);
 
-const live = useServerAndBrowser();
+const live = useServerAndPathsBrowser();
 
 /** Everything the page's origin keeps, as the page sees it. */
 function storageOf(page: Page) {

@@ -5,7 +5,6 @@ import * as messages from '../../src/content/messages';
 import { PLANS, type PlanId } from '../../contract/plans';
 import type { SubscriptionInfo } from '../../src/lib/api';
 import type { TokenPair } from '../../src/lib/tokenStorage';
-import { useServerAndBrowser } from '../helpers/browser';
 import {
   answerChanged,
   answerError,
@@ -20,6 +19,7 @@ import {
   storedTokens,
   uniqueAccount,
   type CallPattern,
+  useServerAndPathsBrowser,
 } from '../helpers/browserPaths';
 import { coverageLine } from '../helpers/chartModel';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
@@ -37,7 +37,7 @@ import { free, teamMember, subscriptionCoverage, subscriptionPaths, subscription
 
 jest.setTimeout(60_000);
 
-const live = useServerAndBrowser();
+const live = useServerAndPathsBrowser();
 const t = messages.subscription;
 
 const CALLS = {

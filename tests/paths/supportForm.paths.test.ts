@@ -2,8 +2,7 @@ import type { EventObject } from 'xstate';
 import { DRAFT_KEY, supportMailto } from '../../machines/supportForm/supportForm.actors';
 import type { SupportFormEvent } from '../../machines/supportForm/supportForm.machine';
 import * as messages from '../../src/content/messages';
-import { useServerAndBrowser } from '../helpers/browser';
-import { apiClient, openTab, storedTokens } from '../helpers/browserPaths';
+import { apiClient, openTab, storedTokens, useServerAndPathsBrowser } from '../helpers/browserPaths';
 import { coverageLine } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
@@ -31,7 +30,7 @@ import {
 
 jest.setTimeout(60_000);
 
-const live = useServerAndBrowser();
+const live = useServerAndPathsBrowser();
 const t = messages.support;
 const password = 'Analytical-Engine-1843';
 let userId = '';

@@ -3,8 +3,7 @@ import type { EventObject } from 'xstate';
 import type { TeamEvent } from '../../machines/team/team.machine';
 import * as messages from '../../src/content/messages';
 import type { ApiRequestError } from '../../src/lib/api';
-import { useServerAndBrowser } from '../helpers/browser';
-import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openTab, signUp, storedTokens, type CallPattern, type LiveAccount } from '../helpers/browserPaths';
+import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openTab, signUp, storedTokens, type CallPattern, type LiveAccount, useServerAndPathsBrowser } from '../helpers/browserPaths';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import {
@@ -33,7 +32,7 @@ import {
 
 jest.setTimeout(90_000);
 
-const live = useServerAndBrowser();
+const live = useServerAndPathsBrowser();
 const t = messages.team;
 let teamless: LiveAccount;
 
