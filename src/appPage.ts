@@ -2,12 +2,10 @@
  * The inline script of the prerendered pages that hydrate (/login, /register, /support): loads the
  * app's scripts once the page is on screen, so none of them holds back its first paint.
  */
-import { afterFirstPaint, APP_READY_ATTRIBUTE, listedAppScripts, loadScripts } from './lib/pageScripts';
+import { afterFirstPaint, listedAppScripts, loadScripts, pageTakenOver } from './lib/pageScripts';
 
 const appScripts = listedAppScripts();
 afterFirstPaint(() => loadScripts(appScripts));
-
-const takenOver = () => document.documentElement.hasAttribute(APP_READY_ATTRIBUTE);
 
 // A form sent before the app has taken over would go to the server as a plain GET, its fields (a
 // password too) in the address: held back until then (src/app/AppProviders.tsx marks <html>), and
@@ -16,7 +14,7 @@ const takenOver = () => document.documentElement.hasAttribute(APP_READY_ATTRIBUT
 document.addEventListener(
   'submit',
   (event) => {
-    if (takenOver()) return;
+    if (pageTakenOver()) return;
     event.preventDefault();
     event.stopPropagation();
     window.heldSubmit = event.target as HTMLFormElement;
@@ -31,7 +29,7 @@ document.addEventListener(
   'keydown',
   (event) => {
     const field = event.target as HTMLInputElement;
-    if (event.key !== 'Enter' || field.tagName !== 'INPUT' || !field.form || takenOver()) return;
+    if (event.key !== 'Enter' || field.tagName !== 'INPUT' || !field.form || pageTakenOver()) return;
     event.stopPropagation();
     window.heldSubmit = field.form;
   },

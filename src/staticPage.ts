@@ -5,20 +5,22 @@
  * with a session gets the app itself, which takes over the HTML as on any other page, so the top
  * bar shows their account.
  */
-import { chooseColorMode, currentColorMode, subscribeColorMode, watchSystemColorMode } from './lib/colorMode';
+import { COLOR_MODE_TOGGLE_ATTRIBUTE, markColorModeToggles, subscribeColorMode, toggleColorMode, watchSystemColorMode } from './lib/colorMode';
 import { afterFirstPaint, APP_READY_ATTRIBUTE, listedAppScripts, loadScripts } from './lib/pageScripts';
-import { ACCESS_TOKEN_KEY, tokenStorage } from './lib/tokenStorage';
+import { ACCESS_TOKEN_KEY, hasStoredSession } from './lib/tokenStorage';
 
 const appScripts = listedAppScripts();
 
-/** The color-mode button, as the app's top bar does it (TopBar.tsx, ColorModeToggle). */
+/**
+ * The color-mode button, as the app's top bar does it (TopBar.tsx, ColorModeToggle); until now the
+ * color-mode script did (src/colorModeBoot.ts).
+ */
 function enhanceColorModeToggle(): void {
-  const toggle = document.querySelector<HTMLButtonElement>('[data-color-mode-toggle]');
+  const toggle = document.querySelector<HTMLButtonElement>(`[${COLOR_MODE_TOGGLE_ATTRIBUTE}]`);
   if (!toggle) return;
-  const show = () => toggle.setAttribute('aria-pressed', String(currentColorMode() === 'dark'));
-  show();
-  subscribeColorMode(show);
-  toggle.addEventListener('click', () => chooseColorMode(currentColorMode() === 'dark' ? 'light' : 'dark'));
+  markColorModeToggles();
+  subscribeColorMode(markColorModeToggles);
+  toggle.addEventListener('click', toggleColorMode);
   watchSystemColorMode();
 }
 
@@ -33,7 +35,7 @@ function showThisYear(): void {
 }
 
 afterFirstPaint(() => {
-  if (tokenStorage.hasAccessToken()) {
+  if (hasStoredSession()) {
     loadScripts(appScripts);
     return;
   }

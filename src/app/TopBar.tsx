@@ -4,7 +4,7 @@ import { useLocation } from 'react-router-dom';
 import { NavLink, RouterLink } from './RouterLink';
 import { LogoIcon, MenuIcon, MoonIcon, SunIcon } from '../components/icons';
 import * as messages from '../content/messages';
-import { chooseColorMode } from '../lib/colorMode';
+import { toggleColorMode } from '../lib/colorMode';
 import { SESSION_CHECK_ATTRIBUTE } from '../lib/tokenStorage';
 import { useColorMode } from '../lib/useColorMode';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
@@ -163,7 +163,7 @@ function SignedInMenu({ links }: { links: Array<[string, string]> }) {
 /**
  * Dark mode on or off (the system's mode until the visitor chooses). The icon follows the page's
  * class through CSS, so the prerendered HTML is right before any script runs; aria-pressed needs
- * the mode, known once the page is hydrated.
+ * the mode, which the color-mode script gives the prerendered button (src/colorModeBoot.ts).
  */
 function ColorModeToggle() {
   const mode = useColorMode();
@@ -173,10 +173,13 @@ function ColorModeToggle() {
       size="sm"
       px="0"
       aria-label={t.darkMode}
-      // What src/staticPage.ts looks for on the pages it serves without React.
+      // COLOR_MODE_TOGGLE_ATTRIBUTE: what the scripts of a prerendered page look for. The
+      // color-mode script gives a prerendered button aria-pressed before it hydrates, which React
+      // is told to expect; it renders the same once it knows the mode.
       data-color-mode-toggle
+      suppressHydrationWarning
       aria-pressed={mode === null ? undefined : mode === 'dark'}
-      onClick={() => chooseColorMode(mode === 'dark' ? 'light' : 'dark')}
+      onClick={toggleColorMode}
     >
       <MoonIcon boxSize="5" display={{ base: 'block', _dark: 'none' }} />
       <SunIcon boxSize="5" display={{ base: 'none', _dark: 'block' }} />

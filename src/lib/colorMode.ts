@@ -4,19 +4,12 @@
  * React in it: `src/colorModeBoot.ts` runs it as a blocking script before the first paint, so a
  * page never shows in the wrong mode first.
  */
+import { localStore } from './localStore';
+
 export type ColorMode = 'light' | 'dark';
 
 export const COLOR_MODE_KEY = 'color-mode';
 const DARK_QUERY = '(prefers-color-scheme: dark)';
-
-function storage(): Storage | undefined {
-  try {
-    return globalThis.localStorage;
-  } catch {
-    // Storage can be disabled (privacy settings): the system's mode then applies.
-    return undefined;
-  }
-}
 
 export function systemColorMode(): ColorMode {
   return globalThis.matchMedia?.(DARK_QUERY).matches ? 'dark' : 'light';
@@ -24,7 +17,7 @@ export function systemColorMode(): ColorMode {
 
 /** The stored choice, if there is a valid one. */
 function chosenColorMode(): ColorMode | null {
-  const value = storage()?.getItem(COLOR_MODE_KEY);
+  const value = localStore()?.getItem(COLOR_MODE_KEY);
   return value === 'light' || value === 'dark' ? value : null;
 }
 
@@ -45,11 +38,22 @@ export function currentColorMode(): ColorMode {
   return document.documentElement.classList.contains('dark') ? 'dark' : 'light';
 }
 
-const listeners = new Set<() => void>();
+/**
+ * The color-mode button's attribute, on the button the top bar renders (src/app/TopBar.tsx), which
+ * the scripts of a prerendered page find it by (src/colorModeBoot.ts, src/staticPage.ts).
+ */
+export const COLOR_MODE_TOGGLE_ATTRIBUTE = 'data-color-mode-toggle';
+
+/**
+ * Dispatched on the document when the shown mode changes. An event rather than a list of
+ * listeners: the color-mode script, a static page's script and the app are separate bundles, each
+ * with its own copy of this module, and a change one of them makes reaches the others.
+ */
+const CHANGE_EVENT = 'sheetmind:color-mode';
 
 function show(mode: ColorMode): void {
   applyColorMode(mode);
-  listeners.forEach((listener) => listener());
+  document.dispatchEvent(new Event(CHANGE_EVENT));
 }
 
 /**
@@ -57,16 +61,31 @@ function show(mode: ColorMode): void {
  * follows the system again from then on.
  */
 export function chooseColorMode(mode: ColorMode): void {
-  const store = storage();
+  const store = localStore();
   if (mode === systemColorMode()) store?.removeItem(COLOR_MODE_KEY);
   else store?.setItem(COLOR_MODE_KEY, mode);
   show(mode);
 }
 
+/** What the color-mode button does: the other mode. */
+export function toggleColorMode(): void {
+  chooseColorMode(currentColorMode() === 'dark' ? 'light' : 'dark');
+}
+
 /** Calls `listener` whenever the shown mode changes; returns the unsubscribe. */
 export function subscribeColorMode(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  document.addEventListener(CHANGE_EVENT, listener);
+  return () => document.removeEventListener(CHANGE_EVENT, listener);
+}
+
+/**
+ * Gives every color-mode button on the page its pressed state, for a button that React does not
+ * render (yet); returns whether there was one.
+ */
+export function markColorModeToggles(): boolean {
+  const toggles = document.querySelectorAll(`[${COLOR_MODE_TOGGLE_ATTRIBUTE}]`);
+  toggles.forEach((toggle) => toggle.setAttribute('aria-pressed', String(currentColorMode() === 'dark')));
+  return toggles.length > 0;
 }
 
 /** Follows the system's mode while nothing is chosen, and a choice made in another tab. */

@@ -9,6 +9,11 @@
  */
 export const APP_READY_ATTRIBUTE = 'data-app-ready';
 
+/** Whether the page's script or the app has taken over the page (see APP_READY_ATTRIBUTE). */
+export function pageTakenOver(): boolean {
+  return document.documentElement.hasAttribute(APP_READY_ATTRIBUTE);
+}
+
 declare global {
   interface Window {
     /**

@@ -2,6 +2,8 @@
  * The session tokens, kept in the browser's local storage (product spec, section 3) so every tab
  * shares them. This module is the only code that touches those keys.
  */
+import { localStore } from './localStore';
+
 export const ACCESS_TOKEN_KEY = 'access_token';
 export const REFRESH_TOKEN_KEY = 'refresh_token';
 /**
@@ -16,31 +18,24 @@ export interface TokenPair {
   refresh_token: string;
 }
 
-function storage(): Storage | undefined {
-  try {
-    return globalThis.localStorage;
-  } catch {
-    // Storage can be disabled (privacy settings); the app then works for this page view only.
-    return undefined;
-  }
+/** Whether this browser holds a session: what the auth chart checks first, and the page scripts too. */
+export function hasStoredSession(): boolean {
+  return (localStore()?.getItem(ACCESS_TOKEN_KEY) ?? null) !== null;
 }
 
 export const tokenStorage = {
   read(): { accessToken: string | null; refreshToken: string | null } {
-    const store = storage();
+    const store = localStore();
     return { accessToken: store?.getItem(ACCESS_TOKEN_KEY) ?? null, refreshToken: store?.getItem(REFRESH_TOKEN_KEY) ?? null };
   },
-  /** Whether this browser holds a session: what the auth chart checks first, and the static pages too. */
-  hasAccessToken(): boolean {
-    return this.read().accessToken !== null;
-  },
+  hasAccessToken: hasStoredSession,
   write(tokens: TokenPair): void {
-    const store = storage();
+    const store = localStore();
     store?.setItem(ACCESS_TOKEN_KEY, tokens.access_token);
     store?.setItem(REFRESH_TOKEN_KEY, tokens.refresh_token);
   },
   clear(): void {
-    const store = storage();
+    const store = localStore();
     store?.removeItem(ACCESS_TOKEN_KEY);
     store?.removeItem(REFRESH_TOKEN_KEY);
   },

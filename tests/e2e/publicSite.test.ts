@@ -11,10 +11,11 @@ jest.setTimeout(60_000);
 
 const live = useServerAndBrowser();
 
-async function open(path: string, width = 1280) {
+/** `path` in a new tab, once its network is quiet, or with `waitUntil: 'load'` as soon as it has loaded. */
+async function open(path: string, width = 1280, waitUntil: 'load' | 'networkidle' = 'networkidle') {
   const page = await live.browser.newPage({ viewport: { width, height: 900 } });
   const watch = await watchPage(page);
-  const response = await page.goto(live.server.baseUrl + path, { waitUntil: 'networkidle' });
+  const response = await page.goto(live.server.baseUrl + path, { waitUntil });
   return { page, watch, status: response?.status() };
 }
 
@@ -74,6 +75,25 @@ describe('the public site in Chromium', () => {
     await page.close();
   });
 
+  it('switches the color mode on a page that hydrates, right after it loads and once the app has it', async () => {
+    const { page, watch } = await open('/login', 1280, 'load');
+    const toggle = page.getByRole('button', { name: messages.layout.darkMode });
+    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
+    await toggle.click();
+    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('true');
+    expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(true);
+    // The app's scripts have arrived and taken the page over, and the button keeps its state.
+    await page.waitForLoadState('networkidle');
+    expect(await loadedScripts(page)).toContain(script(readManifest().entry.at(-1)!));
+    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('true');
+    await toggle.click();
+    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
+    expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(false);
+    expect(await page.evaluate((key) => localStorage.getItem(key), COLOR_MODE_KEY)).toBeNull();
+    expect(watch.consoleErrors).toEqual([]);
+    await page.close();
+  });
+
   it('navigates between the pages of the app without a reload', async () => {
     const { page } = await open('/login');
     await page.getByRole('button', { name: messages.login.submit }).waitFor();
@@ -88,6 +108,9 @@ describe('the public site in Chromium', () => {
 
 const STATIC_PAGES = PRERENDERED_PAGES.filter((page) => page.static).map((page) => page.path);
 
+/** A script of the build by its name under /assets/, as loadedScripts gives it. */
+const script = (file: string) => file.replace('assets/', '');
+
 /** The scripts a page loaded, by file name under /assets/. */
 async function loadedScripts(page: Page): Promise<string[]> {
   return page.evaluate(() =>
@@ -101,7 +124,6 @@ async function loadedScripts(page: Page): Promise<string[]> {
 
 describe('the static public pages', () => {
   const manifest = readManifest();
-  const script = (file: string) => file.replace('assets/', '');
 
   it.each(STATIC_PAGES)('%s loads no React for a signed-out visitor: no script file at all (its one script is inline)', async (path) => {
     const { page, watch } = await open(path);
@@ -114,8 +136,8 @@ describe('the static public pages', () => {
     await page.close();
   });
 
-  it('switches the color mode without the app: the button, the page, the stored choice, and the next page', async () => {
-    const { page, watch } = await open('/');
+  it('switches the color mode without the app, right after the page loads: the button, the page, the stored choice, and the next page', async () => {
+    const { page, watch } = await open('/', 1280, 'load');
     const toggle = page.getByRole('button', { name: messages.layout.darkMode });
     await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
     await toggle.click();

@@ -4,6 +4,7 @@ import { mountApp } from '../../src/app/mountApp';
 import { PRERENDERED_PAGES } from '../../src/app/routes';
 import { fillConfigSlots } from '../../contract/pageSlots';
 import { defaultRuntimeConfig, type RuntimeConfig } from '../../contract/runtimeConfig';
+import { markColorModeToggles } from '../../src/lib/colorMode';
 import { renderPage } from '../../src/prerender';
 
 /**
@@ -38,6 +39,8 @@ describe.each(PRERENDERED_PAGES.map((page) => page.path))('the prerendered page 
     const heading = container.querySelector('h1');
     expect(heading).not.toBeNull();
     expect(container.textContent).toContain(config.brandName);
+    // What the color-mode script does to the HTML's color-mode button before the app hydrates it.
+    expect(markColorModeToggles()).toBe(true);
 
     const errors = jest.spyOn(console, 'error');
     await act(async () => {
