@@ -10,6 +10,7 @@ import { useServerAndBrowser, watchPage } from '../helpers/browser';
 jest.setTimeout(60_000);
 
 const live = useServerAndBrowser();
+const MANIFEST = readManifest();
 
 /** `path` in a new tab, once its network is quiet, or with `waitUntil: 'load'` as soon as it has loaded. */
 async function open(path: string, width = 1280, waitUntil: 'load' | 'networkidle' = 'networkidle') {
@@ -17,6 +18,17 @@ async function open(path: string, width = 1280, waitUntil: 'load' | 'networkidle
   const watch = await watchPage(page);
   const response = await page.goto(live.server.baseUrl + path, { waitUntil });
   return { page, watch, status: response?.status() };
+}
+
+/** `path` in light mode, its dark-mode button clicked as soon as it has loaded: the page turned dark. */
+async function darkModeRightAfterLoad(path: string) {
+  const { page, watch } = await open(path, 1280, 'load');
+  const toggle = page.getByRole('button', { name: messages.layout.darkMode });
+  await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
+  await toggle.click();
+  await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('true');
+  expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(true);
+  return { page, watch, toggle };
 }
 
 describe('the public site in Chromium', () => {
@@ -76,15 +88,10 @@ describe('the public site in Chromium', () => {
   });
 
   it('switches the color mode on a page that hydrates, right after it loads and once the app has it', async () => {
-    const { page, watch } = await open('/login', 1280, 'load');
-    const toggle = page.getByRole('button', { name: messages.layout.darkMode });
-    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
-    await toggle.click();
-    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('true');
-    expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(true);
+    const { page, watch, toggle } = await darkModeRightAfterLoad('/login');
     // The app's scripts have arrived and taken the page over, and the button keeps its state.
     await page.waitForLoadState('networkidle');
-    expect(await loadedScripts(page)).toContain(script(readManifest().entry.at(-1)!));
+    expect(await loadedScripts(page)).toContain(script(MANIFEST.entry.at(-1)!));
     await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('true');
     await toggle.click();
     await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
@@ -123,7 +130,6 @@ async function loadedScripts(page: Page): Promise<string[]> {
 }
 
 describe('the static public pages', () => {
-  const manifest = readManifest();
 
   it.each(STATIC_PAGES)('%s loads no React for a signed-out visitor: no script file at all (its one script is inline)', async (path) => {
     const { page, watch } = await open(path);
@@ -137,12 +143,7 @@ describe('the static public pages', () => {
   });
 
   it('switches the color mode without the app, right after the page loads: the button, the page, the stored choice, and the next page', async () => {
-    const { page, watch } = await open('/', 1280, 'load');
-    const toggle = page.getByRole('button', { name: messages.layout.darkMode });
-    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('false');
-    await toggle.click();
-    await expect(toggle.getAttribute('aria-pressed')).resolves.toBe('true');
-    expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(true);
+    const { page, watch } = await darkModeRightAfterLoad('/');
     expect(await page.evaluate((key) => localStorage.getItem(key), COLOR_MODE_KEY)).toBe('dark');
     await page.getByRole('contentinfo').getByRole('link', { name: messages.footer.privacy }).click();
     await page.getByRole('heading', { level: 1, name: 'Privacy Policy' }).waitFor();
@@ -187,7 +188,7 @@ describe('the static public pages', () => {
       await page.getByRole('button', { name: messages.layout.logout }).waitFor();
       await page.getByText(messages.layout.welcome('Ada Lovelace')).waitFor();
       const chunk = PRERENDERED_PAGES.find((entry) => entry.path === path)!.chunk;
-      expect(await loadedScripts(page)).toEqual(expect.arrayContaining([...manifest.entry, ...manifest.chunks[chunk]!].map(script)));
+      expect(await loadedScripts(page)).toEqual(expect.arrayContaining([...MANIFEST.entry, ...MANIFEST.chunks[chunk]!].map(script)));
       expect(watch.cspViolations).toEqual([]);
       expect(watch.consoleErrors).toEqual([]);
       await page.close();
