@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { createSession } from '../../server/domain/sessions';
+import { activeSession, createSession } from '../../server/domain/sessions';
 import { ENGINES, register, useTestApp } from '../helpers/testApp';
 
 /**
@@ -147,10 +147,14 @@ describe.each(ENGINES)('fuzzing every API endpoint on %s', (engine) => {
     userId = (await register(ctx.app)).user.id;
   });
 
-  /** A live access token: logout and password changes in the fuzzing end sessions, so each run gets its own. */
-  async function freshToken(): Promise<string> {
+  let current: { token: string; sessionId: string } | undefined;
+
+  /** A live access token: the last one while its session lasts (logout and password changes in the fuzzing end sessions), else a new session's. */
+  async function liveToken(): Promise<string> {
+    if (current && (await activeSession(ctx.app.database, current.sessionId, ctx.clock.now()))) return current.token;
     const session = await createSession(ctx.app.database.db, ctx.app.tokens, userId, ctx.clock.now(), { kind: 'web', ip: '127.0.0.1', userAgent: undefined });
-    return ctx.app.tokens.signAccess({ userId, sessionId: session.sessionId });
+    current = { token: ctx.app.tokens.signAccess({ userId, sessionId: session.sessionId }), sessionId: session.sessionId };
+    return current.token;
   }
 
   it('finds the endpoints in the OpenAPI document', () => {
@@ -171,7 +175,7 @@ describe.each(ENGINES)('fuzzing every API endpoint on %s', (engine) => {
           async (body, type, auth, method, path) => {
             const headers: Record<string, string> = {};
             if (type) headers['content-type'] = type;
-            if (auth === 'valid') headers.authorization = `Bearer ${await freshToken()}`;
+            if (auth === 'valid') headers.authorization = `Bearer ${await liveToken()}`;
             if (auth === 'forged') headers.authorization = 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.';
             const url = op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(path) || 'x');
             const payload = method === 'GET' ? undefined : body;
