@@ -4,7 +4,7 @@
 import { assign, setup } from 'xstate';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
-import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
+import { hasStoredSession, tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
 import { authActors, type LoginInput, type RegisterInput } from './auth.actors';
 import { loginFailure, registrationFailure, type Failure } from './auth.errors';
 import { reportFailure } from '../failures';
@@ -82,7 +82,7 @@ export const authMachine = setup({
     navigate: (_, _params: { to: string }) => undefined,
   },
   guards: {
-    hasStoredToken: () => tokenStorage.hasAccessToken(),
+    hasStoredToken: () => hasStoredSession(),
     isUnauthorized: (_, error: unknown) => error instanceof ApiRequestError && error.status === 401,
     isValidUser: (_, user: unknown) => isValidUser(user),
     hasNoUser: (_, response: AuthResponse) => response.user === undefined || response.user === null,

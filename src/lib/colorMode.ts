@@ -84,7 +84,8 @@ export function subscribeColorMode(listener: () => void): () => void {
  */
 export function markColorModeToggles(): boolean {
   const toggles = document.querySelectorAll(`[${COLOR_MODE_TOGGLE_ATTRIBUTE}]`);
-  toggles.forEach((toggle) => toggle.setAttribute('aria-pressed', String(currentColorMode() === 'dark')));
+  const pressed = String(currentColorMode() === 'dark');
+  toggles.forEach((toggle) => toggle.setAttribute('aria-pressed', pressed));
   return toggles.length > 0;
 }
 

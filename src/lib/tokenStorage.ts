@@ -28,7 +28,6 @@ export const tokenStorage = {
     const store = localStore();
     return { accessToken: store?.getItem(ACCESS_TOKEN_KEY) ?? null, refreshToken: store?.getItem(REFRESH_TOKEN_KEY) ?? null };
   },
-  hasAccessToken: hasStoredSession,
   write(tokens: TokenPair): void {
     const store = localStore();
     store?.setItem(ACCESS_TOKEN_KEY, tokens.access_token);

@@ -130,7 +130,6 @@ async function loadedScripts(page: Page): Promise<string[]> {
 }
 
 describe('the static public pages', () => {
-
   it.each(STATIC_PAGES)('%s loads no React for a signed-out visitor: no script file at all (its one script is inline)', async (path) => {
     const { page, watch } = await open(path);
     await page.getByRole('heading', { level: 1 }).waitFor();
