@@ -148,6 +148,7 @@ export async function ensureTeamOf(trx: Trx, userId: string, now: number): Promi
   const member = await trx.selectFrom('team_members').select('team_id').where('user_id', '=', userId).executeTakeFirst();
   // Billing follows ownership, so a team's billing user is its owner; a row that says otherwise predates that.
   const paidFor = await trx.selectFrom('teams').select('id').where('billing_user_id', '=', userId).executeTakeFirst();
+  if (member && member.team_id !== paidFor?.id) throw new JoinedTeamMeanwhile();
   if (member || paidFor) return;
   const owner = await trx.selectFrom('users').select(['full_name']).where('id', '=', userId).executeTakeFirstOrThrow();
   const team = { id: uuidV7(now), name: defaultTeamName(owner.full_name) };
