@@ -4,10 +4,9 @@ import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { ConfigError, loadConfig } from '../../server/config';
 import { effectivePlan } from '../../server/domain/subscriptions';
-import { FakeStripe } from '../helpers/fakeStripe';
 import { freeSubscription } from '../helpers/fixtures';
-import { DAY, PRICES, SECRET, STRIPE_ENV, stripeWebhooks } from '../helpers/stripeEvents';
-import { ENGINES, bearer, post, register, useTestApp } from '../helpers/testApp';
+import { DAY, PRICES, SECRET, STRIPE_ENV, stripeWebhooks, useStripeTestApp } from '../helpers/stripeEvents';
+import { ENGINES, bearer, post, register } from '../helpers/testApp';
 
 describe('Stripe configuration', () => {
   it.each([
@@ -37,13 +36,7 @@ describe('Stripe configuration', () => {
 });
 
 describe.each(ENGINES)('billing with Stripe on %s', (engine) => {
-  const fake = new FakeStripe();
-  const env: Record<string, string> = { ...STRIPE_ENV };
-  beforeAll(async () => {
-    env.STRIPE_API_BASE = await fake.start();
-  });
-  afterAll(() => fake.close());
-  const ctx = useTestApp(engine, { env });
+  const { ctx, fake } = useStripeTestApp(engine);
 
   const { nowS, stripeSubscription, stripeEvent, deliver } = stripeWebhooks(ctx);
   const me = async (token: string) => (await ctx.app.inject({ method: 'GET', url: '/api/v1/subscription/me', headers: bearer(token) })).json();

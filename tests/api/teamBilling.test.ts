@@ -1,20 +1,14 @@
 // Issue 33: the team's billing belongs to the team and follows ownership (decisions.md, "Team money
 // and roles"), in test mode, on both engines, with two instances on one database and requests at once.
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app';
 import { alreadyInTeamToPay } from '../../server/domain/teams';
 import { invitationToken, join, payFor, signIn, teamOwner, type Account } from '../helpers/teams';
-import { ENGINES, bearer, checkedAgainstDocument, register, useTestApp } from '../helpers/testApp';
+import { ENGINES, bearer, register, useSecondInstance, useTestApp } from '../helpers/testApp';
 
 jest.setTimeout(30_000);
 
 describe.each(ENGINES)("the team's billing on %s", (engine) => {
   const ctx = useTestApp(engine);
-  let other: FastifyInstance;
-  beforeAll(async () => {
-    other = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
-  });
-  afterAll(() => other.close());
+  const second = useSecondInstance(ctx);
 
   const call = (method: 'GET' | 'POST' | 'DELETE', url: string, who: Account, payload?: object, app = ctx.app) =>
     app.inject({ method, url: `/api/v1${url}`, headers: bearer(who.access_token), ...(payload ? { payload } : {}) });
@@ -53,9 +47,9 @@ describe.each(ENGINES)("the team's billing on %s", (engine) => {
     expect(before).toMatchObject({ plan: 'team', status: 'active', cancel_at_period_end: false });
     expect(before.current_period_end).not.toBeNull();
 
-    expect((await transfer(owner, next, other)).statusCode).toBe(204);
+    expect((await transfer(owner, next, second.current)).statusCode).toBe(204);
 
-    for (const app of [ctx.app, other]) {
+    for (const app of [ctx.app, second.current]) {
       // The new owner sees the team's subscription, its period and all, as theirs to manage.
       expect(await subscriptionOf(next, app)).toEqual(before);
       // The former owner, still in the team, keeps Team; their own subscription is Free again.
@@ -66,8 +60,8 @@ describe.each(ENGINES)("the team's billing on %s", (engine) => {
 
     // The new owner changes the team's plan exactly as the owner could: Team is theirs already, a
     // cheaper plan opens the billing page, which schedules the change.
-    expect((await checkout(next, 'team', other)).json().error.code).toBe('already_on_plan');
-    const manage = await checkout(next, 'free', other);
+    expect((await checkout(next, 'team', second.current)).json().error.code).toBe('already_on_plan');
+    const manage = await checkout(next, 'free', second.current);
     expect(manage.statusCode).toBe(200);
     expect((await submit(manage.json().checkout_url, { change: 'free' })).statusCode).toBe(200);
     expect(await subscriptionOf(owner)).toMatchObject({ plan: 'team' });
@@ -106,10 +100,10 @@ describe.each(ENGINES)("the team's billing on %s", (engine) => {
     const staleManage = (await checkout(owner, 'free')).json().checkout_url as string;
     expect((await transfer(owner, next)).statusCode).toBe(204);
 
-    const refused = await submit(staleManage, { change: 'free' }, other);
+    const refused = await submit(staleManage, { change: 'free' }, second.current);
     expect(refused.statusCode).toBe(409);
     expect(refused.body).toContain('There is no paid subscription to change.');
-    expect((await call('DELETE', `/teams/me/members/${owner.user.id}`, owner, undefined, other)).statusCode).toBe(204);
+    expect((await call('DELETE', `/teams/me/members/${owner.user.id}`, owner, undefined, second.current)).statusCode).toBe(204);
     expect((await checkout(owner, 'free')).json().error.code).toBe('already_on_plan');
     expect(await subscriptionOf(owner)).toMatchObject({ plan: 'free', current_period_end: null });
 
@@ -172,7 +166,7 @@ describe.each(ENGINES)("the team's billing on %s", (engine) => {
     // Billing pages opened while the owner was still the owner.
     const links = await Promise.all(teams.map(async ({ owner }) => (await checkout(owner, 'free')).json().checkout_url as string));
     const answers = await Promise.all(
-      teams.flatMap(({ owner, next }, i) => [transfer(owner, next, i % 2 ? ctx.app : other), submit(links[i]!, { change: 'free' }, i % 2 ? other : ctx.app)]),
+      teams.flatMap(({ owner, next }, i) => [transfer(owner, next, i % 2 ? ctx.app : second.current), submit(links[i]!, { change: 'free' }, i % 2 ? second.current : ctx.app)]),
     );
     for (const [i, { owner, next }] of teams.entries()) {
       const [moved, scheduled] = [answers[2 * i]!, answers[2 * i + 1]!];
@@ -195,10 +189,10 @@ describe.each(ENGINES)("the team's billing on %s", (engine) => {
       await join(ctx, owner, payer);
 
       const link = new URL(started);
-      const page = await other.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
+      const page = await second.current.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
       expect(page.statusCode).toBe(409);
       expect(page.body).toContain(alreadyInTeamToPay().message);
-      const paid = await submit(started, card, other);
+      const paid = await submit(started, card, second.current);
       expect(paid.statusCode).toBe(409);
       expect(paid.body).toContain('Leave the team first to pay for a team of your own.');
       expect(await subscriptionOf(payer)).toMatchObject({ plan: 'team', own: { plan: 'free' } });
@@ -215,7 +209,7 @@ describe.each(ENGINES)("the team's billing on %s", (engine) => {
       }
       const tokens = await Promise.all(payers.map((payer) => invitationToken(ctx, payer.account.email)));
       const answers = await Promise.all(
-        payers.flatMap((payer, i) => [submit(started[i]!, card, i % 2 ? other : ctx.app), call('POST', `/invitations/${tokens[i]}/accept`, payer, {}, i % 2 ? ctx.app : other)]),
+        payers.flatMap((payer, i) => [submit(started[i]!, card, i % 2 ? second.current : ctx.app), call('POST', `/invitations/${tokens[i]}/accept`, payer, {}, i % 2 ? ctx.app : second.current)]),
       );
       for (const [i, payer] of payers.entries()) {
         const [paid, accepted] = [answers[2 * i]!, answers[2 * i + 1]!];

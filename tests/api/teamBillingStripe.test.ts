@@ -1,28 +1,15 @@
 // Issue 33 with Stripe: the team's Stripe subscription and customer follow ownership, whatever the
 // metadata of the original checkout says, and a Team checkout paid by a member of another team is
 // refused. Events signed as Stripe signs them, on both engines, two instances on one database.
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app';
-import { FakeStripe } from '../helpers/fakeStripe';
-import { PRICES, STRIPE_ENV, stripeWebhooks } from '../helpers/stripeEvents';
+import { PRICES, stripeWebhooks, useStripeTestApp } from '../helpers/stripeEvents';
 import { invitationToken, join, type Account } from '../helpers/teams';
-import { ENGINES, bearer, checkedAgainstDocument, post, register, useTestApp } from '../helpers/testApp';
+import { ENGINES, bearer, post, register, useSecondInstance } from '../helpers/testApp';
 
 jest.setTimeout(30_000);
 
 describe.each(ENGINES)("the team's Stripe billing on %s", (engine) => {
-  const fake = new FakeStripe();
-  const env: Record<string, string> = { ...STRIPE_ENV };
-  beforeAll(async () => {
-    env.STRIPE_API_BASE = await fake.start();
-  });
-  afterAll(() => fake.close());
-  const ctx = useTestApp(engine, { env });
-  let other: FastifyInstance;
-  beforeAll(async () => {
-    other = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
-  });
-  afterAll(() => other.close());
+  const { ctx, fake } = useStripeTestApp(engine);
+  const second = useSecondInstance(ctx);
   const { stripeSubscription, stripeEvent, deliver } = stripeWebhooks(ctx);
 
   const call = (method: 'GET' | 'POST', url: string, who: Account, payload?: object, app = ctx.app) =>
@@ -51,11 +38,11 @@ describe.each(ENGINES)("the team's Stripe billing on %s", (engine) => {
 
   it("after a transfer applies the team's events to the new owner and opens the billing portal on the team's customer for them", async () => {
     const { owner, next, subscription } = await stripeTeam('sub_team_moves');
-    expect((await call('POST', '/teams/me/transfer', owner, { user_id: next.user.id }, other)).statusCode).toBe(204);
+    expect((await call('POST', '/teams/me/transfer', owner, { user_id: next.user.id }, second.current)).statusCode).toBe(204);
 
     // Stripe still names the original payer in the subscription's metadata; the subscription is the new owner's now.
     const cancelling = { ...subscription, cancel_at_period_end: true };
-    expect((await deliver(stripeEvent('customer.subscription.updated', cancelling), { app: other })).json().outcome).toBe('applied');
+    expect((await deliver(stripeEvent('customer.subscription.updated', cancelling), { app: second.current })).json().outcome).toBe('applied');
     expect(await subscriptionOf(next)).toMatchObject({ plan: 'team', cancel_at_period_end: true, scheduled_plan: 'free' });
     expect(await subscriptionOf(owner)).toMatchObject({ plan: 'team', own: { plan: 'free' } });
     expect((await teamOf(next)).team.plan_status).toBe('ending');
@@ -83,8 +70,8 @@ describe.each(ENGINES)("the team's Stripe billing on %s", (engine) => {
     const teams = await Promise.all(['a', 'b', 'c', 'd'].map((tag) => stripeTeam(`sub_race_${tag}`)));
     const answers = await Promise.all(
       teams.flatMap(({ owner, next, subscription }, i) => [
-        call('POST', '/teams/me/transfer', owner, { user_id: next.user.id }, i % 2 ? ctx.app : other),
-        deliver(stripeEvent('customer.subscription.updated', { ...subscription, cancel_at_period_end: true }), { app: i % 2 ? other : ctx.app }),
+        call('POST', '/teams/me/transfer', owner, { user_id: next.user.id }, i % 2 ? ctx.app : second.current),
+        deliver(stripeEvent('customer.subscription.updated', { ...subscription, cancel_at_period_end: true }), { app: i % 2 ? second.current : ctx.app }),
       ]),
     );
     for (const [i, { owner, next, subscription }] of teams.entries()) {
@@ -125,8 +112,8 @@ describe.each(ENGINES)("the team's Stripe billing on %s", (engine) => {
     const tokens = await Promise.all(payers.map((payer) => invitationToken(ctx, payer.account.email)));
     const answers = await Promise.all(
       payers.flatMap((payer, i) => [
-        deliver(teamCheckoutPaid(payer, `sub_at_once_${i}`).completed, { app: i % 2 ? other : ctx.app }),
-        call('POST', `/invitations/${tokens[i]}/accept`, payer, {}, i % 2 ? ctx.app : other),
+        deliver(teamCheckoutPaid(payer, `sub_at_once_${i}`).completed, { app: i % 2 ? second.current : ctx.app }),
+        call('POST', `/invitations/${tokens[i]}/accept`, payer, {}, i % 2 ? ctx.app : second.current),
       ]),
     );
     for (const [i, payer] of payers.entries()) {

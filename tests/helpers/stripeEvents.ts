@@ -2,7 +2,8 @@
 import crypto from 'node:crypto';
 import Stripe from 'stripe';
 import type { FastifyInstance } from 'fastify';
-import type { TestContext } from './testApp';
+import { FakeStripe } from './fakeStripe';
+import { useTestApp, type EngineName, type TestContext } from './testApp';
 
 export const SECRET = 'whsec_test_0123456789abcdef';
 export const PRICES = { professional: 'price_pro_1234', team: 'price_team_5678' };
@@ -81,4 +82,15 @@ export function stripeWebhooks(ctx: TestContext) {
   };
 
   return { nowS, stripeSubscription, stripeEvent, deliver };
+}
+
+/** A test app on `engine` with `PAYMENT_PROVIDER=stripe`, its Stripe API a local fake. */
+export function useStripeTestApp(engine: EngineName): { ctx: TestContext; fake: FakeStripe } {
+  const fake = new FakeStripe();
+  const env: Record<string, string> = { ...STRIPE_ENV };
+  beforeAll(async () => {
+    env.STRIPE_API_BASE = await fake.start();
+  });
+  afterAll(() => fake.close());
+  return { ctx: useTestApp(engine, { env }), fake };
 }
