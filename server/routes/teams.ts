@@ -164,9 +164,10 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const userId = request.auth!.userId;
-      // Periods that ended are written down first (test mode), so what moves is what runs now.
-      await Promise.all([app.billing.settle(userId), app.billing.settle(request.body.user_id)]);
+      // Periods that ended are written down first (test mode), so what moves is what runs now: for
+      // an owner's request only, and outside the transfer's transaction (settling writes in its own).
+      const membership = await membershipOf(db, request.auth!.userId);
+      if (membership?.role === 'owner') await Promise.all([app.billing.settle(membership.team.billing_user_id), app.billing.settle(request.body.user_id)]);
       const { team, handover } = await acting(request, async (trx, who) => ({ team: who.team, handover: await transferOwnership(trx, engine, who, request.body.user_id, app.clock.now()) }));
       const people = await db.selectFrom('users').select(['id', 'email']).where('id', 'in', [handover.former.id, handover.next.id]).execute();
       for (const person of people) {
