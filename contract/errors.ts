@@ -68,6 +68,7 @@ export const ERROR_CODES = [
   'invitation_email_mismatch',
   'seat_limit_reached',
   'member_cap_reached',
+  'new_owner_has_subscription',
   // Billing
   'invalid_plan',
   'already_on_plan',

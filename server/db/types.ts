@@ -215,7 +215,10 @@ export type TeamRole = 'owner' | 'admin' | 'member';
 export interface TeamsTable {
   id: string;
   name: string;
-  /** Whose Team subscription pays for the team: while it runs, it is every member's plan. */
+  /**
+   * Whose subscription row holds the team's Team subscription: always the owner, since billing
+   * follows ownership (a transfer moves both). While it runs, it is every member's plan.
+   */
   billing_user_id: string;
   /** The monthly query cap new members get; null: none. */
   default_monthly_query_cap: number | null;
