@@ -12,7 +12,8 @@ import { functionNames, scanFormula, withoutExponents, type Structure } from './
  * can be replaced without touching the answers.
  */
 
-export type FormulaValue = number | string | boolean | null | FormulaValue[][];
+export type FormulaScalar = number | string | boolean | null;
+export type FormulaValue = FormulaScalar | FormulaScalar[][];
 
 /** What every answer says of a formula (decisions.md, "The assistant"). */
 export interface FormulaCheck {
@@ -164,30 +165,34 @@ const STUBS = new Set(['CELL', 'INFO', 'PHONETIC', 'LENB', 'AGGREGATE', 'MINVERS
 
 const PARSE_POSITION = /Error at position \d+:(\d+)\n([^\n]*)/;
 
-function parseProblem(error: FormulaError, offset: number): Problem {
+function parseProblem(error: FormulaError, offset: number, length: number): Problem {
   const match = PARSE_POSITION.exec(error.message);
   if (!match) return { position: null, reason: 'the formula could not be read' };
+  // At the end of the text the library points at its last token, not past it.
+  const atEnd = /but found --> '' <--$/.test(match[2]!);
   const reason = match[2]!
     .replace(/^unexpected character: ->(.)<- at offset: \d+, skipped \d+ characters\./, 'the character "$1" is not expected here')
     .replace(/^Expecting token of type --> (\w+) <-- but found --> '(.*)' <--$/, (_, token: string, found: string) => `expected ${TOKEN_NAMES[token] ?? token} but found ${found === '' ? 'the end of the formula' : `"${found}"`}`)
     .replace(/^Redundant input, expecting EOF but found: (.*)$/, 'the formula should end before "$1"')
     .replace(/^Expecting: one of these possible Token sequences:.*$/, 'a value, a reference or a function is missing');
-  return { position: Number(match[1]) + offset, reason };
+  return { position: (atEnd ? length + 1 : Number(match[1])) + offset, reason };
 }
 
 const TOKEN_NAMES: Record<string, string> = { CloseParen: 'a closing parenthesis ")"', OpenParen: 'an opening parenthesis "("', CloseCurlyParen: 'a closing brace "}"' };
 
-function toValue(result: unknown): FormulaValue {
+function toScalar(result: unknown): FormulaScalar {
   if (result instanceof FormulaError) return result.error;
-  if (Array.isArray(result)) {
-    const rows = result.map((row: unknown[]) => row.map(toValue));
-    return rows.length === 1 && rows[0]!.length === 1 ? rows[0]![0]! : rows;
-  }
   // A blank cell reads 0, as it shows in a sheet.
   if (result === undefined || result === null) return 0;
   if (typeof result === 'number') return Object.is(result, -0) ? 0 : result;
   if (typeof result === 'string' || typeof result === 'boolean') return result;
   return String(result);
+}
+
+function toValue(result: unknown): FormulaValue {
+  if (!Array.isArray(result)) return toScalar(result);
+  const rows = result.map((row: unknown) => (Array.isArray(row) ? row.map(toScalar) : [toScalar(row)]));
+  return rows.length === 1 && rows[0]!.length === 1 ? rows[0]![0]! : rows;
 }
 
 /** The formula's body without its `=` and the outer spaces; and how many characters went before it. */
@@ -222,7 +227,7 @@ export function checkFormula(input: string, sheet: Sheet): CheckedFormula {
     const cause = error instanceof FormulaError ? error.details : error;
     if (cause instanceof Stop) return refused(true, cause.code, { position: null, reason: cause.reason });
     if (cause instanceof RangeError) return refused(true, 'too_complex', { position: null, reason: 'it is too deeply nested to evaluate' });
-    if (error instanceof FormulaError && PARSE_POSITION.test(error.message)) return refused(false, '#ERROR!', parseProblem(error, 1));
+    if (error instanceof FormulaError && PARSE_POSITION.test(error.message)) return refused(false, '#ERROR!', parseProblem(error, 1, body.length));
     if (error instanceof FormulaError && /is not implemented/.test(error.message)) return unsupportedAnswer(refused, error.message);
     return refused(true, '#VALUE!', { position: null, reason: 'the engine could not evaluate it' });
   } finally {
