@@ -16,6 +16,8 @@ interface Column {
   /** The numeric cells with their index among the data rows below the headers. */
   numbers: Array<{ row: number; value: number }>;
   counts: Map<string, number>;
+  /** The column's numbers by row, NaN where a cell holds none: correlations walk two of these. */
+  dense: Float64Array;
 }
 
 /** A quartile as QUARTILE.INC computes it: linear between the two nearest ranks. */
@@ -42,26 +44,30 @@ function slope(xs: number[], ys: number[]): number {
 
 /** Pearson's r over the rows where both columns hold numbers; null with fewer than 3 such rows or no spread. */
 function correlation(a: Column, b: Column): number | null {
-  const other = new Map(b.numbers.map(({ row, value }) => [row, value]));
-  const xs: number[] = [];
-  const ys: number[] = [];
-  for (const { row, value } of a.numbers) {
-    const y = other.get(row);
-    if (y === undefined) continue;
-    xs.push(value);
-    ys.push(y);
+  const xs = a.dense;
+  const ys = b.dense;
+  let n = 0;
+  let sx = 0;
+  let sy = 0;
+  for (let i = 0; i < xs.length; i++) {
+    if (Number.isNaN(xs[i]!) || Number.isNaN(ys[i]!)) continue;
+    n += 1;
+    sx += xs[i]!;
+    sy += ys[i]!;
   }
-  if (xs.length < 3) return null;
-  const n = xs.length;
-  const mx = xs.reduce((s, x) => s + x, 0) / n;
-  const my = ys.reduce((s, y) => s + y, 0) / n;
+  if (n < 3) return null;
+  const mx = sx / n;
+  const my = sy / n;
   let sxy = 0;
   let sxx = 0;
   let syy = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += (xs[i]! - mx) * (ys[i]! - my);
-    sxx += (xs[i]! - mx) ** 2;
-    syy += (ys[i]! - my) ** 2;
+  for (let i = 0; i < xs.length; i++) {
+    if (Number.isNaN(xs[i]!) || Number.isNaN(ys[i]!)) continue;
+    const dx = xs[i]! - mx;
+    const dy = ys[i]! - my;
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
   }
   return sxx === 0 || syy === 0 ? null : sxy / Math.sqrt(sxx * syy);
 }
@@ -72,7 +78,14 @@ function readColumns(sheet: Sheet): Column[] {
   for (let c = 0; c < sheet.columns; c++) {
     const letter = columnLetters(sheet.left + c);
     const header = sheet.headers ? sheet.data[0]![c] : undefined;
-    const column: Column = { name: header === undefined ? letter : `${letter} "${String(header)}"`, values: 0, blanks: 0, numbers: [], counts: new Map() };
+    const column: Column = {
+      name: header === undefined ? letter : `${letter} "${String(header)}"`,
+      values: 0,
+      blanks: 0,
+      numbers: [],
+      counts: new Map(),
+      dense: new Float64Array(rows.length).fill(NaN),
+    };
     rows.forEach((row, index) => {
       const cell: Cell | undefined = row[c];
       if (isBlank(cell)) {
@@ -83,7 +96,10 @@ function readColumns(sheet: Sheet): Column[] {
       const key = typeof cell === 'string' ? cell.trim() : String(cell);
       column.counts.set(key, (column.counts.get(key) ?? 0) + 1);
       const value = numericValue(cell);
-      if (value !== null) column.numbers.push({ row: index, value });
+      if (value !== null) {
+        column.numbers.push({ row: index, value });
+        column.dense[index] = value;
+      }
     });
     columns.push(column);
   }
