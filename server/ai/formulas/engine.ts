@@ -201,8 +201,8 @@ export function formulaBody(input: string): { body: string; offset: number } {
   return trimmed.startsWith('=') ? { body: trimmed.slice(1).trimStart(), offset: 1 } : { body: trimmed, offset: 0 };
 }
 
-/** Parses `input` (with or without its `=`) and evaluates it on the sheet, within the bounds. */
-export function checkFormula(input: string, sheet: Sheet): CheckedFormula {
+/** Parses `input` (with or without its `=`) and evaluates it on the sheet, within the bounds (and by `deadline`, a time in ms, when given). */
+export function checkFormula(input: string, sheet: Sheet, deadline = Infinity): CheckedFormula {
   const { body } = formulaBody(input);
   const text = `=${body}`;
   const structure = scanFormula(body);
@@ -218,7 +218,7 @@ export function checkFormula(input: string, sheet: Sheet): CheckedFormula {
   const elsewhere = structure.references.find((reference) => reference.sheet !== null);
   // A formula the engine cannot evaluate still has its syntax checked.
   const parser = unsupported || volatile || elsewhere ? (syntaxChecker ??= makeParser(true)) : (evaluator ??= makeParser(false));
-  const run: Run = { sheet, cellsRead: 0, deadline: Date.now() + MAX_EVALUATION_MS };
+  const run: Run = { sheet, cellsRead: 0, deadline: Math.min(deadline, Date.now() + MAX_EVALUATION_MS) };
   let result: unknown;
   current = run;
   try {
@@ -232,6 +232,8 @@ export function checkFormula(input: string, sheet: Sheet): CheckedFormula {
     return refused(true, '#VALUE!', { position: null, reason: 'the engine could not evaluate it' });
   } finally {
     current = null;
+    // The syntax checker notes every unknown name it met; a stream of made-up names must not pile up.
+    parser.logs.length = 0;
   }
   if (unsupported) {
     return meaningOf(unsupported)

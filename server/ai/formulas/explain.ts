@@ -1,5 +1,5 @@
 import { meaningOf } from './catalogue';
-import { checkFormula, type CheckedFormula } from './engine';
+import { checkFormula, MAX_EVALUATION_MS, type CheckedFormula } from './engine';
 import { formatValue, plural } from './format';
 import { columnLetters, headerOf, parseCell, type Sheet } from './sheet';
 import { computationOrder } from './structure';
@@ -29,11 +29,12 @@ function describeReference(text: string, sheet: Sheet): string {
 }
 
 /** The value one call computes, evaluated on its own; null when it cannot stand alone. */
-function stepValue(checked: CheckedFormula, start: number, end: number, sheet: Sheet): string | null {
+function stepValue(checked: CheckedFormula, start: number, end: number, sheet: Sheet, deadline: number): string | null {
   const body = checked.text.slice(1);
   const piece = body.slice(start, end + 1);
   if (piece === body) return checked.error === null ? formatValue(checked.value) : checked.error;
-  const step = checkFormula(piece, sheet);
+  if (Date.now() >= deadline) return null;
+  const step = checkFormula(piece, sheet, deadline);
   if (!step.valid) return null;
   return step.error === null ? formatValue(step.value) : step.error;
 }
@@ -70,10 +71,12 @@ export function explainFormula(checked: CheckedFormula, sheet: Sheet): string {
   const order = computationOrder(checked.structure);
   if (order.length > 0 && checked.error !== 'unsupported_function' && checked.error !== 'too_complex') {
     lines.push('How it computes, innermost first:');
+    // The steps share one evaluation's time: past it, the rest are listed without their values.
+    const deadline = Date.now() + MAX_EVALUATION_MS;
     order.slice(0, MAX_STEPS).forEach((call, i) => {
       const body = checked.text.slice(1);
       const piece = body.slice(call.start, call.end + 1);
-      const value = stepValue(checked, call.start, call.end, sheet);
+      const value = stepValue(checked, call.start, call.end, sheet, deadline);
       lines.push(`${i + 1}. ${piece}${value !== null ? ` → ${value}` : ''}`);
     });
     if (order.length > MAX_STEPS) lines.push(`… and ${plural(order.length - MAX_STEPS, 'more step')}.`);

@@ -39,6 +39,8 @@ declare module 'fast-formula-parser' {
     constructor(config?: Config, isTest?: boolean);
     functions: Record<string, (...args: unknown[]) => unknown>;
     funsNeedContext: string[];
+    /** The unknown function names a test-mode parser met. */
+    logs: string[];
     parse(text: string, position: { row: number; col: number; sheet: string }, allowReturnArray?: boolean): unknown;
     static readonly FormulaError: typeof FormulaError;
   }
