@@ -126,6 +126,29 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     expect(fake.requests.at(-1)!.body.messages.at(-1)!.content).toContain('gives #DIV/0! on the data');
   });
 
+  it('makes no repair round the day has no room for: the first formula is shown unverified', async () => {
+    const { access_token, user } = await register(ctx.app);
+    const body = { task: 'formula', prompt: 'Total revenue of North', data: sales };
+    // Earlier queries of the day leave room for the prompt and 150 tokens of answer: one call, not two.
+    const { day } = periodsAt(ctx.clock.now());
+    const spent = 1000 - messageTokens(body as never) - 150;
+    await ctx.app.database.db.insertInto('usage_days').values({ user_id: user.id, day, queries: 0, tokens: spent, last_grant: 0 }).execute();
+    const before = fake.requests.length;
+    fake.script({ kind: 'answer', content: fenced('=SUMIF(A2:A3,"North",B2:B3)/0'), usage: { prompt_tokens: 50, completion_tokens: 20 } });
+    const res = await query(access_token, body);
+    expect(fake.requests.length - before).toBe(1);
+    expect(fake.requests.at(-1)!.body.max_tokens).toBe(150);
+    expect(res.json()).toMatchObject({ formula: { error: '#DIV/0!' }, verified: false, tokens: { total: 70 }, usage: { daily_tokens: spent + 70 } });
+  });
+
+  it('tells the model where the data sits, and checks its formula there', async () => {
+    const { access_token } = await register(ctx.app);
+    fake.script({ kind: 'answer', content: fenced('=SUMIF(C4:C5,"North",D4:D5)') });
+    const res = await query(access_token, { task: 'formula', prompt: 'Total revenue of North', data: sales, range: 'C3:D5' });
+    expect(fake.requests.at(-1)!.body.messages[1]!.content).toMatch(/^Total revenue of North\n\nThe data sits at C3:D5\.\n\nSpreadsheet data/);
+    expect(res.json()).toMatchObject({ formula: { value: 120, error: null }, verified: true });
+  });
+
   it('never passes a function the engine cannot evaluate as verified', async () => {
     const { access_token } = await register(ctx.app);
     const xlookup = fenced('=XLOOKUP("North",A2:A3,B2:B3)');
