@@ -109,7 +109,8 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
   });
 
   it('answers formula and explain offline with a formula the engine checked on the data, placed by range', async () => {
-    const { access_token } = await register(ctx.app);
+    const { access_token, user } = await register(ctx.app);
+    await setPlan(ctx.app.database.db, user.id, 'team', ctx.clock.now());
     const data = [
       ['Region', 'Revenue'],
       ['North', 120],
@@ -142,6 +143,12 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
       '3. The operators around them give 90.',
     ]);
     expect(explained).toMatchObject({ formula: { value: 90, error: null }, verified: true });
+
+    // Every kind of value goes out as it is: an array, a truth value, text.
+    const values = await Promise.all(
+      ['=TRANSPOSE(B2:B3)', '=A2="north"', '=A3&"!"'].map(async (formula) => (await query(ctx.app, access_token, { task: 'explain', prompt: formula, data })).json().formula.value),
+    );
+    expect(values).toEqual([[[120, 80]], true, 'South!']);
 
     const broken = (await query(ctx.app, access_token, { task: 'explain', prompt: '=SUM(B2:B4', data })).json();
     expect(broken.answer.split('\n')).toEqual([
