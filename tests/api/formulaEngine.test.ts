@@ -1,5 +1,7 @@
 import { checkFormula, type FormulaValue } from '../../server/ai/formulas/engine';
+import { CATALOGUE } from '../../server/ai/formulas/catalogue';
 import { makeSheet } from '../../server/ai/formulas/sheet';
+import { functionNames, scanFormula } from '../../server/ai/formulas/structure';
 import { CORPUS, TABLES, type Expected } from '../fixtures/formulaCorpus';
 
 /** Decimals a number is written with: a documented value such as 0.305556 is rounded to them. */
@@ -28,6 +30,13 @@ describe('the formula engine on the corpus', () => {
   it('holds at least 300 formulas over at least 5 tables', () => {
     expect(CORPUS.length).toBeGreaterThanOrEqual(300);
     expect(new Set(CORPUS.map(([table]) => table)).size).toBeGreaterThanOrEqual(5);
+  });
+
+  it('has the meaning of at least 100 functions, every function of the corpus among them', () => {
+    expect(Object.keys(CATALOGUE).length).toBeGreaterThanOrEqual(100);
+    const named = new Set(CORPUS.flatMap(([, formula]) => functionNames(scanFormula(formula))));
+    // SUMM is the corpus's misspelling: it must answer #NAME?, not a meaning.
+    expect([...named].filter((name) => !Object.hasOwn(CATALOGUE, name))).toEqual(['SUMM']);
   });
 
   it('agrees with every expected value, and says unsupported_function for what it does not evaluate', () => {

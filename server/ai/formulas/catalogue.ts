@@ -93,6 +93,8 @@ export const CATALOGUE: Record<string, string> = {
   HARMEAN: 'gives the harmonic mean of its positive numbers',
   TRIMMEAN: 'gives the mean of a range without a fraction of its highest and lowest values',
   FREQUENCY: 'counts how many values fall in each of a list of bins',
+  DEVSQ: 'adds the squares of the deviations of its numbers from their mean',
+  AVEDEV: 'gives the mean of the absolute deviations of its numbers from their mean',
   SUBTOTAL: 'applies a summary function (by its number) to a range, skipping other subtotals',
   AGGREGATE: 'applies a summary function to a range, optionally skipping errors and hidden rows',
   // Logic
@@ -125,6 +127,7 @@ export const CATALOGUE: Record<string, string> = {
   COLUMN: 'gives the column number of a reference',
   COLUMNS: 'gives the number of columns of a range',
   TRANSPOSE: 'swaps the rows and columns of a range',
+  MMULT: 'multiplies two arrays as matrices',
   ADDRESS: 'gives a cell address as text from a row and a column number',
   FILTER: 'gives the rows of a range that meet a condition',
   SORT: 'gives a range sorted by one of its columns',
