@@ -228,8 +228,11 @@ export function checkFormula(input: string, sheet: Sheet, deadline = Infinity): 
     if (cause instanceof Stop) return refused(true, cause.code, { position: null, reason: cause.reason });
     if (cause instanceof RangeError) return refused(true, 'too_complex', { position: null, reason: 'it is too deeply nested to evaluate' });
     if (error instanceof FormulaError && PARSE_POSITION.test(error.message)) return refused(false, '#ERROR!', parseProblem(error, 1, body.length));
-    if (error instanceof FormulaError && /is not implemented/.test(error.message)) return unsupportedAnswer(refused, error.message);
-    return refused(true, '#VALUE!', { position: null, reason: 'the engine could not evaluate it' });
+    // A formula the engine would not evaluate anyway is answered for that reason below.
+    if (!(unsupported || volatile || elsewhere)) {
+      if (error instanceof FormulaError && /is not implemented/.test(error.message)) return unsupportedAnswer(refused, error.message);
+      return refused(true, '#VALUE!', { position: null, reason: 'the engine could not evaluate it' });
+    }
   } finally {
     current = null;
     // The syntax checker notes every unknown name it met; a stream of made-up names must not pile up.
@@ -246,8 +249,10 @@ export function checkFormula(input: string, sheet: Sheet, deadline = Infinity): 
   if (elsewhere) {
     return refused(true, '#REF!', { position: elsewhere.start + 2, reason: `it reads the sheet "${elsewhere.sheet}", and the selected data is the only sheet the engine has` });
   }
-  const value = toValue(result);
-  if (result instanceof FormulaError) return { ...base, valid: true, value: null, error: result.error, problem: null };
+  // A single cell of an array result is that cell's value, an error included.
+  const single = Array.isArray(result) && result.length === 1 && Array.isArray(result[0]) && result[0].length === 1 ? (result[0] as unknown[])[0] : result;
+  if (single instanceof FormulaError) return { ...base, valid: true, value: null, error: single.error, problem: null };
+  const value = toValue(single);
   return { ...base, valid: true, value, error: null, problem: null };
 }
 
