@@ -18,7 +18,7 @@ export const SAMPLE_TABLE: Array<Array<string | number>> = [
 
 const failure = (error: unknown) => (error instanceof ApiRequestError && error.serverMessage ? error.serverMessage : messages.guide.failed);
 
-/** The guide's try-it panel: one real `analyze` query on the sample table, counted like any other. */
+/** The guide's try-it panel: one real `formula` query on the sample table, counted like any other; the answer shows the formula the server checked. */
 export const tryQueryMachine = setup({
   types: {
     context: {} as { auth: AuthActorRef; answer: QueryAnswer | null; problem: string | null },
@@ -28,7 +28,7 @@ export const tryQueryMachine = setup({
   },
   actors: {
     ask: fromPromise<QueryAnswer, { auth: AuthActorRef }>(({ input: { auth }, signal }) =>
-      withAuthRetry(auth, () => queryApi.ask({ task: 'analyze', prompt: messages.guide.prompt, data: SAMPLE_TABLE }, { signal })),
+      withAuthRetry(auth, () => queryApi.ask({ task: 'formula', prompt: messages.guide.prompt, data: SAMPLE_TABLE }, { signal })),
     ),
   },
 }).createMachine({

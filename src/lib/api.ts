@@ -1,6 +1,6 @@
 import type { AxiosRequestConfig } from 'axios';
 import type { PlanId } from '../../contract/plans';
-import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, Subscription, Usage, User } from '../../contract/schemas';
+import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, FormulaCheck, Subscription, Usage, User } from '../../contract/schemas';
 import type { ApiKeyInfo, CreatedApiKey, DeviceGrant, NewApiKey, Scope as ApiKeyScope, SessionInfo } from '../../contract/credentials';
 import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
 import type { TokenPair } from './tokenStorage';
@@ -111,9 +111,12 @@ export interface QueryAnswer {
   tokens: { prompt: number; completion: number; total: number };
   processing_time_ms: number;
   usage: UsageStats;
+  /** The formula the answer shows, as the server's engine checked it on the data. */
+  formula: FormulaCheck | null;
+  verified: boolean;
 }
 
 export const queryApi = {
-  ask: (body: { task: 'analyze'; prompt: string; data: Array<Array<string | number>> }, { signal }: Opts = {}) =>
+  ask: (body: { task: 'analyze' | 'formula'; prompt: string; data: Array<Array<string | number>> }, { signal }: Opts = {}) =>
     request<QueryAnswer>({ method: 'POST', url: '/query', data: body, signal }),
 };
