@@ -27,6 +27,8 @@ export const invalidInvitation = () =>
 const invitationNotFound = () => new ApiError(404, 'invitation_not_found', 'There is no such pending invitation in your team.', { field: 'id' });
 const seatLimitReached = () =>
   new ApiError(403, 'seat_limit_reached', `The team has no free seat: the Team plan covers ${TEAM_SEAT_LIMIT} members, pending invitations included. Revoke an invitation or remove a member first.`);
+/** decisions.md, "Team money and roles": only the owner makes admins, an invitation with role admin included. */
+const onlyOwnerInvitesAdmins = () => forbidden('Only the team’s owner can invite admins. Invite them as a member, or ask the owner.');
 const alreadyInTeam = (whom: 'they' | 'you') =>
   new ApiError(409, 'already_in_team', whom === 'they' ? 'This person is already in a team; a person can be in one team at a time.' : 'You are already in a team. Leave it before joining another.', whom === 'they' ? { field: 'email' } : {});
 
@@ -50,6 +52,7 @@ async function inAnyTeam(db: Db, email: string): Promise<boolean> {
 
 export async function invite(trx: Trx, acting: Acting, rawEmail: string, role: InvitedRole, now: number): Promise<Issued> {
   if (!isAdmin(acting.role)) throw forbidden();
+  if (role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   const email = normaliseEmail(rawEmail);
   const teamId = acting.team.id;
   if (await inAnyTeam(trx, email)) throw alreadyInTeam('they');
@@ -83,14 +86,23 @@ async function pendingIn(trx: Trx, teamId: string, id: string) {
   return row;
 }
 
-/** A new token and seven more days; the old link dies. An expired invitation takes a seat again, if one is free. */
+/**
+ * A new token and seven more days; the old link dies. An expired invitation takes a seat again, if
+ * one is free. The resender becomes its inviter: the mail and the link name them, and an admin
+ * invitation stays one the owner sent.
+ */
 export async function resend(trx: Trx, acting: Acting, id: string, now: number): Promise<Issued> {
   if (!isAdmin(acting.role)) throw forbidden();
   const row = await pendingIn(trx, acting.team.id, id);
+  if (row.role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   if (row.expires_at <= now && (await seatsUsed(trx, acting.team.id, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
   const token = randomToken();
   const expiresAt = now + INVITATION_TTL_MS;
-  await trx.updateTable('team_invitations').set({ token_hash: hashToken(token), expires_at: expiresAt }).where('id', '=', id).execute();
+  await trx
+    .updateTable('team_invitations')
+    .set({ token_hash: hashToken(token), expires_at: expiresAt, invited_by: acting.person.id })
+    .where('id', '=', id)
+    .execute();
   await recordAudit(trx, { teamId: acting.team.id, actor: acting.person, action: 'invitation.resent', target: { id: null, name: row.email }, detail: row.role, ip: acting.ip, at: now });
   return { invitation: wire({ ...row, expires_at: expiresAt }), token };
 }
@@ -102,12 +114,18 @@ export async function revoke(trx: Trx, acting: Acting, id: string, now: number):
   await recordAudit(trx, { teamId: acting.team.id, actor: acting.person, action: 'invitation.revoked', target: { id: null, name: row.email }, detail: row.role, ip: acting.ip, at: now });
 }
 
+async function isOwner(db: Db, teamId: string, userId: string | null): Promise<boolean> {
+  if (userId === null) return false;
+  const row = await db.selectFrom('team_members').select('role').where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst();
+  return row?.role === 'owner';
+}
+
 async function usable(db: Db, token: string, now: number) {
   const row = await db
     .selectFrom('team_invitations as i')
     .innerJoin('teams as t', 't.id', 'i.team_id')
     .leftJoin('users as u', 'u.id', 'i.invited_by')
-    .select(['i.id', 'i.team_id', 'i.email', 'i.role', 'i.expires_at', 'i.status', 't.name as team_name', 'u.full_name as inviter_name'])
+    .select(['i.id', 'i.team_id', 'i.email', 'i.role', 'i.invited_by', 'i.expires_at', 'i.status', 't.name as team_name', 'u.full_name as inviter_name'])
     .where('i.token_hash', '=', hashToken(token))
     .executeTakeFirst();
   if (!row || row.status !== 'pending' || row.expires_at <= now) throw invalidInvitation();
@@ -137,6 +155,11 @@ export async function accept(
   const row = await usable(trx, token, now);
   if (row.email !== user.email.trim().toLowerCase()) {
     throw new ApiError(403, 'invitation_email_mismatch', `This invitation is for ${row.email}, but you are signed in as ${user.email}. Sign out and sign in (or register) with ${row.email} to accept it.`);
+  }
+  // Read after the team's lock: an invitation to be an admin holds only while its sender is the owner
+  // (one sent before a transfer, or by an admin before admins were refused it, makes no admin).
+  if (row.role === 'admin' && !(await isOwner(trx, row.team_id, row.invited_by))) {
+    throw forbidden('This invitation would make you an admin, but the person who sent it is no longer the team’s owner. Ask the owner to send it again.');
   }
   const already = await trx.selectFrom('team_members').select('team_id').where('user_id', '=', user.id).executeTakeFirst();
   if (already) throw alreadyInTeam('you');
