@@ -67,6 +67,7 @@ export const ERROR_CODES = [
   'invalid_invitation',
   'invitation_email_mismatch',
   'seat_limit_reached',
+  'too_many_invitations',
   'member_cap_reached',
   // Billing
   'invalid_plan',

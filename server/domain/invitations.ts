@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { TEAM_SEAT_LIMIT } from '../../contract/plans';
 import type { InvitationPreview, TeamInvitation } from '../../contract/teams';
-import type { Database, TeamInvitationsTable, TeamRole } from '../db/types';
+import type { Database, Engine, TeamInvitationsTable, TeamRole } from '../db/types';
 import { ApiError } from '../errors';
 import { recordAudit } from './auditLog';
 import { forbidden, isAdmin, seatsUsed, type Acting } from './teams';
@@ -21,6 +21,15 @@ type Trx = Transaction<Database>;
 type InvitedRole = Exclude<TeamRole, 'owner'>;
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
+
+const HOUR_MS = 60 * 60_000;
+/** Invitation mail is bounded like reset mail (decisions.md): per invited address, and per team. */
+export const INVITATION_MAIL_LIMITS = {
+  address: { max: 5, windowMs: HOUR_MS },
+  team: { max: 50, windowMs: 24 * HOUR_MS },
+};
+/** The class of the PostgreSQL advisory locks that make one address's mails count one at a time across teams. */
+const ADDRESS_LOCK_CLASS = 0x1a11;
 
 export const invalidInvitation = () =>
   new ApiError(404, 'invalid_invitation', 'This invitation link is no longer valid: it was used, revoked, replaced by a newer one, or it expired. Ask the team’s admin for a new one.');
@@ -50,7 +59,48 @@ async function inAnyTeam(db: Db, email: string): Promise<boolean> {
   return row !== undefined;
 }
 
-export async function invite(trx: Trx, acting: Acting, rawEmail: string, role: InvitedRole, now: number): Promise<Issued> {
+/**
+ * When the window holding `max` of these mails frees a place: the `max`-th newest of them leaves it
+ * then; null when there is room now.
+ */
+async function fullUntil(trx: Trx, column: 'email' | 'team_id', value: string, limit: { max: number; windowMs: number }, now: number): Promise<number | null> {
+  const row = await trx
+    .selectFrom('invitation_mails')
+    .select('sent_at')
+    .where(column, '=', value)
+    .where('sent_at', '>', now - limit.windowMs)
+    .orderBy('sent_at', 'desc')
+    .limit(1)
+    .offset(limit.max - 1)
+    .executeTakeFirst();
+  return row ? Number(row.sent_at) + limit.windowMs : null;
+}
+
+function tooManyInvitations(message: string, until: number, now: number): ApiError {
+  const seconds = Math.max(1, Math.ceil((until - now) / 1000));
+  const minutes = Math.ceil(seconds / 60);
+  return new ApiError(429, 'too_many_invitations', `${message} Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`, {
+    headers: { 'Retry-After': String(seconds) },
+  });
+}
+
+/**
+ * Counts one invitation mail to `email` from the acting team, or refuses it (429
+ * `too_many_invitations` with Retry-After) when the address had 5 in the last hour or the team 50
+ * in the last day. In the transaction that issues the link: the team's row is locked (see
+ * `actingIn`) and on PostgreSQL so is the address (an advisory lock), so mails sent at once, from
+ * any instance and any team, are counted one after another; a refusal rolls the invitation back.
+ */
+async function takeInvitationMail(trx: Trx, engine: Engine, acting: Acting, email: string, now: number): Promise<void> {
+  if (engine === 'postgres') await sql`select pg_advisory_xact_lock(${ADDRESS_LOCK_CLASS}, hashtext(${email}))`.execute(trx);
+  const addressFull = await fullUntil(trx, 'email', email, INVITATION_MAIL_LIMITS.address, now);
+  if (addressFull !== null) throw tooManyInvitations(`This address was sent ${INVITATION_MAIL_LIMITS.address.max} invitation mails in the last hour.`, addressFull, now);
+  const teamFull = await fullUntil(trx, 'team_id', acting.team.id, INVITATION_MAIL_LIMITS.team, now);
+  if (teamFull !== null) throw tooManyInvitations(`Your team sent ${INVITATION_MAIL_LIMITS.team.max} invitation mails in the last day.`, teamFull, now);
+  await trx.insertInto('invitation_mails').values({ id: uuidV7(now), team_id: acting.team.id, email, sent_at: now }).execute();
+}
+
+export async function invite(trx: Trx, engine: Engine, acting: Acting, rawEmail: string, role: InvitedRole, now: number): Promise<Issued> {
   if (!isAdmin(acting.role)) throw forbidden();
   if (role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   const email = normaliseEmail(rawEmail);
@@ -61,6 +111,7 @@ export async function invite(trx: Trx, acting: Acting, rawEmail: string, role: I
   const pending = await trx.selectFrom('team_invitations').select('id').where('team_id', '=', teamId).where('email', '=', email).where('status', '=', 'pending').executeTakeFirst();
   if (pending) throw new ApiError(409, 'invitation_pending', 'This address already has a pending invitation. Resend it instead.', { field: 'email' });
   if ((await seatsUsed(trx, teamId, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
+  await takeInvitationMail(trx, engine, acting, email, now);
   const token = randomToken();
   const row = { id: uuidV7(now), team_id: teamId, email, role, token_hash: hashToken(token), invited_by: acting.person.id, status: 'pending' as const, created_at: now, expires_at: now + INVITATION_TTL_MS };
   await trx.insertInto('team_invitations').values(row).execute();
@@ -91,11 +142,12 @@ async function pendingIn(trx: Trx, teamId: string, id: string) {
  * one is free. The resender becomes its inviter: the mail and the link name them, and an admin
  * invitation stays one the owner sent.
  */
-export async function resend(trx: Trx, acting: Acting, id: string, now: number): Promise<Issued> {
+export async function resend(trx: Trx, engine: Engine, acting: Acting, id: string, now: number): Promise<Issued> {
   if (!isAdmin(acting.role)) throw forbidden();
   const row = await pendingIn(trx, acting.team.id, id);
   if (row.role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   if (row.expires_at <= now && (await seatsUsed(trx, acting.team.id, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
+  await takeInvitationMail(trx, engine, acting, row.email, now);
   const token = randomToken();
   const expiresAt = now + INVITATION_TTL_MS;
   await trx
