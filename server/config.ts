@@ -282,6 +282,16 @@ export function passwordHashCost(env: Env = process.env): PasswordHashCost {
   };
 }
 
+/**
+ * The address the server listens on, as a browser opens it (decisions.md, "PUBLIC_URL default"):
+ * links in mails and checkout returns then land on the origin a person opened, where their tokens
+ * are. Every interface (`0.0.0.0`, `::`) reads as localhost; an IPv6 address goes in brackets.
+ */
+export function listenAddress(host: string, port: number): string {
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') return `http://localhost:${port}`;
+  return `http://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const databaseUrl = env.DATABASE_URL?.trim()
     ? url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:'])
@@ -303,6 +313,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
 
   const listenPort = wholeNumber(env, 'PORT', 3000, 0, 65535);
+  const listenHost = str(env, 'HOST', '0.0.0.0');
   const authSecret = env.AUTH_SECRET?.trim() || null;
   if (authSecret !== null && authSecret.length < 32) {
     throw new ConfigError('AUTH_SECRET', 'must be at least 32 characters (e.g. `openssl rand -hex 32`)');
@@ -312,7 +323,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   return {
     port: listenPort,
-    host: str(env, 'HOST', '0.0.0.0'),
+    host: listenHost,
     dataDir: path.resolve(cwd, str(env, 'DATA_DIR', 'data')),
     databaseUrl,
     logLevel: logLevel as Config['logLevel'],
@@ -320,7 +331,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     corsOrigins,
     trustProxy: trustProxy(env),
     connections: connectionLimits(env),
-    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${listenPort}`, ['http:', 'https:']).replace(/\/+$/, ''),
+    publicUrl: url(env, 'PUBLIC_URL', listenAddress(listenHost, listenPort), ['http:', 'https:']).replace(/\/+$/, ''),
     authSecret,
     smtpUrl: env.SMTP_URL?.trim() ? url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']) : null,
     mailFrom: str(env, 'MAIL_FROM', `${brandName} <${supportEmail}>`),
