@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { offlineProvider } from '../../server/ai/offline';
@@ -35,6 +36,36 @@ describe.each(ENGINES)('hostile input on %s', (engine) => {
       headers: { ...bearer(other.access_token), 'content-type': 'text/plain', 'content-length': '0' },
     });
     expect(plain.statusCode).toBe(204);
+  });
+
+  it('ends the session on a logout with an empty chunked body and no or a non-JSON Content-Type, and refuses a chunked text body', async () => {
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = ctx.app.server.address() as net.AddressInfo;
+    /** One raw request (Node's clients choose the framing themselves); answers the status line's code. */
+    const send = (token: string, headers: string, body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const socket = net.connect({ port, host: '127.0.0.1' });
+        let got = '';
+        socket.on('data', (chunk: Buffer) => {
+          got += chunk.toString();
+          const status = /^HTTP\/1\.1 (\d{3})/.exec(got);
+          if (status) {
+            socket.destroy();
+            resolve(Number(status[1]));
+          }
+        });
+        socket.on('error', reject);
+        socket.write(`POST /api/v1/auth/logout HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n${headers}Transfer-Encoding: chunked\r\n\r\n${body}`);
+      });
+    const alive = async (token: string) => (await ctx.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) })).statusCode === 200;
+    for (const type of ['', 'Content-Type: text/plain\r\n', 'Content-Type: application/x-www-form-urlencoded\r\n', 'Content-Type: application/json\r\n']) {
+      const { access_token } = await register(ctx.app);
+      expect(await send(access_token, type, '0\r\n\r\n')).toBe(204);
+      expect(await alive(access_token)).toBe(false);
+    }
+    const { access_token } = await register(ctx.app);
+    expect(await send(access_token, 'Content-Type: text/plain\r\n', '3\r\nbye\r\n0\r\n\r\n')).toBe(415);
+    expect(await alive(access_token)).toBe(true);
   });
 
   it('still refuses an empty or non-JSON body on a call that needs one', async () => {
