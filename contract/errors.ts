@@ -68,6 +68,7 @@ export const ERROR_CODES = [
   'invitation_email_mismatch',
   'seat_limit_reached',
   'too_many_invitations',
+  'cannot_invite_yourself',
   'member_cap_reached',
   // Billing
   'invalid_plan',

@@ -31,7 +31,7 @@ export type InviteFormEvent =
   | { type: 'form.submit' };
 
 /** Refusals about the address go under the field; the others (seats, rights) in a toast. */
-const FIELD_CODES = new Set(['already_in_team', 'invitation_pending', 'invalid_input']);
+const FIELD_CODES = new Set(['already_in_team', 'cannot_invite_yourself', 'invitation_pending', 'invalid_input']);
 
 type ErrorEvent = { event: { error: unknown } };
 

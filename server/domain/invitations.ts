@@ -54,9 +54,10 @@ export interface Issued {
   token: string;
 }
 
-async function inAnyTeam(db: Db, email: string): Promise<boolean> {
+/** The id of the account with this address when it is in a team (any team). */
+async function memberWithEmail(db: Db, email: string): Promise<string | undefined> {
   const row = await db.selectFrom('users').innerJoin('team_members', 'team_members.user_id', 'users.id').select('users.id').where('users.email', '=', email).executeTakeFirst();
-  return row !== undefined;
+  return row?.id;
 }
 
 /**
@@ -105,7 +106,9 @@ export async function invite(trx: Trx, engine: Engine, acting: Acting, rawEmail:
   if (role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   const email = normaliseEmail(rawEmail);
   const teamId = acting.team.id;
-  if (await inAnyTeam(trx, email)) throw alreadyInTeam('they');
+  const member = await memberWithEmail(trx, email);
+  if (member === acting.person.id) throw new ApiError(409, 'cannot_invite_yourself', 'This is your own address: you are already in this team.', { field: 'email' });
+  if (member) throw alreadyInTeam('they');
   // An expired invitation no longer holds the address or a seat.
   await trx.updateTable('team_invitations').set({ status: 'expired' }).where('team_id', '=', teamId).where('email', '=', email).where('status', '=', 'pending').where('expires_at', '<=', now).execute();
   const pending = await trx.selectFrom('team_invitations').select('id').where('team_id', '=', teamId).where('email', '=', email).where('status', '=', 'pending').executeTakeFirst();

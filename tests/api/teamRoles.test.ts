@@ -56,6 +56,14 @@ describe.each(ENGINES)('who makes admins and caps on %s', (engine) => {
     expect((await roles(owner))[newcomer.user.id]).toBe('admin');
   });
 
+  it('answers an owner or admin who invites their own address 409 cannot_invite_yourself, in words of its own', async () => {
+    const { owner, admin } = await teamWithAdmin();
+    for (const [who, role] of [[owner, 'admin'], [admin, 'member']] as const) {
+      const res = await invite(who, ` ${who.account.email.toUpperCase()}`, role);
+      expect([res.statusCode, res.json().error]).toEqual([409, { code: 'cannot_invite_yourself', message: 'This is your own address: you are already in this team.', field: 'email' }]);
+    }
+  });
+
   it('makes no admin of an admin invitation whose sender no longer owns the team; the new owner’s resend does', async () => {
     const owner = await teamOwner(ctx);
     const heir = await register(ctx.app);

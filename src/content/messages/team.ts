@@ -115,6 +115,7 @@ export const team = {
     not_in_team: 'You are not in a team any more.',
     forbidden: 'Only the team’s owner or an admin can do this.',
     already_in_team: 'This person is already in a team. Someone can be in one team at a time.',
+    cannot_invite_yourself: 'This is your own address: you are already in this team.',
     invitation_pending: 'This address already has an invitation waiting. Use Resend on it instead.',
     seat_limit_reached: 'All 10 seats of the Team plan are taken, pending invitations included. Revoke an invitation or remove a member first.',
     member_not_found: 'This person is no longer in the team.',
