@@ -13,7 +13,7 @@ import { createMailer, type Mailer } from './mail/mailer';
 import { registerAuth } from './plugins/auth';
 import { API_PREFIX, documentCommonAnswers, registerOpenApi } from './plugins/openapi';
 import { registerBodyParsers } from './plugins/bodies';
-import { limitConnections } from './plugins/connections';
+import { exemptPeers, limitConnections } from './plugins/connections';
 import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimit';
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
@@ -125,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // A keep-alive connection whose request was still being answered when shutdown began is not
   // idle at that moment, so Node would leave it open until its keep-alive timeout and hold the
   // exit for a minute: while closing, connections are closed as soon as they fall idle.
-  limitConnections(app.server, limits.maxConnections, app.log);
+  limitConnections(app.server, { max: limits.maxConnections, perAddress: limits.maxConnectionsPerAddress, exempt: exemptPeers(config.trustProxy) }, app.log);
 
   let sweeper: NodeJS.Timeout | undefined;
   let closing = false;

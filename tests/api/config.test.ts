@@ -23,6 +23,9 @@ describe('configuration', () => {
     expect(config.web).toMatchObject({ brandName: 'SheetMind', supportEmail: 'support@sheetmind.example' });
     expect(config.passwordHashing).toEqual({ memoryKiB: 19_456, passes: 2 });
     expect(config.retention).toEqual({ months: 13, intervalMinutes: 60 });
+    // Idle kept-alive connections go after 5 s when browsers reach the server directly, after 72 s behind a proxy.
+    expect(config.connections).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000, maxConnectionsPerAddress: 256 });
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8' }).connections.keepAliveTimeoutMs).toBe(72_000);
   });
 
   it('hashes passwords with argon2id at 19 MiB and 2 passes unless told otherwise (the tests lower it)', async () => {
