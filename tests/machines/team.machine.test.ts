@@ -103,6 +103,15 @@ describe('invite form chart', () => {
     return { actor, sent, notified };
   }
 
+  it('shows an invitation to one’s own address refused under the field, in words of its own', async () => {
+    const { actor, notified } = form(() => Promise.reject(refusal(409, 'cannot_invite_yourself')));
+    actor.send({ type: 'draft.email', value: 'ada@example.com' });
+    actor.send({ type: 'form.submit' });
+    await settle();
+    expect(actor.getSnapshot().context.error).toBe('This is your own address: you are already in this team.');
+    expect(notified).toEqual([]);
+  });
+
   it('checks the address before sending, and shows a refusal about it under the field', async () => {
     const { actor } = form(() => Promise.reject(refusal(409, 'invitation_pending')));
     actor.send({ type: 'form.submit' });
