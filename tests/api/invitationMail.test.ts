@@ -1,21 +1,15 @@
 // decisions.md, "Team money and roles": invitation mail is bounded like reset mail, at most 5 mails
 // per invited address per hour and 50 per team per day, counting invitations, resends and
 // invite-revoke-invite cycles; on both engines, with requests sent at once to two instances.
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app';
 import { INVITATION_MAIL_LIMITS } from '../../server/domain/invitations';
 import { signIn, teamOwner, type Account } from '../helpers/teams';
-import { ENGINES, bearer, checkedAgainstDocument, useTestApp } from '../helpers/testApp';
+import { ENGINES, bearer, useSecondInstance, useTestApp } from '../helpers/testApp';
 
 const HOUR = 60 * 60_000;
 
 describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
   const ctx = useTestApp(engine);
-  let other: FastifyInstance;
-  beforeAll(async () => {
-    other = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
-  });
-  afterAll(() => other.close());
+  const second = useSecondInstance(ctx);
 
   let stamp = 0;
   const address = () => `invited${(stamp += 1)}.${Date.now()}.${engine}@example.com`;
@@ -96,7 +90,7 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
     const [a, b] = [await teamOwner(ctx), await teamOwner(ctx)];
     const email = address();
     const ids = [(await invite(a, email)).json().id as string, (await invite(b, email)).json().id as string];
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => resend(i % 4 < 2 ? a : b, ids[i % 4 < 2 ? 0 : 1]!, i % 2 ? other : ctx.app)));
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => resend(i % 4 < 2 ? a : b, ids[i % 4 < 2 ? 0 : 1]!, i % 2 ? second.app : ctx.app)));
     const statuses = answers.map((res) => res.statusCode);
     expect(statuses.filter((status) => status === 200)).toHaveLength(3);
     expect(answers.filter((res) => res.statusCode !== 200).map((res) => refusal(res).code)).toEqual(Array(17).fill('too_many_invitations'));

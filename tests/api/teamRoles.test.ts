@@ -2,22 +2,17 @@
 // change, an invitation, its resend or its accept), and caps an admin cannot touch; on both
 // engines, with requests sent at once to two instances on one database.
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app';
 import { invitationToken, join, teamOwner, type Account } from '../helpers/teams';
-import { ENGINES, bearer, checkedAgainstDocument, post, register, useTestApp } from '../helpers/testApp';
+import { ENGINES, bearer, post, register, useSecondInstance, useTestApp } from '../helpers/testApp';
 
 describe.each(ENGINES)('who makes admins and caps on %s', (engine) => {
   const ctx = useTestApp(engine);
-  let other: FastifyInstance;
-  beforeAll(async () => {
-    other = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
-  });
-  afterAll(() => other.close());
+  const instance2 = useSecondInstance(ctx);
 
-  const call = (method: 'GET' | 'PATCH' | 'POST', url: string, who: Account, payload?: object, app = ctx.app) =>
+  const call = (method: 'GET' | 'PATCH' | 'POST', url: string, who: Account, payload?: object, app: FastifyInstance = ctx.app) =>
     app.inject({ method, url: `/api/v1${url}`, headers: bearer(who.access_token), ...(payload ? { payload } : {}) });
-  const invite = (who: Account, email: string, role: 'admin' | 'member', app = ctx.app) => call('POST', '/teams/me/invitations', who, { email, role }, app);
-  const cap = (who: Account, target: Account, monthlyQueryCap: number | null, app = ctx.app) =>
+  const invite = (who: Account, email: string, role: 'admin' | 'member', app: FastifyInstance = ctx.app) => call('POST', '/teams/me/invitations', who, { email, role }, app);
+  const cap = (who: Account, target: Account, monthlyQueryCap: number | null, app: FastifyInstance = ctx.app) =>
     call('PATCH', `/teams/me/members/${target.user.id}`, who, { monthly_query_cap: monthlyQueryCap }, app);
   const refusal = (res: { statusCode: number; json(): { error: { code: string } } }) => [res.statusCode, res.json().error.code];
   const roles = async (who: Account) =>
@@ -129,9 +124,9 @@ describe.each(ENGINES)('who makes admins and caps on %s', (engine) => {
     await join(ctx, owner, heir);
     await join(ctx, owner, member);
     const invitees = await Promise.all(Array.from({ length: 4 }, () => register(ctx.app)));
-    const apps = [ctx.app, other];
+    const apps = [ctx.app, instance2.app];
     const answers = await Promise.all([
-      call('POST', '/teams/me/transfer', owner, { user_id: heir.user.id }, other),
+      call('POST', '/teams/me/transfer', owner, { user_id: heir.user.id }, instance2.app),
       ...invitees.map((who, i) => invite(owner, who.account.email, 'admin', apps[i % 2])),
       ...[0, 1, 2, 3].map((i) => cap(owner, heir, i, apps[i % 2])),
       ...[0, 1].map((i) => call('PATCH', `/teams/me/members/${member.user.id}`, owner, { role: 'admin' }, apps[i])),
@@ -162,7 +157,7 @@ describe.each(ENGINES)('who makes admins and caps on %s', (engine) => {
     const stamp = `${Date.now()}${engine}`;
     const answers = await Promise.all(
       Array.from({ length: 16 }, (_, i) => {
-        const app = i % 2 ? other : ctx.app;
+        const app = i % 2 ? instance2.app : ctx.app;
         if (i % 4 === 0) return invite(admin, `rush${i}.${stamp}@example.com`, 'admin', app);
         if (i % 4 === 1) return cap(admin, owner, 0, app);
         if (i % 4 === 2) return cap(admin, admin, null, app);

@@ -22,6 +22,25 @@ import { CODE, grant, linkCoverage, linkPaths, linkViews } from './link.paths';
 
 const t = messages.link;
 
+/** The real page at `address` with the chart's calls held (and what each was sent: the code and the link's key). */
+function renderLinkPage(address: string, signedIn: boolean) {
+  localStorage.clear();
+  const calls = new HeldActorCalls();
+  const sent: Array<[string, string, string | null]> = [];
+  const held = (name: 'lookUp' | 'approve' | 'deny') => calls.actor<unknown, CodeInput>(name, (input) => sent.push([name, input.code, input.linkKey]));
+  const machine = linkMachine.provide({ actors: { lookUp: held('lookUp'), approve: held('approve'), deny: held('deny') } as never });
+  const auth = authMachine.provide({ guards: { hasStoredToken: () => signedIn }, actors: { fetchUser: fromPromise(async () => ada) } });
+  const { unmount } = renderPage(
+    '/link',
+    auth,
+    <LinkChart.Logic.Provider value={machine}>
+      <LinkPage />
+    </LinkChart.Logic.Provider>,
+    address,
+  );
+  return { calls, sent, unmount };
+}
+
 describe('link chart, generated paths', () => {
   afterAll(() => console.log(coverageLine('link', linkCoverage)));
 
@@ -32,25 +51,7 @@ describe('link chart, generated paths', () => {
   it.each(linkPaths.map(({ title, arrival, path }) => [title, arrival, path] as const))(
     '%s',
     async (_title, arrival, path) => {
-      localStorage.clear();
-      const calls = new HeldActorCalls();
-      const sent: Array<[string, string]> = [];
-      const held = (name: 'lookUp' | 'approve' | 'deny') => calls.actor<unknown, CodeInput>(name, (input) => sent.push([name, input.code]));
-      const machine = linkMachine.provide({ actors: { lookUp: held('lookUp'), approve: held('approve'), deny: held('deny') } as never });
-      const signedIn = arrival !== 'signedOut';
-      const auth = authMachine.provide({
-        guards: { hasStoredToken: () => signedIn },
-        actors: { fetchUser: fromPromise(async () => ada) },
-      });
-      const address = arrival === 'signedIn' ? '/link' : `/link?code=${CODE}`;
-      const { unmount } = renderPage(
-        '/link',
-        auth,
-        <LinkChart.Logic.Provider value={machine}>
-          <LinkPage />
-        </LinkChart.Logic.Provider>,
-        address,
-      );
+      const { calls, unmount } = renderLinkPage(arrival === 'signedIn' ? '/link' : `/link?code=${CODE}`, arrival !== 'signedOut');
       const browser = userEvent.setup();
       const settle = (name: string) => ({ event }: { event: ActorOutcome }) => calls.settle(name, event);
       try {
@@ -78,20 +79,7 @@ describe('link chart, generated paths', () => {
 
 describe('link page, from the add-on’s link', () => {
   it('sends the link’s key with its code until another code is typed, and says which account approves and what the device reported', async () => {
-    localStorage.clear();
-    const calls = new HeldActorCalls();
-    const sent: Array<[string, string, string | null]> = [];
-    const held = (name: 'lookUp' | 'approve' | 'deny') => calls.actor<unknown, CodeInput>(name, (input) => sent.push([name, input.code, input.linkKey]));
-    const machine = linkMachine.provide({ actors: { lookUp: held('lookUp'), approve: held('approve'), deny: held('deny') } as never });
-    const auth = authMachine.provide({ guards: { hasStoredToken: () => true }, actors: { fetchUser: fromPromise(async () => ada) } });
-    const { unmount } = renderPage(
-      '/link',
-      auth,
-      <LinkChart.Logic.Provider value={machine}>
-        <LinkPage />
-      </LinkChart.Logic.Provider>,
-      `/link?code=${CODE}&key=the-link-key`,
-    );
+    const { calls, sent, unmount } = renderLinkPage(`/link?code=${CODE}&key=the-link-key`, true);
     const browser = userEvent.setup();
     try {
       await calls.settle('lookUp', { type: 'xstate.done.actor.lookUp', output: grant });
