@@ -90,7 +90,7 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
     const [a, b] = [await teamOwner(ctx), await teamOwner(ctx)];
     const email = address();
     const ids = [(await invite(a, email)).json().id as string, (await invite(b, email)).json().id as string];
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => resend(i % 4 < 2 ? a : b, ids[i % 4 < 2 ? 0 : 1]!, i % 2 ? second.app : ctx.app)));
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => resend(i % 4 < 2 ? a : b, ids[i % 4 < 2 ? 0 : 1]!, i % 2 ? second.current : ctx.app)));
     const statuses = answers.map((res) => res.statusCode);
     expect(statuses.filter((status) => status === 200)).toHaveLength(3);
     expect(answers.filter((res) => res.statusCode !== 200).map((res) => refusal(res).code)).toEqual(Array(17).fill('too_many_invitations'));

@@ -18,7 +18,7 @@ describe.each(ENGINES)('the effective plan follows team membership at once on %s
   /** The plan both instances answer with, read by several requests at once (each one's session check). */
   async function plans(who: Account): Promise<string[]> {
     const answers = await Promise.all(
-      [ctx.app, second.app, ctx.app, second.app].flatMap((app) => [call(app, 'GET', '/users/me', who), call(app, 'GET', '/subscription/me', who)]),
+      [ctx.app, second.current, ctx.app, second.current].flatMap((app) => [call(app, 'GET', '/users/me', who), call(app, 'GET', '/subscription/me', who)]),
     );
     return [...new Set(answers.map((res, i) => (i % 2 === 0 ? res.json().subscription_plan : res.json().plan)))];
   }
@@ -38,7 +38,7 @@ describe.each(ENGINES)('the effective plan follows team membership at once on %s
     expect(await plans(pro)).toEqual(['team']);
 
     // Removed by the owner through the other instance.
-    expect((await call(second.app, 'DELETE', `/teams/me/members/${free.user.id}`, owner)).statusCode).toBe(204);
+    expect((await call(second.current, 'DELETE', `/teams/me/members/${free.user.id}`, owner)).statusCode).toBe(204);
     expect(await plans(free)).toEqual(['free']);
     // Leaving through the first.
     expect((await call(ctx.app, 'DELETE', `/teams/me/members/${pro.user.id}`, pro)).statusCode).toBe(204);

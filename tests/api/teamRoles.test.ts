@@ -124,9 +124,9 @@ describe.each(ENGINES)('who makes admins and caps on %s', (engine) => {
     await join(ctx, owner, heir);
     await join(ctx, owner, member);
     const invitees = await Promise.all(Array.from({ length: 4 }, () => register(ctx.app)));
-    const apps = [ctx.app, instance2.app];
+    const apps = [ctx.app, instance2.current];
     const answers = await Promise.all([
-      call('POST', '/teams/me/transfer', owner, { user_id: heir.user.id }, instance2.app),
+      call('POST', '/teams/me/transfer', owner, { user_id: heir.user.id }, instance2.current),
       ...invitees.map((who, i) => invite(owner, who.account.email, 'admin', apps[i % 2])),
       ...[0, 1, 2, 3].map((i) => cap(owner, heir, i, apps[i % 2])),
       ...[0, 1].map((i) => call('PATCH', `/teams/me/members/${member.user.id}`, owner, { role: 'admin' }, apps[i])),
@@ -157,7 +157,7 @@ describe.each(ENGINES)('who makes admins and caps on %s', (engine) => {
     const stamp = `${Date.now()}${engine}`;
     const answers = await Promise.all(
       Array.from({ length: 16 }, (_, i) => {
-        const app = i % 2 ? instance2.app : ctx.app;
+        const app = i % 2 ? instance2.current : ctx.app;
         if (i % 4 === 0) return invite(admin, `rush${i}.${stamp}@example.com`, 'admin', app);
         if (i % 4 === 1) return cap(admin, owner, 0, app);
         if (i % 4 === 2) return cap(admin, admin, null, app);

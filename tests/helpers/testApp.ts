@@ -99,20 +99,6 @@ export function useTestApp(engine: EngineName, options: TestAppOptions = {}): Te
 }
 
 /**
- * A second instance of the suite's app on the same database, with its own handle (its own cache
- * on SQLite, its own pool on PostgreSQL), clock and mail catcher: for rules that must hold across
- * instances. Its `app` is there once the suite's `beforeAll` ran.
- */
-export function useSecondInstance(ctx: TestContext): { app: FastifyInstance } {
-  const second = {} as { app: FastifyInstance };
-  beforeAll(async () => {
-    second.app = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
-  });
-  afterAll(() => second.app.close());
-  return second;
-}
-
-/**
  * Makes every `app.inject` answer to an operation of the app's OpenAPI document fail the test
  * unless the document lists its status and its body fits the schema for that status: the API
  * suites, run through this, check the document against what the server really sends.
@@ -131,6 +117,19 @@ export function checkedAgainstDocument(app: FastifyInstance): FastifyInstance {
   app.inject = ((options?: InjectOptions | string, callback?: (error: Error | undefined, res?: LightMyRequestResponse) => void) =>
     options === undefined ? inject() : callback ? inject(options, callback) : checked(options)) as typeof app.inject;
   return app;
+}
+
+/**
+ * A second instance of the app on the test app's database (its own handle: its own cache on SQLite,
+ * its own pool on PostgreSQL), sharing its clock and mail; `current` is set before the tests run.
+ */
+export function useSecondInstance(ctx: TestContext): { current: FastifyInstance } {
+  const other = {} as { current: FastifyInstance };
+  beforeAll(async () => {
+    other.current = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
+  });
+  afterAll(() => other.current?.close());
+  return other;
 }
 
 let counter = 0;
