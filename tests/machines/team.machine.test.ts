@@ -163,6 +163,15 @@ describe('invitation chart', () => {
     expect(actor.getSnapshot().value).toBe('invalid');
   });
 
+  it('says in words of its own why an admin invitation from someone no longer the owner cannot be accepted', async () => {
+    const { actor } = invitation(async () => ({ ...preview, role: 'admin' }), () => Promise.reject(refusal(403, 'forbidden')));
+    await settle();
+    actor.send({ type: 'invitation.accept' });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('showing');
+    expect(actor.getSnapshot().context.failure).toBe('This invitation would make you an admin, but whoever sent it no longer owns the team. Ask the team’s owner to send it again.');
+  });
+
   it('keeps a mismatch on the page in words, and goes to the team page once joined', async () => {
     let answer: 'mismatch' | 'ok' = 'mismatch';
     const { actor, navigated } = invitation(async () => preview, () =>

@@ -148,6 +148,8 @@ export const invitation = {
     invalid_invitation: 'This invitation link no longer works: it was used, revoked, replaced or it expired.',
     invitation_email_mismatch: 'This invitation is for another email address. Sign in with the invited address to accept it.',
     already_in_team: 'You are already in a team. Leave it first to join this one.',
+    // The one 403 of an accept: an admin invitation whose sender no longer owns the team.
+    forbidden: 'This invitation would make you an admin, but whoever sent it no longer owns the team. Ask the team’s owner to send it again.',
   } as Record<string, string>,
   acceptFailed: 'Could not join the team',
 } as const;
