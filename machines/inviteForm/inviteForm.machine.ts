@@ -94,7 +94,8 @@ export const inviteFormMachine = inviteFormSetup.createMachine({
           },
           {
             target: 'editing',
-            actions: reportFailure(({ event }: ErrorEvent) => ({ title: t.actionFailed, description: refusalText(event.error) })),
+            // The one 403 of an invitation: an admin invited someone as an admin.
+            actions: reportFailure(({ event }: ErrorEvent) => ({ title: t.actionFailed, description: refusalText(event.error, { ...t.errors, forbidden: t.inviteAdminForbidden }) })),
           },
         ],
       },

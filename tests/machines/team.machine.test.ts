@@ -93,15 +93,27 @@ describe('invite form chart', () => {
   function form(invite: (email: string) => Promise<TeamInvitation>) {
     const sent: string[] = [];
     const notified: string[] = [];
+    const described: Array<string | undefined> = [];
     const actor = createActor(
       inviteFormMachine.provide({
         actors: { invite: fromPromise<TeamInvitation, AuthInput & { email: string; role: 'admin' | 'member' }>(({ input }) => invite(input.email)) },
-        actions: { sent: () => sent.push('sent'), notify: (_, { title }) => notified.push(title) },
+        actions: { sent: () => sent.push('sent'), notify: (_, { title, description }) => (notified.push(title), described.push(description)) },
       }),
       { input: { auth } },
     ).start();
-    return { actor, sent, notified };
+    return { actor, sent, notified, described };
   }
+
+  it('tells an admin who invites an admin that only the owner can', async () => {
+    const { actor, notified, described } = form(() => Promise.reject(refusal(403, 'forbidden')));
+    actor.send({ type: 'draft.email', value: 'bob@example.com' });
+    actor.send({ type: 'draft.role', value: 'admin' });
+    actor.send({ type: 'form.submit' });
+    await settle();
+    expect(notified).toEqual([messages.team.actionFailed]);
+    expect(described).toEqual(['Only the team’s owner can invite admins. Invite them as a member, or ask the owner.']);
+    expect(actor.getSnapshot().context.error).toBeNull();
+  });
 
   it('shows an invitation to one’s own address refused under the field, in words of its own', async () => {
     const { actor, notified } = form(() => Promise.reject(refusal(409, 'cannot_invite_yourself')));

@@ -63,6 +63,8 @@ export const team = {
   inviteSubmit: 'Send invitation',
   inviteBusy: 'Sending…',
   inviteSent: (email: string) => `Invitation sent to ${email}.`,
+  /** An admin's invitation with the role admin: only the owner makes admins. */
+  inviteAdminForbidden: 'Only the team’s owner can invite admins. Invite them as a member, or ask the owner.',
   emailRequired: 'Enter the email address of the person to invite.',
   emailInvalid: 'This does not look like an email address.',
   noSeatsLeft: 'All seats are taken. Revoke an invitation or remove a member to invite someone new.',
