@@ -250,6 +250,15 @@ export interface TeamInvitationsTable {
   expires_at: number;
 }
 
+/** One invitation mail sent (an invitation or its resend): what the invitation mail limits count. */
+export interface InvitationMailsTable {
+  id: string;
+  team_id: string;
+  /** The address it went to, trimmed and lower-cased. */
+  email: string;
+  sent_at: number;
+}
+
 /** Queries a member made for the team in one UTC month: what a member cap is taken from. */
 export interface TeamMemberMonthsTable {
   team_id: string;
@@ -290,6 +299,7 @@ export interface Database {
   teams: TeamsTable;
   team_members: TeamMembersTable;
   team_invitations: TeamInvitationsTable;
+  invitation_mails: InvitationMailsTable;
   team_member_months: TeamMemberMonthsTable;
   team_audit_log: TeamAuditLogTable;
   device_grants: DeviceGrantsTable;

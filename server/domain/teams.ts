@@ -261,7 +261,18 @@ async function memberIn(trx: Trx, teamId: string, userId: string) {
   return row;
 }
 
-/** Role changes are the owner's; caps are any admin's. The owner's own role changes only by a transfer. */
+/**
+ * Who may set whose cap (decisions.md, "Team money and roles"): an admin caps members only, never
+ * themself, the owner or another admin; the owner caps anyone but themself, and may only lift a cap
+ * they carry from before they owned the team. Decided on the target's role as read under the lock.
+ */
+function capRefusal(acting: Acting, target: { user_id: string; role: TeamRole }, cap: number | null) {
+  if (target.role === 'owner') return acting.role === 'owner' && cap === null ? null : forbidden('No one can cap the team’s owner.');
+  if (target.role === 'admin' && acting.role !== 'owner') return forbidden('Only the team’s owner can set an admin’s cap, your own included.');
+  return null;
+}
+
+/** Role changes are the owner's; caps are any admin's (see `capRefusal`). The owner's own role changes only by a transfer. */
 export async function updateMember(
   trx: Trx,
   acting: Acting,
@@ -273,6 +284,8 @@ export async function updateMember(
   const teamId = acting.team.id;
   const target = await memberIn(trx, teamId, userId);
   const who = { id: target.user_id, name: target.full_name };
+  const refusal = changes.cap === undefined ? null : capRefusal(acting, target, changes.cap);
+  if (refusal) throw refusal;
   if (changes.role !== undefined && changes.role !== target.role) {
     if (acting.role !== 'owner') throw forbidden('Only the team’s owner can change roles.');
     if (target.role === 'owner') throw forbidden('The owner’s role changes only by handing ownership to another member.');

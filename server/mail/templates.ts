@@ -49,7 +49,9 @@ export function teamInvitationMail(
   const as = invitation.role === 'admin' ? 'an admin' : 'a member';
   return {
     to,
-    subject: `${invitation.inviterName} invited you to ${invitation.teamName} on ${brand.brandName}`,
+    // Names and team names are typed by people: they go in the body as plain text, never in the
+    // subject, where a mail client shows them as the sender's own words.
+    subject: `You are invited to join a team on ${brand.brandName}`,
     text: [
       'Hello,',
       '',

@@ -187,12 +187,12 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Invite someone by email (admins); the mail carries a single-use link valid 7 days',
         security: bearerOnly,
         body: Type.Object({ email: Email, role: InvitedRoleSchema }, { additionalProperties: false }),
-        response: { 201: TeamInvitationSchema, ...e(400, 401, 403, 404, 409) },
+        response: { 201: TeamInvitationSchema, ...e(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
       const now = app.clock.now();
-      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await invite(trx, who, request.body.email, request.body.role, now) }));
+      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await invite(trx, engine, who, request.body.email, request.body.role, now) }));
       mailInvitation(who, issued);
       return reply.status(201).send(issued.invitation);
     },
@@ -217,12 +217,12 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Send a pending invitation again with a new link; the old link stops working (admins)',
         security: bearerOnly,
         params: IdParams,
-        response: { 200: TeamInvitationSchema, ...e(401, 403, 404) },
+        response: { 200: TeamInvitationSchema, ...e(401, 403, 404, 429) },
       },
     },
     async (request) => {
       const now = app.clock.now();
-      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await resend(trx, who, request.params.id, now) }));
+      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await resend(trx, engine, who, request.params.id, now) }));
       mailInvitation(who, issued);
       return issued.invitation;
     },

@@ -88,11 +88,14 @@ export const teamApi = {
 };
 
 /** The approval page's calls: look a user code up, then approve or deny it. */
+/** The code, with the add-on's link key when the page came from its link (no guess, so no guessing limit). */
+const codeBody = (userCode: string, linkKey: string | null) => ({ user_code: userCode, ...(linkKey ? { link_key: linkKey } : {}) });
+
 export const deviceApi = {
-  lookup: (userCode: string, { signal }: Opts = {}) =>
-    request<DeviceGrant>({ method: 'POST', url: '/oauth/device/lookup', data: { user_code: userCode }, signal }),
-  decide: (decision: 'approve' | 'deny', userCode: string, { signal }: Opts = {}) =>
-    request<DeviceGrant>({ method: 'POST', url: `/oauth/device/${decision}`, data: { user_code: userCode }, signal }),
+  lookup: (userCode: string, linkKey: string | null, { signal }: Opts = {}) =>
+    request<DeviceGrant>({ method: 'POST', url: '/oauth/device/lookup', data: codeBody(userCode, linkKey), signal }),
+  decide: (decision: 'approve' | 'deny', userCode: string, linkKey: string | null, { signal }: Opts = {}) =>
+    request<DeviceGrant>({ method: 'POST', url: `/oauth/device/${decision}`, data: codeBody(userCode, linkKey), signal }),
 };
 
 /** The profile's "Sessions and devices" and "API keys". */
