@@ -206,7 +206,7 @@ describe('offline provider on a table of many rows', () => {
 
 describe('connection bounds', () => {
   it('default to bounded values and refuse what Node would refuse or no number', () => {
-    expect(loadConfig({}).connections).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 10_000 });
+    expect(loadConfig({}).connections).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000, maxConnectionsPerAddress: 256 });
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' })).toThrow('HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS');
     for (const [name, value] of [['REQUEST_TIMEOUT_MS', '0'], ['MAX_CONNECTIONS', 'many'], ['KEEP_ALIVE_TIMEOUT_MS', '-1']] as const) {
       expect(() => loadConfig({ [name]: value })).toThrow(`${name}: must be a whole number`);
