@@ -40,11 +40,13 @@ describe('test-mode hosted checkout in Chromium', () => {
     await page.getByLabel('CVC').fill('123');
     await page.getByRole('button', { name: 'Pay $19' }).click();
     await page.getByRole('alert').filter({ hasText: 'Your card was declined.' }).waitFor();
-    expect(await page.getByLabel('Card number').inputValue()).toBe('');
+    // What the person typed stays, so they can correct one digit; the CVC is never sent back.
+    expect(await page.getByLabel('Card number').inputValue()).toBe('4000 0000 0000 0002');
+    expect(await page.getByLabel('Expiry (MM/YY)').inputValue()).toBe('12/34');
+    expect(await page.getByLabel('CVC').inputValue()).toBe('');
     expect((await api('GET', '/subscription/me', undefined, token)).plan).toBe('free');
 
     await page.getByLabel('Card number').fill('4242 4242 4242 4242');
-    await page.getByLabel('Expiry (MM/YY)').fill('12/34');
     await page.getByLabel('CVC').fill('123');
     await page.getByRole('button', { name: 'Pay $19' }).click();
     await page.waitForURL(`${live.server.baseUrl}/subscription?checkout=success`);
