@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'not_found',
   'forbidden',
   'conflict',
+  'plan_required',
   'too_many_connections',
   // Accounts and sessions
   'unauthorized',
