@@ -32,6 +32,7 @@ import { billingWebhookRoutes } from './routes/billingWebhook';
 import { subscriptionRoutes } from './routes/subscription';
 import { teamRoutes } from './routes/teams';
 import { invitationRoutes } from './routes/invitations';
+import { usageRoutes } from './routes/usage';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -192,6 +193,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(deviceLinkRoutes);
       await api.register(sessionRoutes);
       await api.register(apiKeyRoutes);
+      await api.register(usageRoutes);
       api.setNotFoundHandler((request, reply) =>
         reply
           .status(404)
