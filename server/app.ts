@@ -33,6 +33,7 @@ import { subscriptionRoutes } from './routes/subscription';
 import { teamRoutes } from './routes/teams';
 import { invitationRoutes } from './routes/invitations';
 import { usageRoutes } from './routes/usage';
+import { accountExportRoutes } from './routes/accountExport';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -194,6 +195,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(sessionRoutes);
       await api.register(apiKeyRoutes);
       await api.register(usageRoutes);
+      await api.register(accountExportRoutes);
       api.setNotFoundHandler((request, reply) =>
         reply
           .status(404)
