@@ -70,6 +70,10 @@ export const ERROR_CODES = [
   'seat_limit_reached',
   'member_cap_reached',
   'new_owner_has_subscription',
+  // Custom functions
+  'function_exists',
+  'function_limit_reached',
+  'function_not_found',
   // Billing
   'invalid_plan',
   'already_on_plan',

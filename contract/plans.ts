@@ -35,6 +35,10 @@ export const PLANS: readonly Plan[] = [
   { id: 'team', name: 'Team', priceUsd: 49, period: 'month', limits: { monthlyQueries: UNLIMITED, dailyTokens: 200_000 }, includes: PLAN_FEATURES },
 ];
 
+/** Custom functions a person may keep (Professional, Team), and a team may share (decisions.md). */
+export const PERSONAL_FUNCTION_LIMIT = 25;
+export const TEAM_FUNCTION_LIMIT = 100;
+
 /** Members a Team subscription covers, owner and pending invitations included (decisions.md, Teams). */
 export const TEAM_SEAT_LIMIT = 10;
 

@@ -33,6 +33,7 @@ export const ACCOUNT_TABLES: Readonly<Record<string, string>> = {
   team_member_months: 'team.queries_by_month',
   team_invitations: 'team.invitations_sent and team.invitations_received (never the link)',
   team_audit_log: 'team.audit_events (the events the person made or that were about them)',
+  custom_functions: 'custom_functions (the person’s own, and the team functions they made)',
 };
 
 const iso = (ms: number | string | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
@@ -42,6 +43,7 @@ export async function accountExport(db: Kysely<Database>, userId: string, plan: 
   const membership = await db.selectFrom('team_members').selectAll().where('user_id', '=', userId).executeTakeFirst();
   const teamIds = [membership?.team_id, ...(await db.selectFrom('teams').select('id').where('billing_user_id', '=', userId).execute()).map((team) => team.id)];
   const ownTeams = [...new Set(teamIds.filter((id): id is string => id !== undefined))];
+  const functions = await db.selectFrom('custom_functions').selectAll().where('user_id', '=', userId).orderBy('name').execute();
   const [sessions, keys, grants, resets, subscription, events, pages, months, days, rollups, teams, memberMonths, sent, received, audit] = await Promise.all([
     db.selectFrom('sessions').leftJoin('credential_activity', 'credential_activity.credential_id', 'sessions.id')
       .select(['id', 'kind', 'client_id', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'revoked_reason', 'ip', 'user_agent', 'last_used_at'])
@@ -88,6 +90,7 @@ export async function accountExport(db: Kysely<Database>, userId: string, plan: 
         }
       : null,
     billing_events: events.map((row) => ({ ...row, event_at: iso(row.event_at), received_at: iso(row.received_at) })),
+    custom_functions: functions.map((row) => ({ id: row.id, scope: row.scope, team_id: row.team_id, name: row.name, task: row.task, prompt: row.prompt, description: row.description, created_at: iso(row.created_at), updated_at: iso(row.updated_at) })),
     billing_pages: pages.map((row) => ({ ...row, created_at: iso(row.created_at), expires_at: iso(row.expires_at), used_at: iso(row.used_at) })),
     usage: {
       months: months.map((row) => ({ month: row.month, queries: n(row.queries), answered: n(row.settled), processing_ms: n(row.processing_ms) })),

@@ -76,6 +76,8 @@ describe.each(ENGINES)('the account export on %s', (engine) => {
     await join(ctx, owner, person, 'admin');
     const created = await post(ctx.app, '/api/v1/api-keys', { name: 'Reporting', scopes: ['usage:read'] }, bearer(person.access_token));
     const key = created.json() as { id: string; key: string; prefix: string; last4: string };
+    const saved = await post(ctx.app, '/api/v1/functions', { name: 'TEAM_TOTAL', task: 'analyze', prompt: 'Total {{input}}', description: 'Totals', scope: 'team' }, bearer(person.access_token));
+    expect(saved.statusCode).toBe(201);
     await signIn(ctx, person);
 
     const res = await exportOf(person.access_token);
@@ -83,6 +85,7 @@ describe.each(ENGINES)('the account export on %s', (engine) => {
     const doc = res.json();
     expect(doc.sessions).toHaveLength(2);
     expect(doc.api_keys).toEqual([expect.objectContaining({ id: key.id, name: 'Reporting', prefix: key.prefix, last4: key.last4, scopes: 'usage:read', revoked_at: null })]);
+    expect(doc.custom_functions).toEqual([expect.objectContaining({ name: 'TEAM_TOTAL', scope: 'team', prompt: 'Total {{input}}' })]);
     expect(doc.subscription).toMatchObject({ plan: 'professional', status: 'active', provider: 'test' });
     expect(doc.billing_events.length).toBeGreaterThan(0);
     expect(doc.billing_pages).toEqual([expect.objectContaining({ kind: 'checkout', plan: 'professional' })]);
