@@ -39,5 +39,5 @@ export function requireFeature(feature: PlanFeature) {
 /** The 403 of a route behind a feature, as the OpenAPI document describes it. */
 export const PlanRequiredAnswer = Type.Object(ErrorSchema.properties, {
   description:
-    '`plan_required` with `required_plan` when the plan does not include the call; `insufficient_scope` for a credential without its scope.',
+    '`plan_required` with `required_plan` when the plan does not include the call; `insufficient_scope` for a credential without its scope; `forbidden` for a team member where the team’s owner or an admin is needed.',
 });

@@ -72,6 +72,8 @@ describe.each(ENGINES)('custom functions on %s', (engine) => {
     expect(res.json()).toMatchObject({ task: 'analyze', answer: expect.stringContaining('Sales'), replayed: false, usage: { monthly_queries: before + 1 } });
     const key = (await post(ctx.app, '/api/v1/api-keys', { name: 'Sheet', scopes: ['query'] }, bearer(pro.access_token))).json().key as string;
     expect((await run(key, 'SUM_UP')).json().usage.monthly_queries).toBe(before + 2);
+    // The add-on lists what it can offer as cell functions with the same scope.
+    expect((await call(key, 'GET', '/functions')).json().functions.map((f: { name: string }) => f.name)).toEqual(['SUM_UP']);
     const reader = (await post(ctx.app, '/api/v1/api-keys', { name: 'Reader', scopes: ['usage:read'] }, bearer(pro.access_token))).json().key as string;
     expect((await run(reader, 'SUM_UP')).json().error.code).toBe('insufficient_scope');
     expect((await run(pro.access_token, 'NOT_THERE')).statusCode).toBe(404);
