@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'not_found',
   'forbidden',
   'conflict',
+  'plan_required',
   'too_many_connections',
   // Accounts and sessions
   'unauthorized',
@@ -71,6 +72,10 @@ export const ERROR_CODES = [
   'cannot_invite_yourself',
   'member_cap_reached',
   'new_owner_has_subscription',
+  // Custom functions
+  'function_exists',
+  'function_limit_reached',
+  'function_not_found',
   // Billing
   'invalid_plan',
   'already_on_plan',

@@ -14,6 +14,10 @@ export interface PlanLimits {
   dailyTokens: number;
 }
 
+/** What a plan offers beyond its limits, checked on the server in one place (server/plugins/planFeatures.ts). */
+export const PLAN_FEATURES = ['analytics', 'exports', 'custom_functions'] as const;
+export type PlanFeature = (typeof PLAN_FEATURES)[number];
+
 export interface Plan {
   id: PlanId;
   name: string;
@@ -21,19 +25,30 @@ export interface Plan {
   priceUsd: number;
   period: 'month';
   limits: PlanLimits;
+  /** The features the server lets the plan use (the cards' words for them are copy: src/content/plans.ts). */
+  includes: readonly PlanFeature[];
 }
 
 export const PLANS: readonly Plan[] = [
-  { id: 'free', name: 'Free', priceUsd: 0, period: 'month', limits: { monthlyQueries: 100, dailyTokens: 1_000 } },
-  { id: 'professional', name: 'Professional', priceUsd: 19, period: 'month', limits: { monthlyQueries: 1_000, dailyTokens: 50_000 } },
-  { id: 'team', name: 'Team', priceUsd: 49, period: 'month', limits: { monthlyQueries: UNLIMITED, dailyTokens: 200_000 } },
+  { id: 'free', name: 'Free', priceUsd: 0, period: 'month', limits: { monthlyQueries: 100, dailyTokens: 1_000 }, includes: [] },
+  { id: 'professional', name: 'Professional', priceUsd: 19, period: 'month', limits: { monthlyQueries: 1_000, dailyTokens: 50_000 }, includes: PLAN_FEATURES },
+  { id: 'team', name: 'Team', priceUsd: 49, period: 'month', limits: { monthlyQueries: UNLIMITED, dailyTokens: 200_000 }, includes: PLAN_FEATURES },
 ];
+
+/** Custom functions a person may keep (Professional, Team), and a team may share (decisions.md). */
+export const PERSONAL_FUNCTION_LIMIT = 25;
+export const TEAM_FUNCTION_LIMIT = 100;
 
 /** Members a Team subscription covers, owner and pending invitations included (decisions.md, Teams). */
 export const TEAM_SEAT_LIMIT = 10;
 
 export function findPlan(id: string): Plan | undefined {
   return PLANS.find((plan) => plan.id === id);
+}
+
+/** The cheapest plan that includes `feature` (plans are listed cheapest first). */
+export function planWith(feature: PlanFeature): Plan {
+  return PLANS.find((plan) => plan.includes.includes(feature))!;
 }
 
 /** '$0', '$19', '$49': how a price reads on a card and on the test-mode checkout page. */

@@ -14,6 +14,7 @@ export const ErrorSchema = Type.Object(
       code: Type.String(),
       message: Type.String(),
       field: Type.Optional(Type.String()),
+      required_plan: Type.Optional(Type.String({ description: '`plan_required`: the cheapest plan that includes the call.' })),
     }),
   },
   { $id: 'Error' },

@@ -32,6 +32,9 @@ import { billingWebhookRoutes } from './routes/billingWebhook';
 import { subscriptionRoutes } from './routes/subscription';
 import { teamRoutes } from './routes/teams';
 import { invitationRoutes } from './routes/invitations';
+import { usageRoutes } from './routes/usage';
+import { accountExportRoutes } from './routes/accountExport';
+import { functionRoutes } from './routes/functions';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -196,6 +199,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(deviceLinkRoutes);
       await api.register(sessionRoutes);
       await api.register(apiKeyRoutes);
+      await api.register(usageRoutes);
+      await api.register(accountExportRoutes);
+      await api.register(functionRoutes);
       api.setNotFoundHandler((request, reply) =>
         reply
           .status(404)

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode } from '../contract/errors';
+import type { PlanId } from '../contract/plans';
 import { TEXT_PATTERN_MESSAGES, type ErrorBody } from '../contract/schemas';
 
 /** An expected failure with its HTTP status and stable snake_case code. */
@@ -10,16 +11,19 @@ export class ApiError extends Error {
     readonly statusCode: number,
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { field?: string; headers?: Record<string, string> } = {},
+    readonly extra: { field?: string; headers?: Record<string, string>; requiredPlan?: PlanId } = {},
   ) {
     super(message);
     this.name = 'ApiError';
   }
 }
 
-/** The one error body the API ever sends: `{"error": {"code", "message"}}`, plus the field when one is at fault. */
-export function errorBody(code: ErrorCode, message: string, field?: string): ErrorBody {
-  return { error: field ? { code, message, field } : { code, message } };
+/**
+ * The one error body the API ever sends: `{"error": {"code", "message"}}`, plus the field when one
+ * is at fault, and the plan that includes a call the user's plan does not (`plan_required`).
+ */
+export function errorBody(code: ErrorCode, message: string, field?: string, requiredPlan?: PlanId): ErrorBody {
+  return { error: { code, message, ...(field ? { field } : {}), ...(requiredPlan ? { required_plan: requiredPlan } : {}) } };
 }
 
 // Fastify's own client errors, mapped to our codes and plain messages.
@@ -73,7 +77,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 export function handleError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ApiError) {
     for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
-    return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.extra.field));
+    return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.extra.field, error.extra.requiredPlan));
   }
   if (error.validation) {
     const field = fieldOf(error);

@@ -282,6 +282,23 @@ export interface TeamAuditLogTable {
   ip: string | null;
 }
 
+/** A saved prompt offered as a cell function (custom functions), owned by a person or a team. */
+export interface CustomFunctionsTable {
+  id: string;
+  /** `user:<id>` or `team:<id>`: the name is unique under it. */
+  owner_key: string;
+  /** Who made it (for a team's function, the admin who did). */
+  user_id: string;
+  team_id: string | null;
+  scope: 'personal' | 'team';
+  name: string;
+  task: string;
+  prompt: string;
+  description: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   settings: SettingsTable;
@@ -305,6 +322,7 @@ export interface Database {
   device_grants: DeviceGrantsTable;
   api_keys: ApiKeysTable;
   credential_activity: CredentialActivityTable;
+  custom_functions: CustomFunctionsTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';

@@ -50,7 +50,7 @@ export interface RetentionOptions {
 }
 
 /** The moments the rules prune by, at `now`. */
-interface Horizon {
+export interface Horizon {
   now: number;
   /** The oldest month kept ('2025-10'): usage of earlier months is pruned. */
   month: string;
@@ -58,7 +58,7 @@ interface Horizon {
   from: number;
 }
 
-function horizonAt(now: number, months: number): Horizon {
+export function horizonAt(now: number, months: number): Horizon {
   const date = new Date(now);
   const from = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - months, 1);
   return { now, month: new Date(from).toISOString().slice(0, 7), from };

@@ -12,6 +12,10 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   'POST /api/v1/query': 'query',
   'GET /api/v1/query/usage': 'usage:read',
   'GET /api/v1/query/usage/daily': 'usage:read',
+  'GET /api/v1/usage/analytics': 'usage:read',
+  'GET /api/v1/usage/export.csv': 'usage:read',
+  'GET /api/v1/functions': 'query',
+  'POST /api/v1/functions/:name/run': 'query',
 };
 
 /**

@@ -39,7 +39,7 @@ const QueryBody = Type.Object(
   { additionalProperties: false },
 );
 
-const QueryAnswer = Type.Object({
+export const QueryAnswer = Type.Object({
   answer: Type.Union([Type.String(), Type.Null()], {
     description: 'The answer; null on a replay (answers are never stored, since they may quote the data).',
   }),
@@ -81,7 +81,7 @@ async function checkDataSize(request: FastifyRequest): Promise<void> {
 }
 
 /** What the client is told when the provider did not answer; the query was refunded. */
-function providerFailure(error: ProviderError): ApiError {
+export function providerFailure(error: ProviderError): ApiError {
   const notCounted = 'The query was not counted; please try again.';
   switch (error.kind) {
     case 'timeout':
@@ -95,7 +95,7 @@ function providerFailure(error: ProviderError): ApiError {
   }
 }
 
-const errors = {
+export const queryErrors = {
   400: ErrorSchema,
   401: ErrorSchema,
   409: ErrorSchema,
@@ -136,7 +136,7 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ bearer: [] }],
         headers: IdempotencyHeaders,
         body: QueryBody,
-        response: { 200: QueryAnswer, ...errors },
+        response: { 200: QueryAnswer, ...queryErrors },
       },
     },
     async (request, reply) => {

@@ -13,6 +13,8 @@ import * as retention from './2026-11-24T0200-retention';
 import * as answerQueryFunction from './2026-11-24T0300-answer-query-function';
 import * as teamBillingFollowsOwner from './2026-11-26T0100-team-billing-follows-owner';
 import * as invitationMails from './2026-11-26T1300-invitation-mails';
+import * as usageLedgerByUser from './2026-11-26T1500-usage-ledger-by-user';
+import * as customFunctions from './2026-11-26T1510-custom-functions';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +32,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T0300-answer-query-function': answerQueryFunction,
   '2026-11-26T0100-team-billing-follows-owner': teamBillingFollowsOwner,
   '2026-11-26T1300-invitation-mails': invitationMails,
+  '2026-11-26T1500-usage-ledger-by-user': usageLedgerByUser,
+  '2026-11-26T1510-custom-functions': customFunctions,
 };
