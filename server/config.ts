@@ -9,6 +9,8 @@ import { defaultRuntimeConfig as defaults, type RuntimeConfig } from '../contrac
  * Over 300 lines because it is the one list of every variable: its parse, its bound and its
  * message sit together, so a setting is read in one place (docs/configuration.md mirrors it).
  */
+import type { InvitationMailLimits } from './domain/invitations';
+
 export interface Config {
   port: number;
   host: string;
@@ -49,6 +51,8 @@ export interface Config {
   device: DeviceConfig;
   /** argon2id's cost; lowered only by the test configuration, which hashes thousands of passwords. */
   passwordHashing: PasswordHashCost;
+  /** How many invitation mails an address gets an hour and a team sends a day (`server/domain/invitations.ts`). */
+  invitationMails: InvitationMailLimits;
   /** The retention job (`server/domain/retention.ts`, docs/retention.md). */
   retention: RetentionConfig;
 }
@@ -362,6 +366,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     ai: aiConfig(env),
     device: deviceConfig(env, brandName),
     passwordHashing: passwordHashCost(env),
+    // Invitation mail is bounded like reset mail (decisions.md, "Team money and roles").
+    invitationMails: {
+      perAddressPerHour: wholeNumber(env, 'INVITATION_MAILS_PER_ADDRESS', 5, 1, 10_000),
+      perTeamPerDay: wholeNumber(env, 'INVITATION_MAILS_PER_TEAM', 50, 1, 100_000),
+    },
     retention: {
       months: wholeNumber(env, 'RETENTION_MONTHS', 13, 2, 1200),
       intervalMinutes: wholeNumber(env, 'RETENTION_INTERVAL_MINUTES', 60, 0, 10_080),

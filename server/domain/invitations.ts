@@ -23,11 +23,11 @@ type InvitedRole = Exclude<TeamRole, 'owner'>;
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
 
 const HOUR_MS = 60 * 60_000;
-/** Invitation mail is bounded like reset mail (decisions.md): per invited address, and per team. */
-export const INVITATION_MAIL_LIMITS = {
-  address: { max: 5, windowMs: HOUR_MS },
-  team: { max: 50, windowMs: 24 * HOUR_MS },
-};
+/** Invitation mail is bounded like reset mail (decisions.md): per invited address an hour, and per team a day (`config.invitationMails`). */
+export interface InvitationMailLimits {
+  perAddressPerHour: number;
+  perTeamPerDay: number;
+}
 /** The class of the PostgreSQL advisory locks that make one address's mails count one at a time across teams. */
 const ADDRESS_LOCK_CLASS = 0x1a11;
 
@@ -92,16 +92,16 @@ function tooManyInvitations(message: string, until: number, now: number): ApiErr
  * `actingIn`) and on PostgreSQL so is the address (an advisory lock), so mails sent at once, from
  * any instance and any team, are counted one after another; a refusal rolls the invitation back.
  */
-async function takeInvitationMail(trx: Trx, engine: Engine, acting: Acting, email: string, now: number): Promise<void> {
+async function takeInvitationMail(trx: Trx, engine: Engine, acting: Acting, email: string, limits: InvitationMailLimits, now: number): Promise<void> {
   if (engine === 'postgres') await sql`select pg_advisory_xact_lock(${ADDRESS_LOCK_CLASS}, hashtext(${email}))`.execute(trx);
-  const addressFull = await fullUntil(trx, 'email', email, INVITATION_MAIL_LIMITS.address, now);
-  if (addressFull !== null) throw tooManyInvitations(`This address was sent ${INVITATION_MAIL_LIMITS.address.max} invitation mails in the last hour.`, addressFull, now);
-  const teamFull = await fullUntil(trx, 'team_id', acting.team.id, INVITATION_MAIL_LIMITS.team, now);
-  if (teamFull !== null) throw tooManyInvitations(`Your team sent ${INVITATION_MAIL_LIMITS.team.max} invitation mails in the last day.`, teamFull, now);
+  const addressFull = await fullUntil(trx, 'email', email, { max: limits.perAddressPerHour, windowMs: HOUR_MS }, now);
+  if (addressFull !== null) throw tooManyInvitations(`This address was sent ${limits.perAddressPerHour} invitation mails in the last hour.`, addressFull, now);
+  const teamFull = await fullUntil(trx, 'team_id', acting.team.id, { max: limits.perTeamPerDay, windowMs: 24 * HOUR_MS }, now);
+  if (teamFull !== null) throw tooManyInvitations(`Your team sent ${limits.perTeamPerDay} invitation mails in the last day.`, teamFull, now);
   await trx.insertInto('invitation_mails').values({ id: uuidV7(now), team_id: acting.team.id, email, sent_at: now }).execute();
 }
 
-export async function invite(trx: Trx, engine: Engine, acting: Acting, rawEmail: string, role: InvitedRole, now: number): Promise<Issued> {
+export async function invite(trx: Trx, engine: Engine, acting: Acting, rawEmail: string, role: InvitedRole, limits: InvitationMailLimits, now: number): Promise<Issued> {
   if (!isAdmin(acting.role)) throw forbidden();
   if (role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   const email = normaliseEmail(rawEmail);
@@ -114,7 +114,7 @@ export async function invite(trx: Trx, engine: Engine, acting: Acting, rawEmail:
   const pending = await trx.selectFrom('team_invitations').select('id').where('team_id', '=', teamId).where('email', '=', email).where('status', '=', 'pending').executeTakeFirst();
   if (pending) throw new ApiError(409, 'invitation_pending', 'This address already has a pending invitation. Resend it instead.', { field: 'email' });
   if ((await seatsUsed(trx, teamId, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
-  await takeInvitationMail(trx, engine, acting, email, now);
+  await takeInvitationMail(trx, engine, acting, email, limits, now);
   const token = randomToken();
   const row = { id: uuidV7(now), team_id: teamId, email, role, token_hash: hashToken(token), invited_by: acting.person.id, status: 'pending' as const, created_at: now, expires_at: now + INVITATION_TTL_MS };
   await trx.insertInto('team_invitations').values(row).execute();
@@ -145,12 +145,12 @@ async function pendingIn(trx: Trx, teamId: string, id: string) {
  * one is free. The resender becomes its inviter: the mail and the link name them, and an admin
  * invitation stays one the owner sent.
  */
-export async function resend(trx: Trx, engine: Engine, acting: Acting, id: string, now: number): Promise<Issued> {
+export async function resend(trx: Trx, engine: Engine, acting: Acting, id: string, limits: InvitationMailLimits, now: number): Promise<Issued> {
   if (!isAdmin(acting.role)) throw forbidden();
   const row = await pendingIn(trx, acting.team.id, id);
   if (row.role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   if (row.expires_at <= now && (await seatsUsed(trx, acting.team.id, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
-  await takeInvitationMail(trx, engine, acting, row.email, now);
+  await takeInvitationMail(trx, engine, acting, row.email, limits, now);
   const token = randomToken();
   const expiresAt = now + INVITATION_TTL_MS;
   await trx

@@ -192,7 +192,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const now = app.clock.now();
-      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await invite(trx, engine, who, request.body.email, request.body.role, now) }));
+      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await invite(trx, engine, who, request.body.email, request.body.role, app.config.invitationMails, now) }));
       mailInvitation(who, issued);
       return reply.status(201).send(issued.invitation);
     },
@@ -222,7 +222,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const now = app.clock.now();
-      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await resend(trx, engine, who, request.params.id, now) }));
+      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await resend(trx, engine, who, request.params.id, app.config.invitationMails, now) }));
       mailInvitation(who, issued);
       return issued.invitation;
     },

@@ -1,7 +1,6 @@
 // decisions.md, "Team money and roles": invitation mail is bounded like reset mail, at most 5 mails
 // per invited address per hour and 50 per team per day, counting invitations, resends and
 // invite-revoke-invite cycles; on both engines, with requests sent at once to two instances.
-import { INVITATION_MAIL_LIMITS } from '../../server/domain/invitations';
 import { signIn, teamOwner, type Account } from '../helpers/teams';
 import { ENGINES, bearer, useSecondInstance, useTestApp } from '../helpers/testApp';
 
@@ -71,7 +70,7 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
   it('sends a team at most 50 invitation mails a day, then 429 too_many_invitations with Retry-After', async () => {
     const owner = await teamOwner(ctx);
     const start = ctx.clock.now();
-    for (let i = 0; i < INVITATION_MAIL_LIMITS.team.max; i++) {
+    for (let i = 0; i < ctx.config.invitationMails.perTeamPerDay; i++) {
       const sent = await invite(owner, address());
       expect(sent.statusCode).toBe(201);
       expect((await revoke(owner, sent.json().id)).statusCode).toBe(204);
