@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Checkbox, Clipboard, Code, Field, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
+import { Badge, Button, Card, Checkbox, Clipboard, Code, Field, Fieldset, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
 import { useId, useState, type ReactNode } from 'react';
 import { credentialsMachine } from '../../machines/credentials/credentials.machine';
 import { useAuthRef } from '../app/auth';
@@ -135,8 +135,11 @@ function NewKeyForm({ busy, onCreate }: { busy: boolean; onCreate(key: NewApiKey
           <Input value={name} onChange={(event) => setName(event.target.value)} maxLength={100} />
           <Field.ErrorText>{t.nameRequired}</Field.ErrorText>
         </Field.Root>
-        <Field.Root invalid={problem === 'scopes'} as="fieldset">
-          <Field.Label as="legend">{t.keyScopes}</Field.Label>
+        {/* A fieldset, not a Field: inside a Field every checkbox would take the field's one id, and clicking one label would tick the other. */}
+        <Fieldset.Root invalid={problem === 'scopes'}>
+          <Fieldset.Legend fontSize="sm" fontWeight="medium">
+            {t.keyScopes}
+          </Fieldset.Legend>
           <Stack gap="2">
             {SCOPES.map(([scope, label]) => (
               <Checkbox.Root
@@ -150,8 +153,8 @@ function NewKeyForm({ busy, onCreate }: { busy: boolean; onCreate(key: NewApiKey
               </Checkbox.Root>
             ))}
           </Stack>
-          <Field.ErrorText>{t.scopeRequired}</Field.ErrorText>
-        </Field.Root>
+          <Fieldset.ErrorText>{t.scopeRequired}</Fieldset.ErrorText>
+        </Fieldset.Root>
         <Field.Root>
           <Field.Label>{t.keyExpiry}</Field.Label>
           <NativeSelect.Root>
