@@ -66,7 +66,7 @@ export const ARRIVALS = {
     data: {
       team,
       role: 'admin',
-      ownPaidPlan: null,
+      ownPaidPlan: 'professional',
       members: [row('u-ada', OWNER_NAME, 'owner', true), row('u-grace', MEMBER_NAME, 'admin', true)],
       invitations: [{ id: 'i-alan', email: INVITED, role: 'member', expires_at: now }],
       usage: usageOf(thisMonth),
