@@ -674,6 +674,7 @@ const STATES: State[] = [
     },
     act: async (page) => {
       await page.getByRole('listitem', { name: apiKeys[0]!.name }).getByRole('button', { name: messages.credentials.revoke }).click();
+      await page.getByRole('button', { name: messages.credentials.confirmRevoke }).click();
       await toastShown(page, messages.credentials.keyRevoked);
     },
   },
