@@ -25,11 +25,15 @@ const first = answer('Revenue: mean 11,450, from 7,300 (West, Jan) to 15,100 (Ea
 const second = answer('Units: mean 296, standard deviation 74. East leads both months.', 2);
 export const QUOTA = 'All 100 queries of the Free plan for this month are used. They renew on 2026-12-01 (UTC).';
 
+const ZERO_CAP = 'You have used all 0 queries your team’s admin allows you this month. Ask them to raise your cap; it renews on 2026-12-01 (UTC).';
+
 export const tryQueryOutcomes: ActorOutcome[] = [
   { type: 'xstate.done.actor.ask', output: first },
   { type: 'xstate.done.actor.ask', output: second },
   { type: 'xstate.error.actor.ask', error: new ApiRequestError('API Error: Too Many Requests', 429, 'monthly_quota_exceeded', QUOTA) },
   { type: 'xstate.error.actor.ask', error: new ApiRequestError(messages.api.network, 0) },
+  // A team member capped at 0 by their admin: the server's sentence names the size of the cap.
+  { type: 'xstate.error.actor.ask', error: new ApiRequestError('API Error: Too Many Requests', 429, 'member_cap_reached', ZERO_CAP) },
 ];
 
 export type TryQuerySnapshot = SnapshotFrom<typeof tryQueryMachine>;
@@ -54,6 +58,8 @@ function tryIt(state: TryQuerySnapshot): Sight[] {
     { in: panel, text: 'East' },
     { in: panel, text: t.counts },
     { in: panel, role: 'button', name: state.matches('asking') ? t.asking : t.ask },
+    // A cap is told in words that read right at any size, never "all 0 queries".
+    { text: /all 0 queries/, absent: true },
     ...(problem ? ([{ in: panel, role: 'alert' }, { in: panel, text: problem }] satisfies Sight[]) : [{ in: panel, role: 'alert', absent: true } satisfies Sight]),
     ...(shown
       ? ([

@@ -139,6 +139,8 @@ describe('profile', () => {
     const user = userEvent.setup();
     const before = api.requests.length;
 
+    // Nothing on the page claims a deletion it does not make: it only asks the person to contact support.
+    expect(danger.queryByText(/permanently|removes/i)).toBeNull();
     await user.click(danger.getByRole('button', { name: t.deleteAccount }));
     expect(confirm).toHaveBeenLastCalledWith(t.deleteConfirm);
     expect(screen.queryByText(t.deletionRequested)).toBeNull();
