@@ -16,7 +16,8 @@ function OpenPagesAtTheirTop() {
   const { pathname, hash } = useLocation();
   const navigation = useNavigationType();
   useLayoutEffect(() => {
-    if (navigation !== 'POP' && !hash) window.scrollTo(0, 0);
+    // At once: the page's smooth scrolling (for in-page links) would glide down the old page's length.
+    if (navigation !== 'POP' && !hash) window.scrollTo({ top: 0, left: 0, behavior: 'instant' });
   }, [pathname, hash, navigation]);
   return null;
 }
