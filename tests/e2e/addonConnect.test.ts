@@ -163,7 +163,8 @@ describe('the add-on connecting, against the real server and Chromium', () => {
     const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await page.goto(codes.verification_uri_complete);
-    // Signed out: the sign-in page, which links to the register form.
+    // Signed out: /link leads to the sign-in page, which links to the register form.
+    await page.getByRole('link', { name: l.signIn }).click();
     await page.getByRole('link', { name: messages.login.toRegister }).click();
     await page.getByRole('heading', { name: messages.register.heading }).waitFor();
     const id = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;

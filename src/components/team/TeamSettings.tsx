@@ -87,7 +87,7 @@ export function TeamBilling({ owner, members }: { owner: boolean; members: TeamM
         <Text>{owner ? t.billingOwner : t.billingOther(ownerName)}</Text>
         {owner && (
           <>
-            <Text color="fg.warning" fontWeight="medium">
+            <Text color="orange.fg" fontWeight="medium">
               {t.downgradeWarning(members.length)}
             </Text>
             <Link asChild colorPalette="brand" fontWeight="medium" alignSelf="flex-start">
