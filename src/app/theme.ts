@@ -38,7 +38,7 @@ import {
 
 /** The palettes the app's components and texts use (with `brand`, below); the others are left out. */
 const PALETTES = ['gray', 'red', 'orange', 'green', 'blue', 'purple'];
-const COLOR_SCALES = ['transparent', 'current', 'black', 'white', ...PALETTES];
+const COLOR_SCALES = ['transparent', 'current', 'black', 'white', 'blackAlpha', ...PALETTES];
 /** The animations of the recipes below (spinner, skeleton, progress, the dialog) and of toasts. */
 const KEYFRAMES = ['spin', 'pulse', 'bg-position', 'position', 'fade-in', 'fade-out', 'scale-in', 'scale-out'];
 
