@@ -12,12 +12,17 @@ export type CredentialsEvent =
   | { type: 'key.create'; key: NewApiKey }
   | { type: 'key.revoke'; id: string }
   | { type: 'key.dismiss' }
+  /** The answer to "End this session?" / "Revoke this key?". */
+  | { type: 'change.confirm' }
+  | { type: 'change.cancel' }
   | { type: 'credentials.retry' };
 
 export interface CredentialsContext extends Credentials {
   auth: AuthActorRef;
   /** The secret of the key just created: shown once, until dismissed. */
   createdKey: string | null;
+  /** The session to end or the key to revoke, asked about and then acted on. */
+  pendingId: string | null;
 }
 
 const t = messages.credentials;
@@ -28,6 +33,7 @@ const failed = (title: string) =>
 /**
  * The profile's "Sessions and devices" and "API keys": one list of each, loaded together; every
  * change (ending a session, creating or revoking a key) is a state that reloads the lists after it.
+ * Ending a session and revoking a key ask first (`confirmingEnd`, `confirmingRevoke`).
  */
 export const credentialsMachine = setup({
   types: {
@@ -42,7 +48,7 @@ export const credentialsMachine = setup({
   },
 }).createMachine({
   id: 'credentials',
-  context: ({ input }) => ({ auth: input.auth, sessions: [], apiKeys: [], createdKey: null }),
+  context: ({ input }) => ({ auth: input.auth, sessions: [], apiKeys: [], createdKey: null, pendingId: null }),
   initial: 'loading',
   states: {
     loading: {
@@ -58,21 +64,27 @@ export const credentialsMachine = setup({
     failed: { on: { 'credentials.retry': 'loading' } },
     idle: {
       on: {
-        'session.end': 'endingSession',
+        'session.end': { target: 'confirmingEnd', actions: assign({ pendingId: ({ event }) => event.id }) },
         'sessions.endOthers': 'endingOthers',
         'key.create': 'creatingKey',
-        'key.revoke': 'revokingKey',
+        'key.revoke': { target: 'confirmingRevoke', actions: assign({ pendingId: ({ event }) => event.id }) },
         'key.dismiss': { actions: assign({ createdKey: null }) },
       },
+    },
+    confirmingEnd: {
+      on: { 'change.confirm': 'endingSession', 'change.cancel': { target: 'idle', actions: assign({ pendingId: null }) } },
+    },
+    confirmingRevoke: {
+      on: { 'change.confirm': 'revokingKey', 'change.cancel': { target: 'idle', actions: assign({ pendingId: null }) } },
     },
     endingSession: {
       tags: ['busy'],
       invoke: {
         id: 'endSession',
         src: 'endSession',
-        input: ({ context, event }) => ({ auth: context.auth, id: (event as Extract<CredentialsEvent, { type: 'session.end' }>).id }),
-        onDone: { target: 'loading', actions: { type: 'notify', params: { type: 'success', title: t.sessionEnded } } },
-        onError: { target: 'idle', actions: failed(t.sessionEndFailed) },
+        input: ({ context }) => ({ auth: context.auth, id: context.pendingId! }),
+        onDone: { target: 'loading', actions: [assign({ pendingId: null }), { type: 'notify', params: { type: 'success', title: t.sessionEnded } }] },
+        onError: { target: 'idle', actions: [assign({ pendingId: null }), failed(t.sessionEndFailed)] },
       },
     },
     endingOthers: {
@@ -100,9 +112,9 @@ export const credentialsMachine = setup({
       invoke: {
         id: 'revokeApiKey',
         src: 'revokeApiKey',
-        input: ({ context, event }) => ({ auth: context.auth, id: (event as Extract<CredentialsEvent, { type: 'key.revoke' }>).id }),
-        onDone: { target: 'loading', actions: { type: 'notify', params: { type: 'success', title: t.keyRevoked } } },
-        onError: { target: 'idle', actions: failed(t.keyRevokeFailed) },
+        input: ({ context }) => ({ auth: context.auth, id: context.pendingId! }),
+        onDone: { target: 'loading', actions: [assign({ pendingId: null }), { type: 'notify', params: { type: 'success', title: t.keyRevoked } }] },
+        onError: { target: 'idle', actions: [assign({ pendingId: null }), failed(t.keyRevokeFailed)] },
       },
     },
   },

@@ -21,6 +21,9 @@ export type TeamChange =
   | { kind: 'remove'; userId: string }
   | { kind: 'cap'; userId: string; cap: number | null }
   | { kind: 'role'; userId: string; role: InvitedRole }
+  | { kind: 'transfer'; userId: string }
+  | { kind: 'rename'; name: string }
+  | { kind: 'defaultCap'; cap: number | null }
   | { kind: 'resend'; id: string }
   | { kind: 'revoke'; id: string };
 
@@ -51,6 +54,12 @@ async function change(input: AuthInput & { change: TeamChange }, signal: AbortSi
         return void (await teamApi.updateMember(c.userId, { monthly_query_cap: c.cap }, opts));
       case 'role':
         return void (await teamApi.updateMember(c.userId, { role: c.role }, opts));
+      case 'transfer':
+        return teamApi.transfer(c.userId, opts);
+      case 'rename':
+        return void (await teamApi.updateTeam({ name: c.name }, opts));
+      case 'defaultCap':
+        return void (await teamApi.updateTeam({ default_monthly_query_cap: c.cap }, opts));
       case 'resend':
         return void (await teamApi.resend(c.id, opts));
       case 'revoke':

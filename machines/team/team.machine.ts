@@ -13,7 +13,7 @@ export interface TeamContext {
   /** The month of the usage analytics, `YYYY-MM`. */
   month: string;
   data: TeamData | null;
-  /** The change being made, so its row can show it busy. */
+  /** The change asked for (awaiting confirmation while `confirming`) or being made, so its row can show it busy. */
   changing: TeamChange | null;
 }
 
@@ -21,9 +21,17 @@ export type TeamEvent =
   | { type: 'team.retry' }
   /** Something changed the team elsewhere on the page (an invitation was sent). */
   | { type: 'team.reload' }
+  /** Asks to remove a member, or to leave (one's own id): the page asks for confirmation first. */
   | { type: 'member.remove'; userId: string }
   | { type: 'member.cap'; userId: string; cap: number | null }
   | { type: 'member.role'; userId: string; role: InvitedRole }
+  /** Asks to hand ownership to a member (the owner): the page names the new owner and asks for confirmation first. */
+  | { type: 'member.transfer'; userId: string }
+  | { type: 'change.confirm' }
+  | { type: 'change.cancel' }
+  | { type: 'team.rename'; name: string }
+  /** The monthly query cap new members get; null for none. */
+  | { type: 'team.defaultCap'; cap: number | null }
   | { type: 'invitation.resend'; id: string }
   | { type: 'invitation.revoke'; id: string }
   | { type: 'usage.month'; month: string }
@@ -48,10 +56,14 @@ type ErrorEvent = { event: { error: unknown } };
 const refused = reportFailure(({ event }: ErrorEvent) => ({ title: t.actionFailed, description: refusalText(event.error) }));
 
 /** What each change tells the person once it is done. */
-function doneText(change: TeamChange, data: TeamData | null): string {
+export function doneText(change: TeamChange, data: TeamData | null): string {
   const invitation = (id: string) => data?.invitations?.find((i) => i.id === id)?.email ?? '';
+  const member = (id: string) => data?.members.find((m) => m.user_id === id)?.full_name ?? '';
   if (change.kind === 'resend') return t.resent(invitation(change.id));
   if (change.kind === 'revoke') return t.revoked(invitation(change.id));
+  if (change.kind === 'transfer') return t.transferred(member(change.userId));
+  if (change.kind === 'rename') return t.renamed;
+  if (change.kind === 'defaultCap') return t.defaultCapSaved;
   return t.done;
 }
 
@@ -83,20 +95,24 @@ const teamSetup = setup({
   guards: {
     notInTeam: (_, error: unknown) => isNotInTeam(error),
     isAdmin: ({ context }) => context.data?.role === 'owner' || context.data?.role === 'admin',
+    isOwner: ({ context }) => context.data?.role === 'owner',
     hasOlder: ({ context }) => Boolean(context.data?.audit?.next),
     leftTeam: ({ context }) => context.changing?.kind === 'remove' && context.changing.userId === context.userId,
   },
 });
 
-const change = <E extends TeamEvent>(toChange: (event: E) => TeamChange) => ({
-  target: '#team.ready.changes.changing',
+const change = <E extends TeamEvent>(toChange: (event: E) => TeamChange, target = '#team.ready.changes.changing') => ({
+  target,
   actions: { type: 'startChange' as const, params: ({ event }: { event: E }) => toChange(event) },
 });
+/** A change that asks first: removing someone, leaving, handing ownership over. */
+const askFirst = <E extends TeamEvent>(toChange: (event: E) => TeamChange) => change(toChange, '#team.ready.changes.confirming');
 
 /**
  * The team page: loading → ready | notInTeam (the Team offer) | failed (with a retry). Ready, one
- * change at a time (`changing`, then the page reloads what it changed), while the usage month and
- * the older audit events load on their own.
+ * change at a time (`changing`, then the page reloads what it changed; removing someone, leaving and
+ * handing ownership over are `confirming` first), while the usage month and the older audit events
+ * load on their own.
  */
 export const teamMachine = teamSetup.createMachine({
   id: 'team',
@@ -128,11 +144,21 @@ export const teamMachine = teamSetup.createMachine({
             idle: {
               on: {
                 'team.reload': 'reloading',
-                'member.remove': change((e: Extract<TeamEvent, { type: 'member.remove' }>) => ({ kind: 'remove', userId: e.userId })),
+                'member.remove': askFirst((e: Extract<TeamEvent, { type: 'member.remove' }>) => ({ kind: 'remove', userId: e.userId })),
+                'member.transfer': { guard: 'isOwner', ...askFirst((e: Extract<TeamEvent, { type: 'member.transfer' }>) => ({ kind: 'transfer', userId: e.userId })) },
+                'team.rename': { guard: 'isAdmin', ...change((e: Extract<TeamEvent, { type: 'team.rename' }>) => ({ kind: 'rename', name: e.name })) },
+                'team.defaultCap': { guard: 'isAdmin', ...change((e: Extract<TeamEvent, { type: 'team.defaultCap' }>) => ({ kind: 'defaultCap', cap: e.cap })) },
                 'member.cap': change((e: Extract<TeamEvent, { type: 'member.cap' }>) => ({ kind: 'cap', userId: e.userId, cap: e.cap })),
                 'member.role': change((e: Extract<TeamEvent, { type: 'member.role' }>) => ({ kind: 'role', userId: e.userId, role: e.role })),
                 'invitation.resend': change((e: Extract<TeamEvent, { type: 'invitation.resend' }>) => ({ kind: 'resend', id: e.id })),
                 'invitation.revoke': change((e: Extract<TeamEvent, { type: 'invitation.revoke' }>) => ({ kind: 'revoke', id: e.id })),
+              },
+            },
+            /** The page names what is about to happen and waits for Confirm or Cancel. */
+            confirming: {
+              on: {
+                'change.confirm': 'changing',
+                'change.cancel': { target: 'idle', actions: 'endChange' },
               },
             },
             changing: {

@@ -16,7 +16,11 @@ export const SAMPLE_TABLE: Array<Array<string | number>> = [
   ['West', 'Feb', 8150, 205],
 ];
 
-const failure = (error: unknown) => (error instanceof ApiRequestError && error.serverMessage ? error.serverMessage : messages.guide.failed);
+/** A refusal in the catalogue's words where it has them (a team cap, whatever its size), else the server's own sentence. */
+const failure = (error: unknown) => {
+  if (!(error instanceof ApiRequestError)) return messages.guide.failed;
+  return (error.code && messages.guide.errors[error.code]) || error.serverMessage || messages.guide.failed;
+};
 
 /** The guide's try-it panel: one real `formula` query on the sample table, counted like any other; the answer shows the formula the server checked. */
 export const tryQueryMachine = setup({

@@ -1,15 +1,32 @@
 import { Box, Flex, Link } from '@chakra-ui/react';
-import { Outlet } from 'react-router-dom';
+import { useLayoutEffect } from 'react';
+import { Outlet, useLocation, useNavigationType } from 'react-router-dom';
 import * as messages from '../content/messages';
 import { Footer } from './Footer';
 import { TopBar } from './TopBar';
 
 export const MAIN_ID = 'main-content';
 
+/**
+ * A link followed inside the app opens the new page at its top (an address with a #fragment at
+ * that element, which the browser finds itself); back and forward are left to the browser's own
+ * scroll restoration.
+ */
+function OpenPagesAtTheirTop() {
+  const { pathname, hash } = useLocation();
+  const navigation = useNavigationType();
+  useLayoutEffect(() => {
+    // At once: the page's smooth scrolling (for in-page links) would glide down the old page's length.
+    if (navigation !== 'POP' && !hash) window.scrollTo({ top: 0, left: 0, behavior: 'instant' });
+  }, [pathname, hash, navigation]);
+  return null;
+}
+
 /** The frame around every route: skip link, top bar, the page, footer. */
 export function Layout() {
   return (
     <Flex direction="column" minH="100dvh" bg="bg">
+      <OpenPagesAtTheirTop />
       <Link
         href={`#${MAIN_ID}`}
         position="absolute"

@@ -4,12 +4,20 @@ import { useAuthSelector } from './auth';
 
 export interface RedirectState {
   from?: { pathname: string; search?: string; hash?: string };
+  /** The address to fill in on the sign-in or register form (an invitation's). */
+  email?: string;
 }
 
 /** Where the guard sent the visitor from, to return there after signing in. */
 export function redirectTarget(state: unknown): string | undefined {
   const from = (state as RedirectState | null)?.from;
   return from ? `${from.pathname}${from.search ?? ''}${from.hash ?? ''}` : undefined;
+}
+
+/** The address the page that sent the visitor asks the form to fill in; empty when none. */
+export function prefilledEmail(state: unknown): string {
+  const email = (state as RedirectState | null)?.email;
+  return typeof email === 'string' ? email : '';
 }
 
 /** The guard of the signed-in routes: a spinner while loading, /login (remembering the page) when signed out. */

@@ -12,7 +12,9 @@ import {
   cssVarsPrefix,
   cssVarsRoot,
   dataListSlotRecipe,
+  dialogSlotRecipe,
   fieldSlotRecipe,
+  fieldsetSlotRecipe,
   globalCss,
   headingRecipe,
   iconRecipe,
@@ -36,9 +38,9 @@ import {
 
 /** The palettes the app's components and texts use (with `brand`, below); the others are left out. */
 const PALETTES = ['gray', 'red', 'orange', 'green', 'blue', 'purple'];
-const COLOR_SCALES = ['transparent', 'current', 'black', 'white', ...PALETTES];
-/** The animations of the recipes below (spinner, skeleton, progress) and of toasts. */
-const KEYFRAMES = ['spin', 'pulse', 'bg-position', 'position', 'fade-in', 'fade-out'];
+const COLOR_SCALES = ['transparent', 'current', 'black', 'white', 'blackAlpha', ...PALETTES];
+/** The animations of the recipes below (spinner, skeleton, progress, the dialog) and of toasts. */
+const KEYFRAMES = ['spin', 'pulse', 'bg-position', 'position', 'fade-in', 'fade-out', 'scale-in', 'scale-out'];
 
 const only = <T extends Record<string, unknown>>(record: T, keys: string[]) =>
   Object.fromEntries(Object.entries(record).filter(([key]) => keys.includes(key))) as T;
@@ -83,7 +85,9 @@ export const theme = defineConfig({
       card: cardSlotRecipe,
       checkbox: checkboxSlotRecipe,
       dataList: dataListSlotRecipe,
+      dialog: dialogSlotRecipe,
       field: fieldSlotRecipe,
+      fieldset: fieldsetSlotRecipe,
       list: listSlotRecipe,
       nativeSelect: nativeSelectSlotRecipe,
       progress: progressSlotRecipe,

@@ -1,5 +1,6 @@
 import { Card, Container, Heading, Link, Stack, Text } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
+import { useLocation } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
 
 /** The centred card that holds the sign-in, sign-up and password forms. */
@@ -27,13 +28,17 @@ export function AuthCard({ heading, lead, children, footer }: { heading: string;
 }
 
 /** The line under the sign-in and sign-up cards: "question? link" and the way back home. */
+/** The link to the other form (sign in ↔ register): it carries where the visitor came from, and the address to fill in, along. */
 export function AuthSwitch({ question, linkText, to, homeText }: { question: string; linkText: string; to: string; homeText: string }) {
+  const { state } = useLocation();
   return (
     <>
       <Text>
         {question}{' '}
         <Link asChild color="brand.fg" fontWeight="medium">
-          <RouterLink to={to}>{linkText}</RouterLink>
+          <RouterLink to={to} state={state}>
+            {linkText}
+          </RouterLink>
         </Link>
       </Text>
       <Link asChild color="fg.muted">

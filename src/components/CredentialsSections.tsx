@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Checkbox, Clipboard, Code, Field, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
+import { Badge, Button, Card, Checkbox, Clipboard, Code, Field, Fieldset, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
 import { useId, useState, type ReactNode } from 'react';
 import { credentialsMachine } from '../../machines/credentials/credentials.machine';
 import { useAuthRef } from '../app/auth';
@@ -54,7 +54,31 @@ function Facts({ rows }: { rows: Array<[string, string]> }) {
   );
 }
 
-function SessionItem({ session, busy, onEnd }: { session: SessionInfo; busy: boolean; onEnd(): void }) {
+/** The question a change asks first, in place of its button: Yes goes on, Cancel drops it. */
+function Confirm({ question, yes, onYes, onCancel }: { question: string; yes: string; onYes(): void; onCancel(): void }) {
+  return (
+    <Stack gap="2" role="group" aria-label={question}>
+      <Text fontSize="sm" fontWeight="medium">
+        {question}
+      </Text>
+      <HStack gap="2" wrap="wrap">
+        <Button size="sm" colorPalette="red" onClick={onYes}>
+          {yes}
+        </Button>
+        <Button size="sm" variant="outline" onClick={onCancel}>
+          {t.cancel}
+        </Button>
+      </HStack>
+    </Stack>
+  );
+}
+
+interface Answer {
+  onConfirm(): void;
+  onCancel(): void;
+}
+
+function SessionItem({ session, busy, asking, onEnd, answer }: { session: SessionInfo; busy: boolean; asking: boolean; onEnd(): void; answer: Answer }) {
   const name = session.kind === 'addon' ? (session.client ?? t.kindAddon) : t.kindWeb;
   return (
     <Stack as="li" aria-label={name} borderWidth="1px" borderRadius="md" p="4" gap="3">
@@ -72,16 +96,19 @@ function SessionItem({ session, busy, onEnd }: { session: SessionInfo; busy: boo
           [t.browser, session.user_agent ? browserName(session.user_agent) : t.unknown],
         ]}
       />
-      {!session.current && (
-        <Button size="sm" variant="outline" colorPalette="red" alignSelf="flex-start" onClick={onEnd} disabled={busy}>
-          {t.endSession}
-        </Button>
-      )}
+      {!session.current &&
+        (asking ? (
+          <Confirm question={t.endSessionConfirm} yes={t.confirmEnd} onYes={answer.onConfirm} onCancel={answer.onCancel} />
+        ) : (
+          <Button size="sm" variant="outline" colorPalette="red" alignSelf="flex-start" onClick={onEnd} disabled={busy}>
+            {t.endSession}
+          </Button>
+        ))}
     </Stack>
   );
 }
 
-function KeyItem({ apiKey, busy, onRevoke }: { apiKey: ApiKeyInfo; busy: boolean; onRevoke(): void }) {
+function KeyItem({ apiKey, busy, asking, onRevoke, answer }: { apiKey: ApiKeyInfo; busy: boolean; asking: boolean; onRevoke(): void; answer: Answer }) {
   return (
     <Stack as="li" aria-label={apiKey.name} borderWidth="1px" borderRadius="md" p="4" gap="3">
       <HStack gap="2" wrap="wrap">
@@ -96,9 +123,13 @@ function KeyItem({ apiKey, busy, onRevoke }: { apiKey: ApiKeyInfo; busy: boolean
           [t.lastUsed, when(apiKey.last_used_at)],
         ]}
       />
-      <Button size="sm" variant="outline" colorPalette="red" alignSelf="flex-start" onClick={onRevoke} disabled={busy}>
-        {t.revoke}
-      </Button>
+      {asking ? (
+        <Confirm question={t.revokeConfirm} yes={t.confirmRevoke} onYes={answer.onConfirm} onCancel={answer.onCancel} />
+      ) : (
+        <Button size="sm" variant="outline" colorPalette="red" alignSelf="flex-start" onClick={onRevoke} disabled={busy}>
+          {t.revoke}
+        </Button>
+      )}
     </Stack>
   );
 }
@@ -135,8 +166,11 @@ function NewKeyForm({ busy, onCreate }: { busy: boolean; onCreate(key: NewApiKey
           <Input value={name} onChange={(event) => setName(event.target.value)} maxLength={100} />
           <Field.ErrorText>{t.nameRequired}</Field.ErrorText>
         </Field.Root>
-        <Field.Root invalid={problem === 'scopes'} as="fieldset">
-          <Field.Label as="legend">{t.keyScopes}</Field.Label>
+        {/* A fieldset, not a Field: inside a Field every checkbox would take the field's one id, and clicking one label would tick the other. */}
+        <Fieldset.Root invalid={problem === 'scopes'}>
+          <Fieldset.Legend fontSize="sm" fontWeight="medium">
+            {t.keyScopes}
+          </Fieldset.Legend>
           <Stack gap="2">
             {SCOPES.map(([scope, label]) => (
               <Checkbox.Root
@@ -150,8 +184,8 @@ function NewKeyForm({ busy, onCreate }: { busy: boolean; onCreate(key: NewApiKey
               </Checkbox.Root>
             ))}
           </Stack>
-          <Field.ErrorText>{t.scopeRequired}</Field.ErrorText>
-        </Field.Root>
+          <Fieldset.ErrorText>{t.scopeRequired}</Fieldset.ErrorText>
+        </Fieldset.Root>
         <Field.Root>
           <Field.Label>{t.keyExpiry}</Field.Label>
           <NativeSelect.Root>
@@ -209,7 +243,12 @@ export function CredentialsSections() {
     sessions: s.context.sessions,
     apiKeys: s.context.apiKeys,
     createdKey: s.context.createdKey,
+    // Which session or key asks "are you sure?"; the other buttons wait meanwhile.
+    endAsked: s.matches('confirmingEnd') ? s.context.pendingId : null,
+    revokeAsked: s.matches('confirmingRevoke') ? s.context.pendingId : null,
+    asking: s.matches('confirmingEnd') || s.matches('confirmingRevoke'),
   }));
+  const answer: Answer = { onConfirm: () => actor.send({ type: 'change.confirm' }), onCancel: () => actor.send({ type: 'change.cancel' }) };
   const others = view.sessions.filter((session) => !session.current).length;
   const failure = view.failed && (
     <HStack gap="3">
@@ -226,7 +265,7 @@ export function CredentialsSections() {
         lead={t.sessionsLead}
         action={
           others > 0 && (
-            <Button size="sm" variant="outline" colorPalette="red" onClick={() => actor.send({ type: 'sessions.endOthers' })} disabled={view.busy}>
+            <Button size="sm" variant="outline" colorPalette="red" onClick={() => actor.send({ type: 'sessions.endOthers' })} disabled={view.busy || view.asking}>
               {t.endOthers}
             </Button>
           )
@@ -236,7 +275,14 @@ export function CredentialsSections() {
         {view.sessions.length > 0 && (
           <Stack as="ul" gap="3" listStyleType="none">
             {view.sessions.map((session) => (
-              <SessionItem key={session.id} session={session} busy={view.busy} onEnd={() => actor.send({ type: 'session.end', id: session.id })} />
+              <SessionItem
+                key={session.id}
+                session={session}
+                busy={view.busy || view.asking}
+                asking={view.endAsked === session.id}
+                onEnd={() => actor.send({ type: 'session.end', id: session.id })}
+                answer={answer}
+              />
             ))}
           </Stack>
         )}
@@ -248,7 +294,14 @@ export function CredentialsSections() {
         {view.apiKeys.length > 0 && (
           <Stack as="ul" gap="3" listStyleType="none">
             {view.apiKeys.map((apiKey) => (
-              <KeyItem key={apiKey.id} apiKey={apiKey} busy={view.busy} onRevoke={() => actor.send({ type: 'key.revoke', id: apiKey.id })} />
+              <KeyItem
+                key={apiKey.id}
+                apiKey={apiKey}
+                busy={view.busy || view.asking}
+                asking={view.revokeAsked === apiKey.id}
+                onRevoke={() => actor.send({ type: 'key.revoke', id: apiKey.id })}
+                answer={answer}
+              />
             ))}
           </Stack>
         )}

@@ -25,7 +25,8 @@ export const toaster = createToaster({
 export function ToastRegion() {
   return (
     <Portal>
-      <ChakraToaster toaster={toaster} insetInline={{ mdDown: '4' }}>
+      {/* On a phone the toasts sit under the top bar, and under its open menu too (the bar's z-index is `sticky`). */}
+      <ChakraToaster toaster={toaster} insetInline={{ mdDown: '4' }} zIndex={{ mdDown: 'dropdown !important' }}>
         {(toast) => (
           // A border as well as the shadow: the neutral toast's panel is close to the page's own
           // colour in dark mode, and the shadow barely shows there.

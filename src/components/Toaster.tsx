@@ -11,9 +11,13 @@ let region: Promise<ToastRegionModule> | undefined;
  */
 const loadRegion = () => (region ??= import(/* webpackChunkName: "toaster" */ './ToastRegion'));
 
-/** What every chart's `notify` action does in the app. */
+/**
+ * What every chart's `notify` action does in the app. A toast of the same kind and title as one on
+ * screen replaces it (its words brought up to date) instead of stacking a copy under it: four
+ * refusals in a row show one "Too many attempts", not four.
+ */
 export function showToast({ type, title, description }: NotifyParams): void {
-  void loadRegion().then(({ toaster }) => toaster.create({ type, title, description, closable: true }));
+  void loadRegion().then(({ toaster }) => toaster.create({ id: `${type}:${title}`, type, title, description, closable: true }));
 }
 
 /** The `notify` effect every chart is handed by its view (src/lib/chart.ts). */

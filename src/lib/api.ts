@@ -79,6 +79,9 @@ export const teamApi = {
   revoke: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/teams/me/invitations/${encodeURIComponent(id)}`, signal }),
   updateMember: (userId: string, body: { role?: InvitedRole; monthly_query_cap?: number | null }, { signal }: Opts = {}) =>
     request<TeamMember>({ method: 'PATCH', url: `/teams/me/members/${encodeURIComponent(userId)}`, data: body, signal }),
+  updateTeam: (body: { name?: string; default_monthly_query_cap?: number | null }, { signal }: Opts = {}) =>
+    request<Team>({ method: 'PATCH', url: '/teams/me', data: body, signal }),
+  transfer: (userId: string, { signal }: Opts = {}) => request<void>({ method: 'POST', url: '/teams/me/transfer', data: { user_id: userId }, signal }),
   removeMember: (userId: string, { signal }: Opts = {}) =>
     request<void>({ method: 'DELETE', url: `/teams/me/members/${encodeURIComponent(userId)}`, signal }),
   preview: (token: string, { signal }: Opts = {}) =>

@@ -88,14 +88,14 @@ function Loading() {
   );
 }
 
-function MeterView({ title, value, ofText }: { title: string; value: Meter; ofText: (limit: string) => string }) {
+function MeterView({ title, value, ofText, unlimitedText }: { title: string; value: Meter; ofText: (limit: string) => string; unlimitedText: string }) {
   return (
     <Stack gap="2">
       <HStack align="baseline" gap="2" wrap="wrap">
         <Text fontSize="3xl" fontWeight="bold" letterSpacing="tight">
           {formatNumber(value.used)}
         </Text>
-        <Text color="fg.muted">{ofText(formatLimit(value.limit, messages.plan.unlimited))}</Text>
+        <Text color="fg.muted">{value.unlimited ? unlimitedText : ofText(formatLimit(value.limit, messages.plan.unlimited))}</Text>
       </HStack>
       {value.shown !== null && (
         <Progress.Root value={Math.min(100, value.percent ?? 0)} colorPalette={isNearLimit(value) ? 'orange' : 'brand'} size="sm">
@@ -179,7 +179,7 @@ export default function DashboardPage() {
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
       <Stack gap="6">
         <Flex justify="space-between" align={{ base: 'flex-start', sm: 'center' }} gap="4" direction={{ base: 'column', sm: 'row' }}>
-          <PageHeader title={t.title} lead={t.greeting(fullName)} />
+          <PageHeader title={t.title} lead={(usage?.total_queries ?? 0) > 0 ? t.greeting(fullName) : t.greetingNew(fullName)} />
           <Button variant="outline" onClick={() => actor.send({ type: 'dashboard.refresh' })} loading={view.refreshing} loadingText={t.refreshing}>
             {t.refresh}
           </Button>
@@ -221,14 +221,14 @@ export default function DashboardPage() {
           </DashCard>
           {(
             [
-              [t.monthlyQueries, monthly, t.ofQueries],
-              [t.dailyTokens, tokens, t.ofTokens],
+              [t.monthlyQueries, monthly, t.ofQueries, t.queriesUnlimited],
+              [t.dailyTokens, tokens, t.ofTokens, t.tokensUnlimited],
             ] as const
-          ).map(([title, value, ofText]) => (
+          ).map(([title, value, ofText, unlimitedText]) => (
             <DashCard key={title} title={title} status={view.meters === 'noLimits' ? 'ready' : view.meters}>
               {view.meters === 'loading' && <Loading />}
               {view.meters === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
-              {view.meters === 'ready' && <MeterView title={title} value={value} ofText={ofText} />}
+              {view.meters === 'ready' && <MeterView title={title} value={value} ofText={ofText} unlimitedText={unlimitedText} />}
               {view.meters === 'noLimits' && (
                 <Stack gap="2">
                   <Text fontSize="3xl" fontWeight="bold" letterSpacing="tight">

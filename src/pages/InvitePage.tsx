@@ -54,7 +54,7 @@ export default function InvitePage() {
       </Container>
     );
   }
-  const back = { from: { pathname: location.pathname } } satisfies RedirectState;
+  const back = { from: { pathname: location.pathname }, email: preview.email } satisfies RedirectState;
   const mismatch = authStatus === 'signedIn' && signedInAs !== null && signedInAs.toLowerCase() !== preview.email;
   return (
     <Container maxW="2xl" py={{ base: '8', md: '12' }}>

@@ -4,7 +4,7 @@ import { Navigate, useLocation } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
 import type { LoginValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
-import { redirectTarget } from '../app/RequireAuth';
+import { prefilledEmail, redirectTarget } from '../app/RequireAuth';
 import { AuthCard, AuthSwitch } from '../components/AuthCard';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
@@ -21,7 +21,7 @@ export default function LoginPage() {
   const location = useLocation();
   const redirectTo = redirectTarget(location.state);
   const form = useFormik<LoginValues>({
-    initialValues: { email: '', password: '' },
+    initialValues: { email: prefilledEmail(location.state), password: '' },
     validate,
     validateOnBlur: false,
     onSubmit: (values) => auth.send({ type: 'login.submit', email: values.email.trim(), password: values.password, redirectTo }),

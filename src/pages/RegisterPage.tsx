@@ -3,7 +3,7 @@ import { useFormik } from 'formik';
 import { Navigate, useLocation } from 'react-router-dom';
 import type { RegisterValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
-import { redirectTarget } from '../app/RequireAuth';
+import { prefilledEmail, redirectTarget } from '../app/RequireAuth';
 import { AuthCard, AuthSwitch } from '../components/AuthCard';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
@@ -17,9 +17,10 @@ export default function RegisterPage() {
   const auth = useAuthRef();
   const busy = useAuthSelector((s) => s.hasTag('busy'));
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
-  const redirectTo = redirectTarget(useLocation().state);
+  const { state } = useLocation();
+  const redirectTo = redirectTarget(state);
   const form = useFormik<RegisterValues>({
-    initialValues: { full_name: '', username: '', email: '', password: '', confirm_password: '' },
+    initialValues: { full_name: '', username: '', email: prefilledEmail(state), password: '', confirm_password: '' },
     validate,
     validateOnChange: false,
     validateOnBlur: false,

@@ -10,6 +10,7 @@ import { PageSpinner } from '../components/PageSpinner';
 import { AuditLog, TeamUsageSection } from '../components/team/TeamActivity';
 import { InviteForm, PendingInvitations } from '../components/team/TeamInvitations';
 import { TeamMembers } from '../components/team/TeamMembers';
+import { ChangeConfirmation, TeamBilling, TeamSettings } from '../components/team/TeamSettings';
 import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
 import { createChartContext, useSelector } from '../lib/chart';
@@ -66,6 +67,7 @@ export default function TeamPage() {
   const data = useSelector(actor, (s) => s.context.data);
   const month = useSelector(actor, (s) => s.context.month);
   const busy = useSelector(actor, (s) => s.hasTag('changing'));
+  const asking = useSelector(actor, (s) => (s.matches({ ready: { changes: 'confirming' } }) ? s.context.changing : null));
   const usageLoading = useSelector(actor, (s) => s.hasTag('usageLoading'));
   const downloading = useSelector(actor, (s) => s.hasTag('downloading'));
   const auditLoading = useSelector(actor, (s) => s.hasTag('auditLoading'));
@@ -118,10 +120,37 @@ export default function TeamPage() {
             actions={{
               onCap: (id, cap) => actor.send({ type: 'member.cap', userId: id, cap }),
               onRole: (id, newRole) => actor.send({ type: 'member.role', userId: id, role: newRole }),
+              onTransfer: (id) => actor.send({ type: 'member.transfer', userId: id }),
               onRemove: (id) => actor.send({ type: 'member.remove', userId: id }),
             }}
           />
+          {role === 'owner' && (
+            <Text color="fg.muted" fontSize="sm" mt="3">
+              {t.ownerCannotLeave}
+            </Text>
+          )}
+          <ChangeConfirmation
+            change={asking}
+            userId={userId}
+            team={team}
+            members={members}
+            onConfirm={() => actor.send({ type: 'change.confirm' })}
+            onCancel={() => actor.send({ type: 'change.cancel' })}
+          />
         </Section>
+        <Section id="team-billing" title={t.billingHeading}>
+          <TeamBilling owner={role === 'owner'} members={members} />
+        </Section>
+        {admin && (
+          <Section id="team-settings" title={t.settingsHeading}>
+            <TeamSettings
+              team={team}
+              busy={busy}
+              onRename={(name) => actor.send({ type: 'team.rename', name })}
+              onDefaultCap={(cap) => actor.send({ type: 'team.defaultCap', cap })}
+            />
+          </Section>
+        )}
         {admin && invitations && (
           <>
             <Section id="team-invite" title={t.inviteHeading}>

@@ -89,10 +89,15 @@ describe('the add-on connecting, against the real server and Chromium', () => {
     expect(refreshed.status).toBe(200);
     expect((await query(refreshed.body.access_token)).status).toBe(200);
 
-    // The person ends the add-on's session under "Sessions and devices".
+    // The person ends the add-on's session under "Sessions and devices", asked first; Cancel ends nothing.
     await page.goto(`${live.server.baseUrl}/profile`);
     const item = page.getByRole('listitem', { name: 'SheetMind add-on' });
     await item.getByRole('button', { name: c.endSession }).click();
+    await item.getByText(c.endSessionConfirm).waitFor();
+    await item.getByRole('button', { name: c.cancel }).click();
+    await item.getByRole('button', { name: c.endSession }).click();
+    expect((await query(refreshed.body.access_token)).status).toBe(200);
+    await item.getByRole('button', { name: c.confirmEnd }).click();
     await item.waitFor({ state: 'detached' });
     const cut = await query(refreshed.body.access_token);
     expect(cut.status).toBe(401);
@@ -119,11 +124,62 @@ describe('the add-on connecting, against the real server and Chromium', () => {
     expect((await call('GET', '/users/me', undefined, key)).status).toBe(403);
 
     await keys.getByRole('button', { name: c.done }).click();
+    // Revoking asks first: until the person says yes, the key works.
     await listed.getByRole('button', { name: c.revoke }).click();
+    await listed.getByText(c.revokeConfirm).waitFor();
+    expect((await query(key)).status).toBe(200);
+    await listed.getByRole('button', { name: c.confirmRevoke }).click();
     await listed.waitFor({ state: 'detached' });
     const refused = await query(key);
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('api_key_revoked');
     await page.context().close();
+  });
+
+  it.each([
+    ['a query-only key', c.scopeUsage, ['query'], { query: 200, usage: 403 }],
+    ['a usage-only key', c.scopeQuery, ['usage:read'], { query: 403, usage: 200 }],
+  ] as const)('makes %s when the person clicks the other scope’s label off on the profile', async (_what, untick, scopes, answers) => {
+    const page = await browserOf(await person());
+    await page.goto(`${live.server.baseUrl}/profile`);
+    const keys = page.getByRole('region', { name: c.keysTitle });
+    await keys.getByLabel(c.keyName).fill('One scope');
+    await keys.getByText(untick, { exact: true }).click();
+    const other = untick === c.scopeQuery ? c.scopeUsage : c.scopeQuery;
+    expect(await keys.getByRole('checkbox', { name: untick }).isChecked()).toBe(false);
+    expect(await keys.getByRole('checkbox', { name: other }).isChecked()).toBe(true);
+    await keys.getByRole('button', { name: c.createKey }).click();
+    const shown = keys.getByLabel(c.keyCreatedTitle);
+    await shown.waitFor();
+    const key = (await shown.textContent())!.trim();
+    await keys.getByRole('listitem', { name: 'One scope' }).getByText(scopes.join(', '), { exact: true }).waitFor();
+    expect((await query(key)).status).toBe(answers.query);
+    expect((await call('GET', '/query/usage', undefined, key)).status).toBe(answers.usage);
+    await page.context().close();
+  });
+
+  it('brings a new person who opens the add-on’s link signed out, and registers, back to /link with the code', async () => {
+    const codes = (await call('POST', '/oauth/device_authorization', { client_id: 'sheetmind-addon' }, undefined, true)).body;
+    const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(codes.verification_uri_complete);
+    // Signed out: /link leads to the sign-in page, which links to the register form.
+    await page.getByRole('link', { name: l.signIn }).click();
+    await page.getByRole('link', { name: messages.login.toRegister }).click();
+    await page.getByRole('heading', { name: messages.register.heading }).waitFor();
+    const id = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+    const r = messages.register;
+    await page.getByLabel(r.fullName).fill('Grace Hopper');
+    await page.getByLabel(r.username).fill(`grace${id}`);
+    await page.getByLabel(r.email).fill(`grace${id}@example.com`);
+    await page.getByLabel(new RegExp(`^${r.password}`)).fill(`Compiler-${id}`);
+    await page.getByLabel(r.confirmPassword).fill(`Compiler-${id}`);
+    await page.getByRole('button', { name: r.submit }).click();
+    await page.getByRole('heading', { name: l.confirmTitle }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/link');
+    await page.getByText(codes.user_code, { exact: true }).waitFor();
+    await page.getByRole('button', { name: l.approve }).click();
+    await page.getByRole('heading', { name: l.approvedTitle }).waitFor();
+    await context.close();
   });
 });

@@ -133,7 +133,7 @@ describe('authentication in Chromium', () => {
       localStorage.setItem('refresh_token', refresh);
     }, body.refresh_token);
     await page.goto(`${live.server.baseUrl}/dashboard`);
-    await page.getByText(messages.dashboard.greeting(a.full_name)).waitFor();
+    await page.getByText(messages.dashboard.greetingNew(a.full_name)).waitFor();
     expect(refreshCalls).toHaveLength(1);
     expect(await page.evaluate(() => localStorage.getItem('refresh_token'))).not.toBe(body.refresh_token);
     await page.close();
@@ -205,7 +205,7 @@ describe('authentication in Chromium', () => {
     }, body.refresh_token);
     const second = await context.newPage();
     await Promise.all([first.goto(`${live.server.baseUrl}/dashboard`), second.goto(`${live.server.baseUrl}/profile`)]);
-    await first.getByText(messages.dashboard.greeting(a.full_name)).waitFor();
+    await first.getByText(messages.dashboard.greetingNew(a.full_name)).waitFor();
     await second.getByText(a.email).waitFor();
     expect(refreshCalls).toHaveLength(1);
 

@@ -93,7 +93,8 @@ describe('the Team story in Chromium against the real server', () => {
     await newcomerPage.getByRole('link', { name: messages.invitation.register }).click();
     await newcomerPage.getByLabel(messages.register.fullName).fill(newcomer.full_name);
     await newcomerPage.getByLabel(messages.register.username).fill(newcomer.username);
-    await newcomerPage.getByLabel(messages.register.email).fill(newcomer.email);
+    // The invited address is filled in already.
+    expect(await newcomerPage.getByLabel(messages.register.email).inputValue()).toBe(newcomer.email);
     await newcomerPage.getByRole('textbox', { name: messages.register.password, exact: true }).fill(newcomer.password);
     await newcomerPage.getByLabel(messages.register.confirmPassword).fill(newcomer.password);
     await newcomerPage.getByRole('button', { name: messages.register.submit }).click();
@@ -194,5 +195,66 @@ describe('the Team story in Chromium against the real server', () => {
       }
     }
     expect(found).toEqual([]);
+  });
+
+  it('offers every action whole and reachable, with no sideways scroll, to the owner, an admin and a member at 1280×900 and 390×844', async () => {
+    const { baseUrl, dataDir } = live.server;
+    const client = apiClient(baseUrl);
+    const owner = await signUp(client, 'Ada Lovelace');
+    const admin = await signUp(client, 'Grace Hopper');
+    const luke = 'Łukasz Świątek, "Luke"';
+    const member = await signUp(client, luke);
+    await makeTeam(client, dataDir, owner, [admin, member], []);
+    expect((await api('PATCH', `/teams/me/members/${admin.id}`, { role: 'admin' }, owner.tokens.access_token)).status).toBe(200);
+    const views = [
+      { who: 'owner', tokens: owner.tokens, buttons: [`${t.setCap}: Grace Hopper`, `${t.makeMember}: Grace Hopper`, `${t.makeOwner}: Grace Hopper`, `${t.remove}: Grace Hopper`, `${t.remove}: ${luke}`, t.saveName, t.saveDefaultCap] },
+      { who: 'admin', tokens: admin.tokens, buttons: [t.leave, `${t.setCap}: ${luke}`, `${t.remove}: ${luke}`, t.saveName, t.saveDefaultCap] },
+      { who: 'member', tokens: member.tokens, buttons: [t.leave] },
+    ];
+    /** Where a control is cut off: by the window's edge, or by an ancestor that clips or scrolls what overflows it. */
+    const clipped = (page: Page, name: string) =>
+      page.getByRole('button', { name, exact: true }).evaluate((button) => {
+        const box = button.getBoundingClientRect();
+        const width = document.documentElement.clientWidth;
+        if (box.left < 0 || box.right > width) return `past the window's edge (${Math.round(box.left)}–${Math.round(box.right)} of ${width})`;
+        if (button.scrollWidth > button.clientWidth + 1) return 'its own text is cut';
+        for (let el = button.parentElement; el && el !== document.body; el = el.parentElement) {
+          if (getComputedStyle(el).overflowX === 'visible') continue;
+          const outer = el.getBoundingClientRect();
+          if (box.left < outer.left - 1 || box.right > outer.right + 1) return `cut by ${el.tagName.toLowerCase()}.${el.className}`;
+          if (el.scrollWidth > el.clientWidth + 1) return `inside a sideways scroll (${el.tagName.toLowerCase()})`;
+        }
+        return null;
+      });
+    const problems: string[] = [];
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      for (const { who, tokens, buttons } of views) {
+        const context = await live.browser.newContext({ viewport });
+        contexts.push(context);
+        const page = await context.newPage();
+        await page.addInitScript((pair) => {
+          for (const [key, value] of Object.entries(pair)) localStorage.setItem(key, value);
+        }, storedTokens(tokens));
+        await page.goto(`${baseUrl}/team`);
+        await page.getByRole('heading', { name: 'Ada Lovelace’s team', level: 1 }).waitFor();
+        const where = `${who} at ${viewport.width}×${viewport.height}`;
+        for (const name of buttons) {
+          const problem = await clipped(page, name);
+          if (problem) problems.push(`${where}: "${name}" ${problem}`);
+        }
+        if (who === 'owner') {
+          // The cap editor open on a row: its Save and Cancel whole too.
+          await page.getByRole('button', { name: `${t.setCap}: ${luke}`, exact: true }).click();
+          for (const name of [t.saveCap, t.cancel]) {
+            const problem = await clipped(page, name);
+            if (problem) problems.push(`${where}, cap editor: "${name}" ${problem}`);
+          }
+        }
+        const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        if (sideways > 0) problems.push(`${where}: the page scrolls sideways by ${sideways}px`);
+        await context.close();
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });

@@ -197,6 +197,68 @@ describe('the top bar', () => {
     await stale.context().close();
   });
 
+  it('do not stack copies: four failed sign-ins in a row show one toast', async () => {
+    const page = await open('/login');
+    await page.getByLabel(messages.login.email).fill(`nobody${id}@example.com`);
+    await page.getByLabel(messages.login.password).fill('Not-the-password-1');
+    const submit = page.getByRole('button', { name: messages.login.submit });
+    for (let i = 0; i < 4; i++) {
+      const answered = page.waitForResponse((response) => response.url().endsWith('/auth/login/email'));
+      await submit.click();
+      await answered;
+      await toast(page, messages.auth.loginFailed).first().hover();
+    }
+    await expect(toast(page, messages.auth.loginFailed).count()).resolves.toBe(1);
+    await page.context().close();
+  });
+
+  it('on a phone, stay under the open menu: every menu entry is the one a tap reaches', async () => {
+    const page = await open('/profile', { signedIn: tokens, width: 390 });
+    const p = messages.profile;
+    await page.getByLabel(new RegExp(`^${p.currentPassword}`)).fill('Old-password-1');
+    await page.getByLabel(new RegExp(`^${p.newPassword}`)).fill('New-password-22');
+    await page.getByLabel(new RegExp(`^${p.confirmNewPassword}`)).fill('New-password-23');
+    await page.getByRole('button', { name: p.updatePassword }).click();
+    const shown = toast(page, p.passwordsMismatch);
+    await shown.waitFor();
+    const banner = page.getByRole('banner');
+    await banner.getByRole('button', { name: messages.layout.menu }).click();
+    const nav = banner.getByRole('navigation', { name: messages.layout.mainNav });
+    const entries = [...[messages.layout.dashboard, messages.layout.subscription, messages.layout.profile].map((name) => nav.getByRole('link', { name })), banner.getByRole('button', { name: messages.layout.logout })];
+    const covered: string[] = [];
+    for (const entry of entries) {
+      const reached = await entry.evaluate((element) => {
+        const { x, y, width, height } = element.getBoundingClientRect();
+        const hit = document.elementFromPoint(x + width / 2, y + height / 2);
+        return hit !== null && element.contains(hit);
+      });
+      if (!reached) covered.push((await entry.textContent()) ?? '');
+    }
+    // The toast is still up: the check was made while it could have covered the menu.
+    await expect(shown.count()).resolves.toBe(1);
+    expect(overlap(await box(shown), await box(page.locator(`#${await banner.getByRole('button', { name: messages.layout.menu }).getAttribute('aria-controls')}`)))).toBe(true);
+    expect(covered).toEqual([]);
+    await page.context().close();
+  });
+
+  it('an in-app link opens the next page at its top; back returns to where the reader was', async () => {
+    const page = await open('/guide', { signedIn: tokens });
+    await page.getByRole('button', { name: messages.guide.ask }).click();
+    const link = page.getByRole('link', { name: messages.guide.seeDashboard });
+    await link.scrollIntoViewIfNeeded();
+    const scrolled = await page.evaluate(() => window.scrollY);
+    expect(scrolled).toBeGreaterThan(0);
+    await link.click();
+    const title = page.getByRole('heading', { level: 1, name: messages.dashboard.title });
+    await title.waitFor();
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    expect((await box(title)).y).toBeGreaterThanOrEqual(0);
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: messages.guide.title }).waitFor();
+    await page.waitForFunction((y) => Math.abs(window.scrollY - y) < 2, scrolled);
+    await page.context().close();
+  });
+
   it('is one row on a phone, with a menu that works by keyboard', async () => {
     const page = await open('/dashboard', { signedIn: tokens, width: 390 });
     const banner = page.getByRole('banner');

@@ -7,11 +7,11 @@
 
 /** The landmark or named region a sight is looked for in (the whole page when omitted). */
 export interface Area {
-  role: 'banner' | 'region' | 'article' | 'navigation' | 'main' | 'listitem';
+  role: 'banner' | 'region' | 'article' | 'navigation' | 'main' | 'listitem' | 'alertdialog';
   name?: string;
 }
 
-export type SightRole = 'button' | 'link' | 'heading' | 'status' | 'textbox' | 'banner' | 'region' | 'article' | 'alert' | 'listitem';
+export type SightRole = 'button' | 'link' | 'heading' | 'status' | 'textbox' | 'banner' | 'region' | 'article' | 'alert' | 'alertdialog' | 'listitem';
 
 interface Common {
   in?: Area;

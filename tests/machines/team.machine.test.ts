@@ -72,6 +72,28 @@ describe('team page chart', () => {
     expect(actor.getSnapshot().hasTag('changing')).toBe(false);
   });
 
+  it('offers a transfer to the owner only, and settings to admins only; Cancel drops an asked-for change', async () => {
+    const made: TeamChange[] = [];
+    for (const role of ['member', 'admin'] as const) {
+      const { actor } = team(async () => data(role), async (c) => void made.push(c));
+      await settle();
+      actor.send({ type: 'member.transfer', userId: 'x' });
+      if (role === 'member') actor.send({ type: 'team.rename', name: 'Ours' });
+      expect(actor.getSnapshot().matches({ ready: { changes: 'idle' } })).toBe(true);
+    }
+    const { actor, notified } = team(async () => data('owner'), async (c) => void made.push(c));
+    await settle();
+    actor.send({ type: 'member.transfer', userId: 'x' });
+    expect(actor.getSnapshot().context.changing).toEqual({ kind: 'transfer', userId: 'x' });
+    actor.send({ type: 'change.cancel' });
+    expect(actor.getSnapshot().context.changing).toBeNull();
+    actor.send({ type: 'team.defaultCap', cap: 20 });
+    await settle();
+    await settle();
+    expect(made).toEqual([{ kind: 'defaultCap', cap: 20 }]);
+    expect(notified).toEqual([{ type: 'success', title: messages.team.defaultCapSaved }]);
+  });
+
   it('tells a refusal in the catalogue’s words, and sends someone who left to the dashboard', async () => {
     const refused = team(async () => data('admin'), () => Promise.reject(refusal(403, 'forbidden')));
     await settle();
@@ -81,6 +103,9 @@ describe('team page chart', () => {
     const leaving = team(async () => data('member'));
     await settle();
     leaving.actor.send({ type: 'member.remove', userId: 'me' });
+    // Leaving asks first; nothing is sent until the person confirms.
+    expect(leaving.actor.getSnapshot().matches({ ready: { changes: 'confirming' } })).toBe(true);
+    leaving.actor.send({ type: 'change.confirm' });
     await settle();
     expect(leaving.actor.getSnapshot().value).toBe('notInTeam');
     expect(leaving.navigated).toEqual(['/dashboard']);

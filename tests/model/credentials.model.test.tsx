@@ -69,8 +69,10 @@ describe('credentials chart, generated paths', () => {
             'session.end': async ({ event, state }) => {
               const { id } = event as Extract<CredentialsEvent, { type: 'session.end' }>;
               const session = (state as CredentialsSnapshot).context.sessions.find((s) => s.id === id)!;
+              const before = asked.length;
               await browser.click(within(screen.getByRole('listitem', { name: sessionName(session) })).getByRole('button', { name: t.endSession }));
-              expect(lastAsked()).toEqual(['endSession', id]);
+              // Nothing is ended before the person confirms.
+              expect(asked.length).toBe(before);
             },
             'sessions.endOthers': async () => {
               await browser.click(region(t.sessionsTitle).getByRole('button', { name: t.endOthers }));
@@ -87,8 +89,21 @@ describe('credentials chart, generated paths', () => {
             'key.revoke': async ({ event, state }) => {
               const { id } = event as Extract<CredentialsEvent, { type: 'key.revoke' }>;
               const apiKey = (state as CredentialsSnapshot).context.apiKeys.find((k) => k.id === id)!;
+              const before = asked.length;
               await browser.click(within(screen.getByRole('listitem', { name: apiKey.name })).getByRole('button', { name: t.revoke }));
-              expect(lastAsked()).toEqual(['revokeApiKey', id]);
+              expect(asked.length).toBe(before);
+            },
+            'change.confirm': async ({ state }) => {
+              // `state` is the one the confirmation leads to.
+              const snapshot = state as CredentialsSnapshot;
+              const ending = snapshot.matches('endingSession');
+              await browser.click(screen.getByRole('button', { name: ending ? t.confirmEnd : t.confirmRevoke }));
+              expect(lastAsked()).toEqual([ending ? 'endSession' : 'revokeApiKey', snapshot.context.pendingId]);
+            },
+            'change.cancel': async () => {
+              const before = asked.length;
+              await browser.click(screen.getByRole('button', { name: t.cancel }));
+              expect(asked.length).toBe(before);
             },
             'key.dismiss': () => browser.click(region(t.keysTitle).getByRole('button', { name: t.done })),
             'credentials.retry': async () => {

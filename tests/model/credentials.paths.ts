@@ -80,6 +80,8 @@ export type CredentialsSnapshot = SnapshotFrom<typeof credentialsMachine>;
 /** What the person can do on the page as it stands: only what it shows. */
 function userEvents(state: CredentialsSnapshot): CredentialsEvent[] {
   const { sessions, apiKeys, createdKey } = state.context;
+  // While a session or key asks "are you sure?", its answer is what the person gives next.
+  if (state.matches('confirmingEnd') || state.matches('confirmingRevoke')) return [{ type: 'change.confirm' }, { type: 'change.cancel' }];
   const others = sessions.filter((session) => !session.current);
   return [
     ...others.map((session) => ({ type: 'session.end' as const, id: session.id })),
@@ -91,7 +93,7 @@ function userEvents(state: CredentialsSnapshot): CredentialsEvent[] {
   ];
 }
 
-const USER_EVENT_TYPES = new Set<string>(['session.end', 'sessions.endOthers', 'key.create', 'key.revoke', 'key.dismiss', 'credentials.retry']);
+const USER_EVENT_TYPES = new Set<string>(['session.end', 'sessions.endOthers', 'key.create', 'key.revoke', 'key.dismiss', 'credentials.retry', 'change.confirm', 'change.cancel']);
 
 const model = createTestModel(toTestModelMachine(credentialsMachine.provide({ actions: { notify: () => undefined } })), {
   input: { auth: null },
@@ -128,8 +130,16 @@ const keysArea = { role: 'region', name: t.keysTitle } as const;
 
 /** Both sections as the chart holds them: every session and key listed, with its buttons. */
 function sections(state: CredentialsSnapshot): Sight[] {
-  const busy = state.hasTag('busy') || state.hasTag('loading');
-  const { sessions, apiKeys, createdKey } = state.context;
+  const asking = state.matches('confirmingEnd') || state.matches('confirmingRevoke');
+  const busy = state.hasTag('busy') || state.hasTag('loading') || asking;
+  const { sessions, apiKeys, createdKey, pendingId } = state.context;
+  const endAsked = state.matches('confirmingEnd') ? pendingId : null;
+  const revokeAsked = state.matches('confirmingRevoke') ? pendingId : null;
+  const question = (item: Sight['in'], text: string, yes: string): Sight[] => [
+    { in: item, text },
+    { in: item, role: 'button', name: yes },
+    { in: item, role: 'button', name: t.cancel },
+  ];
   const others = sessions.filter((session) => !session.current).length;
   return [
     { role: 'heading', level: 2, name: t.sessionsTitle },
@@ -140,7 +150,11 @@ function sections(state: CredentialsSnapshot): Sight[] {
       return [
         { in: item, text: session.ip! },
         { in: item, text: BROWSER_SHOWN[session.user_agent!]! },
-        session.current ? { in: item, text: t.thisDevice } : { in: item, role: 'button', name: t.endSession, disabled: busy },
+        ...(session.current
+          ? [{ in: item, text: t.thisDevice } satisfies Sight]
+          : endAsked === session.id
+            ? [...question(item, t.endSessionConfirm, t.confirmEnd), { in: item, role: 'button', name: t.endSession, absent: true } satisfies Sight]
+            : [{ in: item, role: 'button', name: t.endSession, disabled: busy } satisfies Sight]),
       ];
     }),
     { in: sessionsArea, role: 'button', name: t.endOthers, ...(others ? { disabled: busy } : { absent: true }) },
@@ -149,7 +163,9 @@ function sections(state: CredentialsSnapshot): Sight[] {
       return [
         { in: item, text: `${apiKey.prefix}…${apiKey.last4}` },
         { in: item, text: apiKey.scopes.join(', ') },
-        { in: item, role: 'button', name: t.revoke, disabled: busy },
+        ...(revokeAsked === apiKey.id
+          ? [...question(item, t.revokeConfirm, t.confirmRevoke), { in: item, role: 'button', name: t.revoke, absent: true } satisfies Sight]
+          : [{ in: item, role: 'button', name: t.revoke, disabled: busy } satisfies Sight]),
       ];
     }),
     { in: keysArea, text: t.noKeys, ...(apiKeys.length || state.matches('failed') ? { absent: true } : {}) },
@@ -174,4 +190,6 @@ export const credentialsViews = {
   endingOthers: sections,
   creatingKey: sections,
   revokingKey: sections,
+  confirmingEnd: sections,
+  confirmingRevoke: sections,
 } satisfies Record<string, (state: CredentialsSnapshot) => Sight[]>;

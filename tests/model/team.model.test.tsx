@@ -116,9 +116,19 @@ describe('team chart, generated paths', () => {
               await click(t.inviteSubmit);
               await screen.findByText(t.inviteSent('new.person@example.com'));
             },
-            'member.remove': async () => {
-              await click(arrival === 'member' ? t.leave : `${t.remove}: ${MEMBER_NAME}`);
-              await click(t.confirm);
+            'member.remove': () => click(arrival === 'owner' ? `${t.remove}: ${MEMBER_NAME}` : t.leave),
+            'member.transfer': () => click(`${t.makeOwner}: ${MEMBER_NAME}`),
+            'change.confirm': ({ state }) => click((state as TeamSnapshot).context.changing!.kind === 'transfer' ? t.transferAction : t.confirm),
+            'change.cancel': () => click(t.cancel),
+            'team.rename': async ({ event }) => {
+              const field = screen.getByLabelText(t.teamName);
+              await browser.clear(field);
+              await browser.type(field, (event as Extract<TeamEvent, { type: 'team.rename' }>).name);
+              await click(t.saveName);
+            },
+            'team.defaultCap': async ({ event }) => {
+              await browser.type(screen.getByLabelText(t.defaultCap), String((event as Extract<TeamEvent, { type: 'team.defaultCap' }>).cap));
+              await click(t.saveDefaultCap);
             },
             'member.cap': async ({ event }) => {
               await click(`${t.setCap}: ${MEMBER_NAME}`);

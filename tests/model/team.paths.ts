@@ -1,7 +1,7 @@
 import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import type { TeamData } from '../../machines/team/team.actors';
-import { refusalText, teamMachine, type TeamEvent } from '../../machines/team/team.machine';
+import { doneText, refusalText, teamMachine, type TeamEvent } from '../../machines/team/team.machine';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError, type AuditEvent, type TeamMember, type TeamUsage } from '../../src/lib/api';
 import { planName } from '../../src/lib/planDisplay';
@@ -46,7 +46,7 @@ const usageOf = (month: string): TeamUsage => ({ month, days: [], by_task: [], m
 const created: AuditEvent = { id: 'e-1', at: now, actor: { user_id: 'u-ada', name: OWNER_NAME }, action: 'team.created', target: null, ip: '127.0.0.1' };
 const team = { id: 't-1', name: TEAM_NAME, created_at: now, seat_limit: TEAM_SEAT_LIMIT, seats_used: 3, plan_status: 'active' as const, default_monthly_query_cap: null };
 
-/** How a path arrives: as the owner (who sees everything, with older audit events to page to) or as a plain member. */
+/** How a path arrives: as the owner (who sees everything, with older audit events to page to), as an admin, or as a plain member. */
 export const ARRIVALS = {
   owner: {
     userId: 'u-ada',
@@ -55,6 +55,19 @@ export const ARRIVALS = {
       role: 'owner',
       ownPaidPlan: null,
       members: [row('u-ada', OWNER_NAME, 'owner', true), row('u-grace', MEMBER_NAME, 'member', true)],
+      invitations: [{ id: 'i-alan', email: INVITED, role: 'member', expires_at: now }],
+      usage: usageOf(thisMonth),
+      audit: { events: [created], next: 'older-cursor' },
+    },
+  },
+  // Grace as an admin: she sees what the owner sees, but cannot act on the owner, nor on her own cap or role; she can leave.
+  admin: {
+    userId: 'u-grace',
+    data: {
+      team,
+      role: 'admin',
+      ownPaidPlan: 'professional',
+      members: [row('u-ada', OWNER_NAME, 'owner', true), row('u-grace', MEMBER_NAME, 'admin', true)],
       invitations: [{ id: 'i-alan', email: INVITED, role: 'member', expires_at: now }],
       usage: usageOf(thisMonth),
       audit: { events: [created], next: 'older-cursor' },
@@ -95,13 +108,27 @@ function outcomes(arrival: Arrival): ActorOutcome[] {
   ];
 }
 
-/** What each person can do on the page: a member only leaves; the owner acts on Grace and the pending invitation. */
+/** The answer of a confirmation the page asks for (leave, remove, hand ownership over). */
+const answers: TeamEvent[] = [{ type: 'change.confirm' }, { type: 'change.cancel' }];
+/** The default cap the paths set for new members. */
+export const DEFAULT_CAP = 20;
+
+/**
+ * What each person can do on the page: a member only leaves; an admin leaves and renames the team
+ * (the rest of what an admin does is the owner's paths'); the owner acts on Grace, the pending
+ * invitation and the team's settings.
+ */
 function userEvents(arrival: Arrival): TeamEvent[] {
-  if (arrival === 'member') return [{ type: 'team.retry' }, { type: 'member.remove', userId: 'u-grace' }];
+  if (arrival === 'member') return [{ type: 'team.retry' }, { type: 'member.remove', userId: 'u-grace' }, ...answers];
+  if (arrival === 'admin') return [{ type: 'member.remove', userId: 'u-grace' }, ...answers, { type: 'team.rename', name: TEAM_NAME }];
   return [
     { type: 'team.retry' },
     { type: 'team.reload' },
     { type: 'member.remove', userId: 'u-grace' },
+    { type: 'member.transfer', userId: 'u-grace' },
+    ...answers,
+    { type: 'team.rename', name: TEAM_NAME },
+    { type: 'team.defaultCap', cap: DEFAULT_CAP },
     { type: 'member.cap', userId: 'u-grace', cap: 5 },
     { type: 'member.role', userId: 'u-grace', role: 'admin' },
     { type: 'invitation.resend', id: 'i-alan' },
@@ -131,8 +158,10 @@ function pathsFrom(arrival: Arrival) {
     // bare event).
     // Once older events or another month are shown, the paths end: what follows is walked from the
     // first screen already.
+    // While the page asks for a confirmation, its dialog is all a person can reach.
     filterEvents: (state: TeamSnapshot, event: { type: string }) =>
-      offered.has(event.type) && (isOutcome(event.type) || (!busy(state) && !movedOn(state))),
+      offered.has(event.type) &&
+      (isOutcome(event.type) || (!busy(state) && !movedOn(state) && state.matches({ ready: { changes: 'confirming' } }) === event.type.startsWith('change.'))),
     serializeState: (state: TeamSnapshot, event: ActorOutcome | undefined, previous?: TeamSnapshot) =>
       JSON.stringify([
         state.value,
@@ -159,11 +188,22 @@ export const leftTeam = ({ context }: TeamSnapshot) => context.changing?.kind ==
 function workspace(state: TeamSnapshot): Sight[] {
   const data = state.context.data!;
   const admin = data.role !== 'member';
+  const owner = data.role === 'owner';
   const changing = state.hasTag('changing');
   const sights: Sight[] = [
     { role: 'heading', level: 1, name: TEAM_NAME },
     { text: t.yourRole(t.roles[data.role]!) },
     section(t.membersHeading, true),
+    section(t.billingHeading, true),
+    // The owner is told how many members a downgrade or a cancellation takes the Team plan from, and leaves only by handing ownership over.
+    owner ? { text: t.billingOwner } : { text: t.billingOther(OWNER_NAME) },
+    { text: t.downgradeWarning(data.members.length), ...shown(owner) },
+    { role: 'link', name: t.manageBilling, ...shown(owner) },
+    { text: t.ownerCannotLeave, ...shown(owner) },
+    section(t.settingsHeading, admin),
+    { role: 'button', name: t.saveName, ...(admin ? { disabled: changing } : { absent: true as const }) },
+    { role: 'button', name: t.saveDefaultCap, ...(admin ? { disabled: changing } : { absent: true as const }) },
+    { role: 'alertdialog', absent: true },
     section(t.inviteHeading, admin),
     section(t.pendingHeading, admin),
     section(t.usageHeading, admin),
@@ -173,14 +213,27 @@ function workspace(state: TeamSnapshot): Sight[] {
       : [{ text: t.ownPlanStillBilled(planName('professional')), absent: true } as Sight, { role: 'link', name: t.manageOwnPlan, absent: true } as Sight]),
     { text: new RegExp(`^${MEMBER_NAME}`) },
   ];
-  if (!admin) {
-    sights.push({ role: 'button', name: t.leave, disabled: changing }, { role: 'button', name: `${t.setCap}: ${OWNER_NAME}`, absent: true });
-    return sights;
+  // Nobody caps or removes the owner: the owner caps anyone but themself, an admin plain members only.
+  sights.push({ role: 'button', name: `${t.setCap}: ${OWNER_NAME}`, absent: true }, { role: 'button', name: `${t.remove}: ${OWNER_NAME}`, absent: true });
+  if (!owner) {
+    sights.push(
+      { role: 'button', name: t.leave, disabled: changing },
+      { role: 'button', name: `${t.setCap}: ${MEMBER_NAME}`, absent: true },
+      { role: 'button', name: new RegExp(`^${t.makeOwner}`), absent: true },
+      { role: 'button', name: new RegExp(`^${t.makeAdmin}`), absent: true },
+    );
+  }
+  if (!admin) return sights;
+  if (owner) {
+    sights.push(
+      { role: 'button', name: t.leave, absent: true },
+      { role: 'button', name: `${t.setCap}: ${MEMBER_NAME}`, disabled: changing },
+      { role: 'button', name: `${t.makeAdmin}: ${MEMBER_NAME}`, disabled: changing },
+      { role: 'button', name: `${t.makeOwner}: ${MEMBER_NAME}`, disabled: changing },
+      { role: 'button', name: `${t.remove}: ${MEMBER_NAME}`, disabled: changing },
+    );
   }
   sights.push(
-    { role: 'button', name: `${t.setCap}: ${MEMBER_NAME}`, disabled: changing },
-    { role: 'button', name: `${t.makeAdmin}: ${MEMBER_NAME}`, disabled: changing },
-    { role: 'button', name: `${t.remove}: ${MEMBER_NAME}`, disabled: changing },
     { role: 'button', name: `${t.resend}: ${INVITED}`, disabled: changing },
     { role: 'button', name: `${t.revoke}: ${INVITED}`, disabled: changing },
     { label: t.month, value: state.context.month },
@@ -191,6 +244,26 @@ function workspace(state: TeamSnapshot): Sight[] {
   return sights;
 }
 
+/** The confirmation the page asks for: a dialog that names who is removed, or who becomes the owner; the page under it is out of reach. */
+function confirmation(state: TeamSnapshot): Sight[] {
+  const change = state.context.changing!;
+  const self = change.kind === 'remove' && change.userId === state.context.userId;
+  const [title, text, action] =
+    change.kind === 'transfer'
+      ? [t.transferTitle(MEMBER_NAME), t.transferConfirm(MEMBER_NAME, TEAM_NAME), t.transferAction]
+      : self
+        ? [t.leaveTitle, t.leaveConfirm, t.confirm]
+        : [t.removeTitle(MEMBER_NAME), t.removeConfirm(MEMBER_NAME), t.confirm];
+  const dialog = { role: 'alertdialog', name: title } as const;
+  return [
+    dialog,
+    { in: dialog, text },
+    { in: dialog, role: 'button', name: action },
+    { in: dialog, role: 'button', name: t.cancel },
+    { role: 'button', name: t.saveName, absent: true },
+  ];
+}
+
 /** What the page shows in each state of the chart. */
 export const teamViews = {
   loading: (): Sight[] => [{ role: 'status' }, { label: messages.loading }],
@@ -198,15 +271,12 @@ export const teamViews = {
   // Someone who left goes on to their dashboard, told it is done; anyone else sees what Team offers.
   notInTeam: (state: TeamSnapshot): Sight[] =>
     leftTeam(state) ? [{ text: t.done }, { role: 'heading', name: TEAM_NAME, absent: true }] : [{ role: 'heading', level: 1, name: t.offerHeading }, { role: 'link', name: t.offerAction }],
-  ready: workspace,
+  ready: (state: TeamSnapshot) => (state.matches({ ready: { changes: 'confirming' } }) ? confirmation(state) : workspace(state)),
 } satisfies Record<string, (state: TeamSnapshot) => Sight[]>;
 
 /** The toast a finished call leaves (none for the loads, which the page itself shows). */
 export function toastAfter(outcome: ActorOutcome, state: TeamSnapshot): Sight[] {
-  if (outcome.type === 'xstate.done.actor.change') {
-    const kind = state.context.changing?.kind;
-    return [{ text: kind === 'resend' ? t.resent(INVITED) : kind === 'revoke' ? t.revoked(INVITED) : t.done }];
-  }
+  if (outcome.type === 'xstate.done.actor.change') return [{ text: doneText(state.context.changing!, state.context.data) }];
   if (outcome.type.startsWith('xstate.error.actor.') && !/\.(load|reload)$/.test(outcome.type)) return [{ text: t.actionFailed }, { text: refusalText(outcome.error) }];
   return [];
 }

@@ -30,11 +30,15 @@ const xlookup = '=XLOOKUP("North",A2:A9,C2:C9)';
 const second = answer(`Try ${xlookup}`, 2, { text: xlookup, valid: true, value: null, error: 'unsupported_function', references: ['A2:A9', 'C2:C9'], functions: ['XLOOKUP'] }, false);
 export const QUOTA = 'All 100 queries of the Free plan for this month are used. They renew on 2026-12-01 (UTC).';
 
+const ZERO_CAP = 'You have used all 0 queries your team’s admin allows you this month. Ask them to raise your cap; it renews on 2026-12-01 (UTC).';
+
 export const tryQueryOutcomes: ActorOutcome[] = [
   { type: 'xstate.done.actor.ask', output: first },
   { type: 'xstate.done.actor.ask', output: second },
   { type: 'xstate.error.actor.ask', error: new ApiRequestError('API Error: Too Many Requests', 429, 'monthly_quota_exceeded', QUOTA) },
   { type: 'xstate.error.actor.ask', error: new ApiRequestError(messages.api.network, 0) },
+  // A team member capped at 0 by their admin: the server's sentence names the size of the cap.
+  { type: 'xstate.error.actor.ask', error: new ApiRequestError('API Error: Too Many Requests', 429, 'member_cap_reached', ZERO_CAP) },
 ];
 
 export type TryQuerySnapshot = SnapshotFrom<typeof tryQueryMachine>;
@@ -59,6 +63,8 @@ function tryIt(state: TryQuerySnapshot): Sight[] {
     { in: panel, text: 'East' },
     { in: panel, text: t.counts },
     { in: panel, role: 'button', name: state.matches('asking') ? t.asking : t.ask },
+    // A cap is told in words that read right at any size, never "all 0 queries".
+    { text: /all 0 queries/, absent: true },
     ...(problem ? ([{ in: panel, role: 'alert' }, { in: panel, text: problem }] satisfies Sight[]) : [{ in: panel, role: 'alert', absent: true } satisfies Sight]),
     ...(shown
       ? ([

@@ -42,8 +42,8 @@ beforeAll(async () => {
   teamless = await signUp(apiClient(live.server.baseUrl), OWNER_NAME);
 });
 
-/** A real team like the model's, for one path. */
-async function modelTeam() {
+/** A real team like the model's, for one path; for an admin's path Grace is an admin. */
+async function modelTeam(arrival: Arrival) {
   const api = apiClient(live.server.baseUrl);
   const owner = await signUp(api, OWNER_NAME);
   const member = await signUp(api, MEMBER_NAME);
@@ -53,6 +53,7 @@ async function modelTeam() {
   // Renames fill the audit log past its first page (50 events), so there are older events to show.
   for (let i = 0; i < 50; i++) await api.call('PATCH', '/teams/me', { name: `${TEAM_NAME} ${i}` }, owner.tokens.access_token);
   await api.call('PATCH', '/teams/me', { name: TEAM_NAME }, owner.tokens.access_token);
+  if (arrival === 'admin') await api.call('PATCH', `/teams/me/members/${member.id}`, { role: 'admin' }, owner.tokens.access_token);
   return { owner, member, invitationId: pending[INVITED]! };
 }
 
@@ -66,7 +67,7 @@ describe('team chart, generated paths, in Chromium against the real server', () 
   it.each(teamPaths.map(({ title, arrival, path }) => [title, arrival, path] as const))('%s', async (_title, arrival: Arrival, path) => {
     const { baseUrl } = live.server;
     const noTeam = (path.steps[1]?.event as ActorOutcome | undefined)?.error instanceof Error && (path.steps[1]!.event as { error: ApiRequestError }).error.code === 'not_in_team';
-    const { owner, member, invitationId } = await modelTeam();
+    const { owner, member, invitationId } = await modelTeam(arrival);
     const viewer = noTeam ? teamless : arrival === 'owner' ? owner : member;
     const { page, close } = await openTab(live.browser, storedTokens(viewer.tokens));
     try {
@@ -74,6 +75,8 @@ describe('team chart, generated paths, in Chromium against the real server', () 
         team: { method: 'GET', path: '/teams/me' },
         remove: { method: 'DELETE', path: `/teams/me/members/${member.id}` },
         update: { method: 'PATCH', path: `/teams/me/members/${member.id}` },
+        transfer: { method: 'POST', path: '/teams/me/transfer' },
+        settings: { method: 'PATCH', path: '/teams/me' },
         resend: { method: 'POST', path: `/teams/me/invitations/${invitationId}/resend` },
         revoke: { method: 'DELETE', path: `/teams/me/invitations/${invitationId}` },
         // The first load asks for this month's usage and the newest events itself; these are the later calls.
@@ -106,7 +109,7 @@ describe('team chart, generated paths, in Chromium against the real server', () 
       /** The change the path makes goes out as one of these calls. */
       const changeCall = (state: TeamSnapshot): keyof typeof calls => {
         const kind = state.context.changing!.kind;
-        return kind === 'cap' || kind === 'role' ? 'update' : kind;
+        return kind === 'cap' || kind === 'role' ? 'update' : kind === 'rename' || kind === 'defaultCap' ? 'settings' : kind;
       };
       const settle = (name: keyof typeof calls | ((state: TeamSnapshot) => keyof typeof calls)) => async ({ event, state }: { event: EventObject; state: unknown }) => {
         const snapshot = state as TeamSnapshot;
@@ -144,9 +147,17 @@ describe('team chart, generated paths, in Chromium against the real server', () 
             await click(t.inviteSubmit);
             await seesInBrowser(page, [{ text: t.inviteSent('new.person@example.com') }]);
           },
-          'member.remove': async () => {
-            await click(arrival === 'member' ? t.leave : `${t.remove}: ${MEMBER_NAME}`);
-            await click(t.confirm);
+          'member.remove': () => click(arrival === 'owner' ? `${t.remove}: ${MEMBER_NAME}` : t.leave),
+          'member.transfer': () => click(`${t.makeOwner}: ${MEMBER_NAME}`),
+          'change.confirm': ({ state }) => click((state as TeamSnapshot).context.changing!.kind === 'transfer' ? t.transferAction : t.confirm),
+          'change.cancel': () => click(t.cancel),
+          'team.rename': async ({ event }) => {
+            await page.getByLabel(t.teamName, { exact: true }).fill((event as Extract<TeamEvent, { type: 'team.rename' }>).name);
+            await click(t.saveName);
+          },
+          'team.defaultCap': async ({ event }) => {
+            await page.getByLabel(t.defaultCap, { exact: true }).fill(String((event as Extract<TeamEvent, { type: 'team.defaultCap' }>).cap));
+            await click(t.saveDefaultCap);
           },
           'member.cap': async ({ event }) => {
             await click(`${t.setCap}: ${MEMBER_NAME}`);

@@ -116,24 +116,33 @@ async function signInAs(page: Page, account: Account) {
   await page.reload();
 }
 
+/** The shared account's user id, for the team row that is the viewer's. */
+const accountId = (account: Account) => (account.tokens as Tokens & { user: { id: string } }).user.id;
+
 const toastShown = (page: Page, title: string) => page.locator('[data-scope=toast][data-part=root]').filter({ hasText: title }).first().waitFor();
 
-/** The team calls answered as for a team of Ada (owner), Grace (admin) and Łukasz, or Ada alone; a member sees only names and their own row. */
-async function teamRoutes(page: Page, options: { role: 'owner' | 'member'; alone?: boolean; ownPaidPlan?: string; viewerId?: string }) {
-  const { role, alone = false, ownPaidPlan = null, viewerId = 'lukasz' } = options;
-  const own = (id: string) => role !== 'member' || id === viewerId;
+/**
+ * The team calls answered as for a team of Ada (owner), Grace (admin) and Łukasz (member), or Ada
+ * alone; the viewer (the shared account, `viewerId`) is the one of them whose role is `role`. A
+ * member sees only names and their own row.
+ */
+async function teamRoutes(page: Page, options: { role: 'owner' | 'admin' | 'member'; alone?: boolean; ownPaidPlan?: string; viewerId?: string }) {
+  const { role, alone = false, ownPaidPlan = null, viewerId } = options;
+  const idOf = (who: 'owner' | 'admin' | 'member', fallback: string) => (role === who && viewerId ? viewerId : fallback);
+  const [ada, grace, lukasz] = [idOf('owner', 'ada'), idOf('admin', 'grace'), idOf('member', 'lukasz')];
+  const own = (id: string) => role !== 'member' || id === lukasz;
   const member = (id: string, full_name: string, memberRole: string, queries: number, cap: number | null) => ({
     user_id: id,
     full_name,
     role: memberRole,
     joined_at: '2026-11-02T09:00:00.000Z',
     ...(own(id)
-      ? { email: `${id === viewerId ? 'lukasz' : id}@example.com`, last_active_at: '2026-11-23T15:00:00.000Z', month_queries: queries, day_tokens: queries * 12, monthly_query_cap: cap }
+      ? { email: `${id === ada ? 'ada' : id === grace ? 'grace' : 'lukasz'}@example.com`, last_active_at: '2026-11-23T15:00:00.000Z', month_queries: queries, day_tokens: queries * 12, monthly_query_cap: cap }
       : { email: null, last_active_at: null, month_queries: null, day_tokens: null, monthly_query_cap: null }),
   });
   const members = alone
-    ? [member('ada', 'Ada Lovelace', 'owner', 0, null)]
-    : [member('ada', 'Ada Lovelace', 'owner', 41, null), member('grace', 'Grace Hopper', 'admin', 17, null), member(viewerId, 'Łukasz Świątek, "Luke"', 'member', 9, 10)];
+    ? [member(ada, 'Ada Lovelace', 'owner', 0, null)]
+    : [member(ada, 'Ada Lovelace', 'owner', 41, null), member(grace, 'Grace Hopper', 'admin', 17, null), member(lukasz, 'Łukasz Świątek, "Luke"', 'member', 9, 10)];
   await answer(page, '**/api/v1/teams/me', {
     json: {
       role,
@@ -457,27 +466,55 @@ const STATES: State[] = [
   },
   // The team workspace (its calls answered here: the shared account is in no team) as its owner,
   // alone, and as a member; the Team offer; and what goes wrong on it.
-  {
-    name: 'team-owner',
-    path: '/team',
-    signedIn: true,
-    fullPage: true,
-    routes: (page) => teamRoutes(page, { role: 'owner' }),
-  },
+  ...(['owner', 'admin', 'member'] as const).map(
+    (role): State => ({
+      name: `team-${role}`,
+      path: '/team',
+      signedIn: true,
+      fullPage: true,
+      // The shared account is Ada, Grace or Łukasz here, so the page marks that row as theirs (Leave on an admin's or a member's).
+      routes: (page, account) => teamRoutes(page, { role, ownPaidPlan: role === 'member' ? 'professional' : undefined, viewerId: accountId(account) }),
+    }),
+  ),
   {
     name: 'team-alone',
     path: '/team',
     signedIn: true,
     fullPage: true,
-    routes: (page) => teamRoutes(page, { role: 'owner', alone: true }),
+    routes: (page, account) => teamRoutes(page, { role: 'owner', alone: true, viewerId: accountId(account) }),
   },
   {
-    name: 'team-member',
+    // The cap editor open on a row: its field, Save and Cancel whole.
+    name: 'team-cap-editor',
     path: '/team',
     signedIn: true,
-    fullPage: true,
-    // The shared account is Łukasz here, so the page marks his row as theirs and offers Leave.
-    routes: (page, account) => teamRoutes(page, { role: 'member', ownPaidPlan: 'professional', viewerId: (account.tokens as Tokens & { user: { id: string } }).user.id }),
+    routes: (page, account) => teamRoutes(page, { role: 'owner', viewerId: accountId(account) }),
+    act: async (page) => {
+      await page.getByRole('button', { name: `${messages.team.setCap}: Łukasz Świątek, "Luke"` }).click();
+      await page.getByRole('button', { name: messages.team.saveCap }).scrollIntoViewIfNeeded();
+    },
+  },
+  {
+    // The owner hands ownership over: the dialog names the new owner.
+    name: 'team-transfer-confirm',
+    path: '/team',
+    signedIn: true,
+    routes: (page, account) => teamRoutes(page, { role: 'owner', viewerId: accountId(account) }),
+    act: async (page) => {
+      await page.getByRole('button', { name: `${messages.team.makeOwner}: Grace Hopper` }).click();
+      await page.getByRole('alertdialog').waitFor();
+    },
+  },
+  {
+    // A member leaving: the confirmation.
+    name: 'team-leave-confirm',
+    path: '/team',
+    signedIn: true,
+    routes: (page, account) => teamRoutes(page, { role: 'member', viewerId: accountId(account) }),
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.team.leave }).click();
+      await page.getByRole('alertdialog').waitFor();
+    },
   },
   {
     // Where the member's "Manage your subscription" leads: Team through the team, their own Professional beside it.
@@ -498,10 +535,10 @@ const STATES: State[] = [
     signedIn: true,
     routes: async (page) => {
       await teamRoutes(page, { role: 'owner' });
-      await answer(page, '**/api/v1/teams/me/members/grace', { status: 403, json: { error: { code: 'forbidden', message: 'Only an admin can do this.' } } });
+      await answer(page, '**/api/v1/teams/me/members/lukasz', { status: 403, json: { error: { code: 'forbidden', message: 'Only an admin can do this.' } } });
     },
     act: async (page) => {
-      await page.getByRole('button', { name: `${messages.team.remove}: Grace Hopper` }).click();
+      await page.getByRole('button', { name: `${messages.team.remove}: Łukasz Świątek, "Luke"` }).click();
       await page.getByRole('button', { name: messages.team.confirm }).click();
       await toastShown(page, messages.team.actionFailed);
     },
@@ -637,6 +674,7 @@ const STATES: State[] = [
     },
     act: async (page) => {
       await page.getByRole('listitem', { name: apiKeys[0]!.name }).getByRole('button', { name: messages.credentials.revoke }).click();
+      await page.getByRole('button', { name: messages.credentials.confirmRevoke }).click();
       await toastShown(page, messages.credentials.keyRevoked);
     },
   },

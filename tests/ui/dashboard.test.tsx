@@ -173,7 +173,17 @@ describe('dashboard', () => {
     expect(screen.getByText(warningText(85))).toBeInTheDocument();
   });
 
-  it('shows team’s unlimited queries as "Unlimited", with no percentage and no warning', async () => {
+  it.each([
+    ['a brand-new account (no query yet) without "Welcome back"', 0, t.greetingNew(ada.full_name)],
+    ['someone who has made queries with "Welcome back"', 7, t.greeting(ada.full_name)],
+  ])('greets %s', async (_who, total, greeting) => {
+    open({ 'GET /query/usage': usageOf({ monthly_queries: 0, daily_tokens: 0, queries_per_minute: 0, processing_time: 0, total_queries: total }) });
+    await settled();
+    expect(screen.getByText(greeting)).toBeInTheDocument();
+    if (total === 0) expect(screen.queryByText(/Welcome back/)).toBeNull();
+  });
+
+  it('shows team’s unlimited queries plainly, with no percentage and no warning', async () => {
     open({
       'GET /query/usage': usageOf({ monthly_queries: 25000, daily_tokens: 1000 }),
       'GET /subscription/me': subscriptionOf('team', -1, 200000),
@@ -181,7 +191,9 @@ describe('dashboard', () => {
     await settled();
     const monthly = region(t.monthlyQueries);
     expect(monthly.getByText('25,000')).toBeInTheDocument();
-    expect(monthly.getByText(t.ofQueries(messages.plan.unlimited))).toBeInTheDocument();
+    // Said plainly: never "of Unlimited queries".
+    expect(monthly.getByText(t.queriesUnlimited)).toBeInTheDocument();
+    expect(monthly.queryByText(new RegExp(messages.plan.unlimited))).toBeNull();
     expect(monthly.queryByRole('progressbar')).toBeNull();
     expect(monthly.queryByText(/% used/)).toBeNull();
     expect(screen.queryByText(/of your monthly queries/)).toBeNull();

@@ -139,6 +139,8 @@ describe('profile', () => {
     const user = userEvent.setup();
     const before = api.requests.length;
 
+    // Nothing on the page claims a deletion it does not make: it only asks the person to contact support.
+    expect(danger.queryByText(/permanently|removes/i)).toBeNull();
     await user.click(danger.getByRole('button', { name: t.deleteAccount }));
     expect(confirm).toHaveBeenLastCalledWith(t.deleteConfirm);
     expect(screen.queryByText(t.deletionRequested)).toBeNull();
@@ -149,5 +151,34 @@ describe('profile', () => {
     expect(confirm).toHaveBeenCalledTimes(2);
     expect(api.requests.length).toBe(before);
     confirm.mockRestore();
+  });
+
+  // Chakra's checkbox makes a PointerEvent when it loses focus, which jsdom lacks.
+  const withPointerEvent = () => {
+    const had = 'PointerEvent' in window;
+    if (!had) Object.assign(window, { PointerEvent: class extends MouseEvent {} });
+    return () => void (had || delete (window as { PointerEvent?: unknown }).PointerEvent);
+  };
+  it.each([
+    ['a query-only key', messages.credentials.scopeUsage, ['query']],
+    ['a usage-only key', messages.credentials.scopeQuery, ['usage:read']],
+  ])('makes %s by clicking the other scope’s label off (each checkbox has its own id)', async (_what, untick, scopes) => {
+    const c = messages.credentials;
+    const restore = withPointerEvent();
+    const created = { id: 'k1', key: 'sm_live_x', name: 'Script', prefix: 'sm_live_', last4: 'abcd', scopes, created_at: ada.created_at, expires_at: null, last_used_at: null };
+    open({ 'GET /sessions': { status: 200, body: { sessions: [] } }, 'GET /api-keys': { status: 200, body: { api_keys: [] } }, 'POST /api-keys': { status: 201, body: created } });
+    const keys = within(await screen.findByRole('region', { name: c.keysTitle }));
+    const user = userEvent.setup();
+    const query = keys.getByRole('checkbox', { name: c.scopeQuery });
+    const usage = keys.getByRole('checkbox', { name: c.scopeUsage });
+    expect(query.id).not.toBe(usage.id);
+    await user.click(keys.getByText(untick));
+    expect(keys.getByRole('checkbox', { name: untick })).not.toBeChecked();
+    expect(keys.getByRole('checkbox', { name: untick === c.scopeQuery ? c.scopeUsage : c.scopeQuery })).toBeChecked();
+    await user.type(keys.getByRole('textbox', { name: new RegExp(`^${c.keyName}`) }), 'Script');
+    await user.click(keys.getByRole('button', { name: c.createKey }));
+    await waitFor(() => expect(api.sent('POST /api-keys')).toHaveLength(1));
+    expect(api.sent('POST /api-keys')[0]!.body).toEqual({ name: 'Script', scopes, expires_in_days: 90 });
+    restore();
   });
 });

@@ -1,5 +1,5 @@
-import { Button, Field, HStack, Input, Table, Text } from '@chakra-ui/react';
-import { useState } from 'react';
+import { Box, Button, Field, HStack, Input, Stack, Table, Text, useBreakpointValue } from '@chakra-ui/react';
+import { Fragment, useState } from 'react';
 import * as messages from '../../content/messages';
 import type { InvitedRole, TeamMember, TeamRole } from '../../lib/api';
 import { formatDate, formatNumber } from '../../lib/planDisplay';
@@ -9,11 +9,14 @@ const t = messages.team;
 export interface MemberActions {
   onCap: (userId: string, cap: number | null) => void;
   onRole: (userId: string, role: InvitedRole) => void;
+  onTransfer: (userId: string) => void;
   onRemove: (userId: string) => void;
 }
 
-/** A cap typed into the field: a whole number from 0, or empty for none; undefined when it is neither. */
-function parseCap(text: string): number | null | undefined {
+type Viewer = { userId: string; role: TeamRole };
+
+/** A cap typed into a field: a whole number from 0, or empty for none; undefined when it is neither. */
+export function parseCap(text: string): number | null | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return null;
   return /^\d{1,7}$/.test(trimmed) ? Number(trimmed) : undefined;
@@ -34,65 +37,54 @@ function CapEditor({ member, onSave, onCancel }: { member: TeamMember; onSave: (
         save();
       }}
     >
-      <HStack align="flex-end" gap="2">
-        <Field.Root invalid={invalid} maxW="40">
+      <HStack align="flex-end" gap="2" wrap="wrap">
+        <Field.Root invalid={invalid} maxW="72" flex="1 1 12rem">
           <Field.Label fontSize="xs">{t.capLabel(member.full_name)}</Field.Label>
           <Input size="sm" inputMode="numeric" value={text} onChange={(event) => (setText(event.target.value), setInvalid(false))} autoFocus />
           {invalid ? <Field.ErrorText>{t.capInvalid}</Field.ErrorText> : <Field.HelperText>{t.capHelp}</Field.HelperText>}
         </Field.Root>
-        <Button size="sm" type="submit" colorPalette="brand">
-          {t.saveCap}
-        </Button>
-        <Button size="sm" variant="ghost" onClick={onCancel}>
-          {t.cancel}
-        </Button>
+        {/* On the field's line, above its helper text. */}
+        <HStack gap="2" alignSelf="flex-start" mt="5" flexShrink={0}>
+          <Button size="sm" type="submit" colorPalette="brand">
+            {t.saveCap}
+          </Button>
+          <Button size="sm" variant="ghost" onClick={onCancel}>
+            {t.cancel}
+          </Button>
+        </HStack>
       </HStack>
     </form>
   );
 }
 
-/** The buttons of one row: what the viewer's role allows on this member, as the server checks it. */
-function RowActions({ member, viewer, busy, actions }: { member: TeamMember; viewer: { userId: string; role: TeamRole }; busy: boolean; actions: MemberActions }) {
-  const [mode, setMode] = useState<'idle' | 'cap' | 'confirm'>('idle');
+/** The buttons of one member: what the viewer's role allows on them, as the server checks it. */
+function RowActions({ member, viewer, busy, actions, onEditCap }: { member: TeamMember; viewer: Viewer; busy: boolean; actions: MemberActions; onEditCap: () => void }) {
   const self = member.user_id === viewer.userId;
-  const admin = viewer.role === 'owner' || viewer.role === 'admin';
-  const canRemove = member.role !== 'owner' && (self || (admin && (member.role === 'member' || viewer.role === 'owner')));
-  if (mode === 'cap') {
-    return <CapEditor member={member} onCancel={() => setMode('idle')} onSave={(cap) => (actions.onCap(member.user_id, cap), setMode('idle'))} />;
-  }
-  if (mode === 'confirm') {
-    return (
-      <HStack gap="2" wrap="wrap">
-        <Text fontSize="sm">{self ? t.leaveConfirm : t.removeConfirm(member.full_name)}</Text>
-        <Button size="sm" colorPalette="red" onClick={() => (actions.onRemove(member.user_id), setMode('idle'))} disabled={busy}>
-          {t.confirm}
-        </Button>
-        <Button size="sm" variant="ghost" onClick={() => setMode('idle')}>
-          {t.cancel}
-        </Button>
-      </HStack>
-    );
-  }
+  const owner = viewer.role === 'owner';
+  const admin = owner || viewer.role === 'admin';
+  const canRemove = member.role !== 'owner' && (self || (admin && (member.role === 'member' || owner)));
+  // The owner caps anyone but themself; an admin caps plain members only (decisions.md, Team money and roles).
+  const canCap = owner ? !self : admin && member.role === 'member';
+  const named = (action: string) => `${action}: ${member.full_name}`;
   return (
-    <HStack gap="1" wrap={{ base: 'wrap', lg: 'nowrap' }}>
-      {admin && (
-        <Button size="xs" variant="outline" onClick={() => setMode('cap')} disabled={busy} aria-label={`${t.setCap}: ${member.full_name}`}>
+    <HStack gap="1.5" wrap="wrap">
+      {canCap && (
+        <Button size="xs" variant="outline" onClick={onEditCap} disabled={busy} aria-label={named(t.setCap)}>
           {t.setCap}
         </Button>
       )}
-      {viewer.role === 'owner' && member.role !== 'owner' && (
-        <Button
-          size="xs"
-          variant="outline"
-          disabled={busy}
-          onClick={() => actions.onRole(member.user_id, member.role === 'admin' ? 'member' : 'admin')}
-          aria-label={`${member.role === 'admin' ? t.makeMember : t.makeAdmin}: ${member.full_name}`}
-        >
-          {member.role === 'admin' ? t.makeMember : t.makeAdmin}
-        </Button>
+      {owner && member.role !== 'owner' && (
+        <>
+          <Button size="xs" variant="outline" disabled={busy} onClick={() => actions.onRole(member.user_id, member.role === 'admin' ? 'member' : 'admin')} aria-label={named(member.role === 'admin' ? t.makeMember : t.makeAdmin)}>
+            {member.role === 'admin' ? t.makeMember : t.makeAdmin}
+          </Button>
+          <Button size="xs" variant="outline" disabled={busy} onClick={() => actions.onTransfer(member.user_id)} aria-label={named(t.makeOwner)}>
+            {t.makeOwner}
+          </Button>
+        </>
       )}
       {canRemove && (
-        <Button size="xs" variant="outline" colorPalette="red" disabled={busy} onClick={() => setMode('confirm')} aria-label={self ? t.leave : `${t.remove}: ${member.full_name}`}>
+        <Button size="xs" variant="outline" colorPalette="red" disabled={busy} onClick={() => actions.onRemove(member.user_id)} aria-label={self ? t.leave : named(t.remove)}>
           {self ? t.leave : t.remove}
         </Button>
       )}
@@ -101,48 +93,118 @@ function RowActions({ member, viewer, busy, actions }: { member: TeamMember; vie
 }
 
 const orDash = (value: number | null) => (value === null ? '—' : formatNumber(value));
+const lastActive = (member: TeamMember) => (member.last_active_at ? formatDate(member.last_active_at) : member.email === null ? '—' : t.never);
+const capText = (member: TeamMember) => (member.email === null ? '—' : member.monthly_query_cap === null ? t.noCap : formatNumber(member.monthly_query_cap));
 
-/** The members table: name and address, role, joined, last active, this month's queries, today's tokens, cap and actions. */
-export function TeamMembers({ members, viewer, busy, actions }: { members: TeamMember[]; viewer: { userId: string; role: TeamRole }; busy: boolean; actions: MemberActions }) {
+function NameAndEmail({ member, viewer }: { member: TeamMember; viewer: Viewer }) {
   return (
-    <Table.ScrollArea borderWidth="1px" rounded="md">
-      <Table.Root size="sm" stickyHeader>
+    <>
+      <Text fontWeight="medium">
+        {member.full_name} {member.user_id === viewer.userId && <Text as="span" color="fg.muted" fontWeight="normal">{t.you}</Text>}
+      </Text>
+      {member.email && (
+        <Text fontSize="xs" color="fg.muted" overflowWrap="anywhere">
+          {member.email}
+        </Text>
+      )}
+    </>
+  );
+}
+
+interface MembersProps {
+  members: TeamMember[];
+  viewer: Viewer;
+  busy: boolean;
+  actions: MemberActions;
+}
+
+/** On a laptop: a table whose last column wraps its buttons; the cap editor opens on a row of its own under its member, the table's full width. */
+function MembersTable({ members, viewer, busy, actions, editing, setEditing }: MembersProps & { editing: string | null; setEditing: (id: string | null) => void }) {
+  const columns = [t.name, t.role, t.joined, t.lastActive, t.monthQueries, t.dayTokens, t.cap, t.actions];
+  return (
+    <Box borderWidth="1px" rounded="md">
+      <Table.Root size="sm" tableLayout="auto">
         <Table.Header>
           <Table.Row>
-            {[t.name, t.role, t.joined, t.lastActive, t.monthQueries, t.dayTokens, t.cap, t.actions].map((label) => (
-              <Table.ColumnHeader key={label} whiteSpace="nowrap">
-                {label}
-              </Table.ColumnHeader>
+            {columns.map((label) => (
+              <Table.ColumnHeader key={label}>{label}</Table.ColumnHeader>
             ))}
           </Table.Row>
         </Table.Header>
         <Table.Body>
           {members.map((member) => (
-            <Table.Row key={member.user_id}>
-              {/* The address under the name, not a column of its own: on a laptop the row keeps its buttons on one line. */}
-              <Table.Cell>
-                <Text fontWeight="medium">
-                  {member.full_name} {member.user_id === viewer.userId && <Text as="span" color="fg.muted" fontWeight="normal">{t.you}</Text>}
-                </Text>
-                {member.email && (
-                  <Text fontSize="xs" color="fg.muted">
-                    {member.email}
-                  </Text>
-                )}
-              </Table.Cell>
-              <Table.Cell>{t.roles[member.role]}</Table.Cell>
-              <Table.Cell whiteSpace="nowrap">{formatDate(member.joined_at)}</Table.Cell>
-              <Table.Cell whiteSpace="nowrap">{member.last_active_at ? formatDate(member.last_active_at) : member.email === null ? '—' : t.never}</Table.Cell>
-              <Table.Cell textAlign="end">{orDash(member.month_queries)}</Table.Cell>
-              <Table.Cell textAlign="end">{orDash(member.day_tokens)}</Table.Cell>
-              <Table.Cell>{member.email === null ? '—' : member.monthly_query_cap === null ? t.noCap : formatNumber(member.monthly_query_cap)}</Table.Cell>
-              <Table.Cell>
-                <RowActions member={member} viewer={viewer} busy={busy} actions={actions} />
-              </Table.Cell>
-            </Table.Row>
+            <Fragment key={member.user_id}>
+              <Table.Row>
+                <Table.Cell>
+                  <NameAndEmail member={member} viewer={viewer} />
+                </Table.Cell>
+                <Table.Cell>{t.roles[member.role]}</Table.Cell>
+                <Table.Cell whiteSpace="nowrap">{formatDate(member.joined_at)}</Table.Cell>
+                <Table.Cell whiteSpace="nowrap">{lastActive(member)}</Table.Cell>
+                <Table.Cell textAlign="end">{orDash(member.month_queries)}</Table.Cell>
+                <Table.Cell textAlign="end">{orDash(member.day_tokens)}</Table.Cell>
+                <Table.Cell>{capText(member)}</Table.Cell>
+                <Table.Cell minW="44">
+                  <RowActions member={member} viewer={viewer} busy={busy} actions={actions} onEditCap={() => setEditing(member.user_id)} />
+                </Table.Cell>
+              </Table.Row>
+              {editing === member.user_id && (
+                <Table.Row>
+                  <Table.Cell colSpan={columns.length} bg="bg.subtle">
+                    <CapEditor member={member} onCancel={() => setEditing(null)} onSave={(cap) => (actions.onCap(member.user_id, cap), setEditing(null))} />
+                  </Table.Cell>
+                </Table.Row>
+              )}
+            </Fragment>
           ))}
         </Table.Body>
       </Table.Root>
-    </Table.ScrollArea>
+    </Box>
   );
+}
+
+/** On a phone or a narrow window: one card a member, every fact labelled and every button on the card, nothing to scroll sideways for. */
+function MemberCards({ members, viewer, busy, actions, editing, setEditing }: MembersProps & { editing: string | null; setEditing: (id: string | null) => void }) {
+  return (
+    <Stack as="ul" gap="3" listStyleType="none">
+      {members.map((member) => (
+        <Stack as="li" key={member.user_id} aria-label={member.full_name} borderWidth="1px" rounded="md" p="4" gap="3">
+          <Box>
+            <NameAndEmail member={member} viewer={viewer} />
+          </Box>
+          <Box as="dl" display="grid" gridTemplateColumns="auto 1fr" columnGap="4" rowGap="1" fontSize="sm">
+            {(
+              [
+                [t.role, t.roles[member.role]!],
+                [t.joined, formatDate(member.joined_at)],
+                [t.lastActive, lastActive(member)],
+                [t.monthQueries, orDash(member.month_queries)],
+                [t.dayTokens, orDash(member.day_tokens)],
+                [t.cap, capText(member)],
+              ] as const
+            ).map(([label, value]) => (
+              <Fragment key={label}>
+                <Text as="dt" color="fg.muted">
+                  {label}
+                </Text>
+                <Text as="dd">{value}</Text>
+              </Fragment>
+            ))}
+          </Box>
+          {editing === member.user_id ? (
+            <CapEditor member={member} onCancel={() => setEditing(null)} onSave={(cap) => (actions.onCap(member.user_id, cap), setEditing(null))} />
+          ) : (
+            <RowActions member={member} viewer={viewer} busy={busy} actions={actions} onEditCap={() => setEditing(member.user_id)} />
+          )}
+        </Stack>
+      ))}
+    </Stack>
+  );
+}
+
+/** The members: name and address, role, joined, last active, this month's queries, today's tokens, cap and actions; a table on a laptop, cards below. */
+export function TeamMembers(props: MembersProps) {
+  const [editing, setEditing] = useState<string | null>(null);
+  const wide = useBreakpointValue({ base: false, lg: true }, { ssr: false });
+  return wide ? <MembersTable {...props} editing={editing} setEditing={setEditing} /> : <MemberCards {...props} editing={editing} setEditing={setEditing} />;
 }

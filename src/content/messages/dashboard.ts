@@ -1,6 +1,8 @@
 export const dashboard = {
   title: 'Dashboard',
   greeting: (name: string) => `Welcome back, ${name}`,
+  /** Someone who has made no query yet (a brand-new account), and anyone while their usage loads. */
+  greetingNew: (name: string) => `Welcome aboard, ${name}`,
   lead: 'Your usage and plan at a glance.',
   refresh: 'Refresh',
   refreshing: 'Refreshing...',
@@ -20,6 +22,9 @@ export const dashboard = {
   ofQueries: (limit: string) => `of ${limit} queries`,
   dailyTokens: 'Daily Tokens',
   ofTokens: (limit: string) => `of ${limit} tokens`,
+  /** Under the count when the plan sets no limit (the Team plan's queries): no "of Unlimited". */
+  queriesUnlimited: 'queries this month, with no monthly limit on your plan',
+  tokensUnlimited: 'tokens today, with no daily limit on your plan',
   percentUsed: (percent: string) => `${percent}% used`,
   noLimit: 'No monthly limit on your plan',
   usageUnavailable: 'Usage could not be loaded.',

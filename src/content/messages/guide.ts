@@ -25,6 +25,10 @@ export const guide = {
   usageNow: (queries: number, tokens: number) =>
     `This month: ${queries.toLocaleString()} ${queries === 1 ? 'query' : 'queries'}. Today: ${tokens.toLocaleString()} ${tokens === 1 ? 'token' : 'tokens'}.`,
   failed: 'The query could not be answered.',
+  errors: {
+    // The server's sentence names the cap's size, which reads oddly at 0 ("all 0 queries").
+    member_cap_reached: 'Your team’s admin has set a monthly cap on your queries, and this month’s is used up. Ask them to raise it; it renews at the start of next month.',
+  } as Record<string, string>,
   seeDashboard: 'See your usage on the dashboard',
   openGuide: 'Open the full guide',
 } as const;

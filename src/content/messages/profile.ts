@@ -26,7 +26,7 @@ export const profile = {
   helpText: 'Our team typically responds within 24 hours on business days.',
   contactSupport: 'Contact Support',
   dangerZone: 'Danger Zone',
-  dangerText: 'Deleting your account permanently removes your account and its usage history.',
+  dangerText: 'Account deletion is done by our support team: Delete Account tells you how to ask them. Nothing is deleted from this page.',
   deleteAccount: 'Delete Account',
   deleteConfirm: 'Are you sure you want to delete your account? This action cannot be undone.',
   deletionRequested: 'Account deletion requested',

@@ -52,10 +52,39 @@ export const team = {
   makeAdmin: 'Make admin',
   makeMember: 'Make member',
   remove: 'Remove',
-  removeConfirm: (name: string) => `Remove ${name} from the team? They go back to their own plan at once.`,
+  removeConfirm: (name: string) => `${name} leaves the team and goes back to their own plan at once; only a new invitation brings them back.`,
   leave: 'Leave team',
-  leaveConfirm: 'Leave the team? You go back to your own plan at once.',
+  leaveConfirm: 'You go back to your own plan at once; only a new invitation brings you back.',
+  removeTitle: (name: string) => `Remove ${name}?`,
+  leaveTitle: 'Leave the team?',
   confirm: 'Confirm',
+  ownerCannotLeave: 'As the owner you cannot leave the team: make another member the owner first.',
+  // Handing ownership over (the owner).
+  makeOwner: 'Make owner',
+  transferTitle: (name: string) => `Make ${name} the owner?`,
+  transferConfirm: (name: string, team: string) =>
+    `${name} becomes the owner of ${team} and manages its billing from now on. You stay in the team as an admin and cannot take ownership back yourself.`,
+  transferAction: 'Transfer ownership',
+  transferred: (name: string) => `${name} is now the owner of the team.`,
+  // Settings (admins).
+  settingsHeading: 'Team settings',
+  teamName: 'Team name',
+  saveName: 'Save name',
+  nameRequired: 'Give the team a name.',
+  renamed: 'The team was renamed.',
+  defaultCap: 'Monthly query cap for new members',
+  defaultCapHelp: 'Everyone who joins from now on starts with this cap; members already in the team keep theirs. Leave empty for no cap.',
+  saveDefaultCap: 'Save default cap',
+  defaultCapSaved: 'The cap for new members was saved.',
+  // Billing.
+  billingHeading: 'Billing',
+  billingOwner: 'You are the owner: the Team plan and its billing are yours to manage.',
+  billingOther: (owner: string) => `${owner}, the owner, manages the Team plan and its billing.`,
+  downgradeWarning: (members: number) =>
+    members === 1
+      ? 'Downgrading or cancelling the Team plan ends it for you, the team’s only member, when the paid period ends.'
+      : `Downgrading or cancelling the Team plan takes it from all ${members} members of the team, you included, when the paid period ends: each goes back to their own plan.`,
+  manageBilling: 'Manage billing',
   // Invitations.
   inviteHeading: 'Invite someone',
   inviteEmail: 'Email address',

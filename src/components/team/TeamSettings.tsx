@@ -1,0 +1,147 @@
+import { Button, Card, Dialog, Field, Input, Link, Portal, Stack, Text } from '@chakra-ui/react';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import type { TeamChange } from '../../../machines/team/team.actors';
+import { RouterLink } from '../../app/RouterLink';
+import * as messages from '../../content/messages';
+import type { Team, TeamMember } from '../../lib/api';
+import { parseCap } from './TeamMembers';
+
+const t = messages.team;
+
+/** One field with its Save button, below it on a phone and beside it from a tablet on. */
+function OneFieldForm({ label, help, error, value, onChange, onSubmit, submit, busy, inputMode }: {
+  label: string;
+  help?: string;
+  error: string | null;
+  value: string;
+  onChange: (value: string) => void;
+  onSubmit: () => void;
+  submit: string;
+  busy: boolean;
+  inputMode?: 'numeric';
+}) {
+  return (
+    <form
+      noValidate
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        onSubmit();
+      }}
+    >
+      <Stack direction={{ base: 'column', md: 'row' }} gap="3" align={{ md: 'flex-start' }}>
+        <Field.Root invalid={error !== null} flex="1" maxW={{ md: 'md' }}>
+          <Field.Label>{label}</Field.Label>
+          <Input value={value} inputMode={inputMode} onChange={(event) => onChange(event.target.value)} maxLength={inputMode ? 7 : 100} />
+          {error !== null ? <Field.ErrorText>{error}</Field.ErrorText> : help && <Field.HelperText>{help}</Field.HelperText>}
+        </Field.Root>
+        <Button type="submit" variant="outline" mt={{ md: '6' }} disabled={busy} alignSelf={{ base: 'flex-start', md: 'auto' }}>
+          {submit}
+        </Button>
+      </Stack>
+    </form>
+  );
+}
+
+/** Rename and the default cap for new members (admins): each sends its change to the page's chart. */
+export function TeamSettings({ team, busy, onRename, onDefaultCap }: { team: Team; busy: boolean; onRename: (name: string) => void; onDefaultCap: (cap: number | null) => void }) {
+  const [name, setName] = useState(team.name);
+  const [nameError, setNameError] = useState<string | null>(null);
+  const [cap, setCap] = useState(team.default_monthly_query_cap === null ? '' : String(team.default_monthly_query_cap));
+  const [capError, setCapError] = useState<string | null>(null);
+  return (
+    <Stack gap="6">
+      <OneFieldForm
+        label={t.teamName}
+        error={nameError}
+        value={name}
+        onChange={(value) => (setName(value), setNameError(null))}
+        onSubmit={() => (name.trim() === '' ? setNameError(t.nameRequired) : onRename(name.trim()))}
+        submit={t.saveName}
+        busy={busy}
+      />
+      <OneFieldForm
+        label={t.defaultCap}
+        help={t.defaultCapHelp}
+        error={capError}
+        value={cap}
+        inputMode="numeric"
+        onChange={(value) => (setCap(value), setCapError(null))}
+        onSubmit={() => {
+          const parsed = parseCap(cap);
+          if (parsed === undefined) return setCapError(t.capInvalid);
+          onDefaultCap(parsed);
+        }}
+        submit={t.saveDefaultCap}
+        busy={busy}
+      />
+    </Stack>
+  );
+}
+
+/** Who manages the Team plan; to the owner, how many members a downgrade or a cancellation takes it from. */
+export function TeamBilling({ owner, members }: { owner: boolean; members: TeamMember[] }) {
+  const ownerName = members.find((member) => member.role === 'owner')?.full_name ?? '';
+  return (
+    <Card.Root variant="outline" maxW="3xl">
+      <Card.Body gap="3">
+        <Text>{owner ? t.billingOwner : t.billingOther(ownerName)}</Text>
+        {owner && (
+          <>
+            <Text color="orange.fg" fontWeight="medium">
+              {t.downgradeWarning(members.length)}
+            </Text>
+            <Link asChild colorPalette="brand" fontWeight="medium" alignSelf="flex-start">
+              <RouterLink to="/subscription">{t.manageBilling}</RouterLink>
+            </Link>
+          </>
+        )}
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+/** What a change asking first says: removing someone, leaving, or handing ownership over (named). */
+function confirmation(change: TeamChange, userId: string, team: Team, members: TeamMember[]): { title: string; text: string; action: string } | null {
+  if (change.kind !== 'remove' && change.kind !== 'transfer') return null;
+  const name = members.find((member) => member.user_id === change.userId)?.full_name ?? '';
+  if (change.kind === 'transfer') return { title: t.transferTitle(name), text: t.transferConfirm(name, team.name), action: t.transferAction };
+  if (change.userId === userId) return { title: t.leaveTitle, text: t.leaveConfirm, action: t.confirm };
+  return { title: t.removeTitle(name), text: t.removeConfirm(name), action: t.confirm };
+}
+
+/** The dialog of the chart's `confirming` state: Confirm goes on with the change, Cancel (or Escape) drops it. */
+export function ChangeConfirmation({ change, userId, team, members, onConfirm, onCancel }: {
+  change: TeamChange | null;
+  userId: string;
+  team: Team;
+  members: TeamMember[];
+  onConfirm: () => void;
+  onCancel: () => void;
+}): ReactNode {
+  const words = change && confirmation(change, userId, team, members);
+  return (
+    <Dialog.Root role="alertdialog" open={words !== null} onOpenChange={({ open }) => !open && onCancel()} placement="center">
+      <Portal>
+        <Dialog.Backdrop />
+        <Dialog.Positioner px="4">
+          <Dialog.Content>
+            <Dialog.Header>
+              <Dialog.Title>{words?.title}</Dialog.Title>
+            </Dialog.Header>
+            <Dialog.Body>
+              <Text>{words?.text}</Text>
+            </Dialog.Body>
+            <Dialog.Footer>
+              <Button variant="outline" onClick={onCancel}>
+                {t.cancel}
+              </Button>
+              <Button colorPalette="red" onClick={onConfirm}>
+                {words?.action}
+              </Button>
+            </Dialog.Footer>
+          </Dialog.Content>
+        </Dialog.Positioner>
+      </Portal>
+    </Dialog.Root>
+  );
+}
