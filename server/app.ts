@@ -18,7 +18,7 @@ import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimi
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
 import { queryRoutes } from './routes/query';
-import { deviceLinkRoutes, oauthProtocolRoutes } from './routes/oauth';
+import { deviceLinkRoutes, oauthMetadataRoutes, oauthProtocolRoutes } from './routes/oauth';
 import { apiKeyRoutes } from './routes/apiKeys';
 import { sessionRoutes } from './routes/sessions';
 import { clientErrorHandler, errorBody, frameworkErrorHandler, registerErrorHandling } from './errors';
@@ -170,15 +170,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app);
   await registerCors(app, config);
   await registerOpenApi(app, config);
+  // JSON answers need none of the page policies helmet computes per response (nonces and
+  // all): one fixed, strict set is sent instead, which is cheaper on every API call.
+  const apiHeaders = apiSecurityHeaders(config.trustProxy !== false);
+  const sendApiHeaders = (scope: FastifyInstance) =>
+    scope.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(apiHeaders);
+      done();
+    });
   await app.register(
     async (api) => {
-      // JSON answers need none of the page policies helmet computes per response (nonces and
-      // all): one fixed, strict set is sent instead, which is cheaper on every API call.
-      const apiHeaders = apiSecurityHeaders(config.trustProxy !== false);
-      api.addHook('onRequest', (_request, reply, done) => {
-        reply.headers(apiHeaders);
-        done();
-      });
+      sendApiHeaders(api);
       documentCommonAnswers(api);
       await api.register(healthRoutes);
       await api.register(authRoutes);
@@ -200,6 +202,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  // RFC 8414's metadata sits at the root, with the API's headers.
+  await app.register(async (wellKnown) => {
+    sendApiHeaders(wellKnown);
+    await wellKnown.register(oauthMetadataRoutes);
+  });
   // Pages, files and the API docs: helmet's headers and compression apply here only, since JSON
   // answers are small and carry their own fixed headers.
   await app.register(async (web) => {

@@ -6,6 +6,9 @@ import { ErrorSchema } from '../../contract/schemas';
 /** Where the API's routes live; everything else the server answers (pages, files, the docs) is not API. */
 export const API_PREFIX = '/api/v1';
 
+/** The API's routes, and the OAuth metadata a client discovers them by (RFC 8414). */
+const isApi = (url: string) => url.startsWith(`${API_PREFIX}/`) || url === '/.well-known/oauth-authorization-server';
+
 /**
  * The OpenAPI document (served at /api/docs/json), generated from the routes' schemas. It
  * describes the API only: the SPA's pages and the test-mode checkout pages are HTML for people.
@@ -24,7 +27,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       servers: [{ url: config.web.apiBase || config.publicUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
-    transform: ({ schema, url }) => ({ schema: url.startsWith(`${API_PREFIX}/`) ? schema : { ...schema, hide: true }, url }),
+    transform: ({ schema, url }) => ({ schema: isApi(url) ? schema : { ...schema, hide: true }, url }),
   });
 }
 

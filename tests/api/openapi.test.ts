@@ -42,9 +42,9 @@ describe.each(ENGINES)('the OpenAPI document on %s', (engine) => {
     expect(await redoclyErrors(await servedDocument(ctx))).toEqual([]);
   });
 
-  it('describes the API only, with its server and its terms', async () => {
+  it('describes the API only (and the OAuth metadata that leads to it), with its server and its terms', async () => {
     const doc = await servedDocument(ctx);
-    expect(Object.keys(doc.paths).filter((path) => !path.startsWith('/api/v1/'))).toEqual([]);
+    expect(Object.keys(doc.paths).filter((path) => !path.startsWith('/api/v1/'))).toEqual(['/.well-known/oauth-authorization-server']);
     expect(doc.servers).toEqual([{ url: ctx.config.publicUrl }]);
     expect(doc.info).toMatchObject({ license: { name: expect.stringMatching(/Proprietary/), url: `${ctx.config.publicUrl}/terms` } });
   });
