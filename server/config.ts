@@ -108,6 +108,8 @@ export type BillingConfig =
       prices: { professional: string; team: string };
       /** Where the SDK sends its calls instead of api.stripe.com (a local fake in tests). */
       apiBase: string | null;
+      /** How long one call to Stripe may take, retries included, before it counts as an outage. */
+      timeoutMs: number;
     };
 
 export class ConfigError extends Error {
@@ -226,6 +228,7 @@ function billing(env: Env): BillingConfig {
     webhookSecret: required(env, 'STRIPE_WEBHOOK_SECRET', ['whsec_'], "the webhook endpoint's signing secret"),
     prices,
     apiBase: env.STRIPE_API_BASE?.trim() ? url(env, 'STRIPE_API_BASE', '', ['http:', 'https:']).replace(/\/+$/, '') : null,
+    timeoutMs: wholeNumber(env, 'STRIPE_TIMEOUT_MS', 10_000, 100, 60_000),
   };
 }
 

@@ -92,6 +92,14 @@ describe('the OpenAPI document with Stripe billing', () => {
     expect(doc.paths['/api/v1/billing/webhook']).toBeDefined();
     expect(await redoclyErrors(doc)).toEqual([]);
   });
+
+  it("describes the webhook's body (a Stripe event) and its Stripe-Signature header", async () => {
+    const webhook = (await servedDocument(ctx)).paths['/api/v1/billing/webhook']!.post!;
+    expect(webhook.parameters).toEqual([expect.objectContaining({ in: 'header', name: 'stripe-signature', required: true })]);
+    expect(webhook.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { required: expect.arrayContaining(['id', 'type', 'created', 'data']) } } },
+    });
+  });
 });
 
 describe('the check of answers against the document', () => {

@@ -6,7 +6,9 @@ interface MediaType {
   schema?: object;
 }
 interface Operation {
-  responses?: Record<string, { content?: Record<string, MediaType> }>;
+  parameters?: Array<{ in: string; name: string; required?: boolean }>;
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, { content?: Record<string, MediaType>; headers?: Record<string, { schema?: object; description?: string }> }>;
 }
 export interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
