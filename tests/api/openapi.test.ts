@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { spawnSync } from 'node:child_process';
 import Fastify, { type FastifySchema } from 'fastify';
 import { documentedAnswers, type OpenApiDocument } from '../helpers/documentedAnswers';
 import { bearer, checkedAgainstDocument, ENGINES, register, useTestApp, type TestContext } from '../helpers/testApp';
@@ -37,6 +38,35 @@ async function redoclyErrors(doc: object): Promise<string[]> {
 
 describe.each(ENGINES)('the OpenAPI document on %s', (engine) => {
   const ctx = useTestApp(engine);
+
+  it('names its shared schemas, documents Retry-After on every 429, and gives PUBLIC_URL as its server', async () => {
+    const doc = await servedDocument(ctx);
+    const names = Object.keys((doc.components as { schemas: object }).schemas);
+    expect(names).toEqual(expect.arrayContaining(['User', 'Team', 'TeamMember', 'TeamInvitation']));
+    expect(names.filter((name) => /^def-\d+$/.test(name))).toEqual([]);
+    const answers = operations(doc).map(([method, path]) => [`${method} ${path}`, doc.paths[path]![method.toLowerCase()]!.responses!] as const);
+    const tooMany = answers.filter(([, responses]) => responses['429']);
+    expect(tooMany.length).toBeGreaterThan(5);
+    expect(tooMany.filter(([, responses]) => !responses['429']!.headers?.['Retry-After']).map(([op]) => op)).toEqual([]);
+    expect(doc.servers).toEqual([{ url: ctx.config.publicUrl }]);
+  });
+
+  it('spells every pattern so that ECMA-262 and Python\'s re read it, and read it alike', async () => {
+    const patterns = [...new Set([...JSON.stringify(await servedDocument(ctx)).matchAll(/"pattern":("(?:[^"\\]|\\.)*")/g)].map((m) => JSON.parse(m[1]!) as string))];
+    expect(patterns.length).toBeGreaterThan(0);
+    expect(patterns.filter((pattern) => pattern.includes('\\p{'))).toEqual([]);
+    const samples = ['Ann Smith', 'a\u0000b', 'tab\there', 'line\nbreak', 'x\u0085y', 'x\u2028y', 'zero\u200Bwidth', 'emoji 😀 ok', 'lone \uD800 half', 'Zoë ﻿'];
+    // JavaScript without and with the u flag (Ajv's), then Python's re: the same verdict for every sample.
+    const javascript = patterns.map((pattern) => samples.map((sample) => new RegExp(pattern, 'u').test(sample)));
+    for (const pattern of patterns) expect(() => new RegExp(pattern)).not.toThrow();
+    const python = spawnSync(
+      'python3',
+      ['-c', 'import json, re, sys\nd = json.load(sys.stdin)\nprint(json.dumps([[re.search(p, s) is not None for s in d["samples"]] for p in d["patterns"]]))'],
+      { input: JSON.stringify({ patterns, samples }), encoding: 'utf8' },
+    );
+    expect(python.stderr).toBe('');
+    expect(JSON.parse(python.stdout)).toEqual(javascript);
+  });
 
   it("passes Redocly's recommended rules without an error", async () => {
     expect(await redoclyErrors(await servedDocument(ctx))).toEqual([]);
