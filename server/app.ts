@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './domain/clock';
 import { startRetention } from './domain/retention';
 import { createTokenService, loadAuthSecret, type TokenService } from './domain/tokens';
 import { createMailer, type Mailer } from './mail/mailer';
+import { createMailQueue, type MailQueue } from './mail/queue';
 import { registerAuth } from './plugins/auth';
 import { API_PREFIX, documentCommonAnswers, registerOpenApi } from './plugins/openapi';
 import { registerBodyParsers } from './plugins/bodies';
@@ -39,7 +40,8 @@ declare module 'fastify' {
     database: DatabaseHandle;
     clock: Clock;
     tokens: TokenService;
-    mailer: Mailer;
+    /** Every mail goes through this durable queue; `send` queues it. */
+    mailer: MailQueue;
     rateLimits: RateLimitStore;
     billing: PaymentProvider;
     ai: AiProvider;
@@ -54,7 +56,7 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** Time source for expiries and windows; tests move it. */
   clock?: Clock;
-  /** Replaces the configured mailer (tests). */
+  /** Replaces the configured mail transport the queue sends with (tests). */
   mailer?: Mailer;
   /** Replaces the configured AI provider (tests). */
   aiProvider?: AiProvider;
@@ -155,7 +157,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('database', database);
   app.decorate('clock', clock);
   app.decorate('tokens', createTokenService(await loadAuthSecret(database.db, config.authSecret), clock));
-  app.decorate('mailer', options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log }));
+  const mailQueue = createMailQueue({
+    db: database.db,
+    engine: database.engine,
+    transport: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log }),
+    clock,
+    log: app.log,
+    settings: config.mailQueue,
+  });
+  // Registered after the database's own hook, so it runs first: a send in flight ends before the database closes.
+  app.addHook('onClose', async () => mailQueue.stop());
+  app.decorate('mailer', mailQueue);
+  // Mail an earlier instance queued (or left mid-send) goes out as soon as this one is up.
+  app.addHook('onReady', async () => mailQueue.kick());
   app.decorate('rateLimits', rateLimits);
   const billing = createBilling({ config, database, clock, log: app.log });
   app.decorate('billing', billing.provider);

@@ -8,6 +8,7 @@ interface Brand {
 export function passwordResetMail(to: string, link: string, brand: Brand): MailMessage {
   return {
     to,
+    kind: 'password_reset',
     subject: `Reset your ${brand.brandName} password`,
     text: [
       'Hello,',
@@ -27,6 +28,7 @@ export function passwordResetMail(to: string, link: string, brand: Brand): MailM
 export function passwordChangedMail(to: string, brand: Brand): MailMessage {
   return {
     to,
+    kind: 'password_changed',
     subject: `Your ${brand.brandName} password was changed`,
     text: [
       'Hello,',
@@ -49,6 +51,7 @@ export function teamInvitationMail(
   const as = invitation.role === 'admin' ? 'an admin' : 'a member';
   return {
     to,
+    kind: 'team_invitation',
     subject: `${invitation.inviterName} invited you to ${invitation.teamName} on ${brand.brandName}`,
     text: [
       'Hello,',
