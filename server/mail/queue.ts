@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { MailQueueSettings } from '../config';
 import type { Database, Engine, MailOutboxTable } from '../db/types';
 import type { Clock } from '../domain/clock';
@@ -71,6 +71,8 @@ export function createMailQueue(options: {
   let running: Promise<void> | null = null;
   let again = false;
 
+  const unleased = (now: number) => (w: ExpressionBuilder<Database, 'mail_outbox'>) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]);
+
   /** Takes one due mail that no live lease holds, for this sender; undefined when none is due. */
   const claim = async (now: number): Promise<MailOutboxTable | undefined> =>
     db
@@ -82,12 +84,14 @@ export function createMailQueue(options: {
           .select('id')
           .where('status', '=', 'pending')
           .where('next_attempt_at', '<=', now)
-          .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
+          .where(unleased(now))
           .orderBy('next_attempt_at')
           .limit(1)
           .$if(engine === 'postgres', (query) => query.forUpdate().skipLocked()),
       )
+      // Checked again on the row as it is when the update takes it (PostgreSQL re-reads a row another claim changed).
       .where('status', '=', 'pending')
+      .where(unleased(now))
       .returningAll()
       .executeTakeFirst();
 
