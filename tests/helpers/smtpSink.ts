@@ -41,6 +41,10 @@ export class SmtpSink {
         );
       },
     });
+    // A client that dies mid-mail (a killed instance) resets its connection: that is no failure of the sink.
+    server.on('error', (error: Error & { code?: string }) => {
+      if (error.code !== 'ECONNRESET') throw error;
+    });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
     this.server = server;
   }
