@@ -52,7 +52,7 @@ export function createMailer(options: { smtpUrl: string | null; from: string; da
   };
 }
 
-/** Sends after the answer has gone, so delivery time tells a caller nothing; a failure is logged. */
+/** Queues after the answer has gone (the queue sends), so delivery time tells a caller nothing; a failure to queue is logged. */
 export function deliverLater(mailer: Mailer, log: FastifyBaseLogger, message: MailMessage): void {
-  mailer.send(message).catch((error: unknown) => log.error({ err: error }, 'mail delivery failed'));
+  mailer.send(message).catch((error: unknown) => log.error({ err: error, kind: message.kind }, 'mail could not be queued'));
 }

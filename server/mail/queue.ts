@@ -73,9 +73,14 @@ export function createMailQueue(options: {
 
   const unleased = (now: number) => (w: ExpressionBuilder<Database, 'mail_outbox'>) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]);
 
+  /** Whether any mail is due: a read, so an idle queue's rounds write nothing (SQLite takes its write lock for any update). */
+  const anyDue = async (now: number) =>
+    (await db.selectFrom('mail_outbox').select('id').where('status', '=', 'pending').where('next_attempt_at', '<=', now).where(unleased(now)).limit(1).executeTakeFirst()) !== undefined;
+
   /** Takes one due mail that no live lease holds, for this sender; undefined when none is due. */
-  const claim = async (now: number): Promise<MailOutboxTable | undefined> =>
-    db
+  const claim = async (now: number): Promise<MailOutboxTable | undefined> => {
+    if (!(await anyDue(now))) return undefined;
+    return db
       .updateTable('mail_outbox')
       .set((eb) => ({ lease_until: now + settings.leaseMs, attempts: eb('attempts', '+', 1) }))
       .where('id', '=', (eb) =>
@@ -94,6 +99,7 @@ export function createMailQueue(options: {
       .where(unleased(now))
       .returningAll()
       .executeTakeFirst();
+  };
 
   const sendOne = async (mail: MailOutboxTable) => {
     const message: MailMessage = { to: mail.recipient, subject: mail.subject ?? '', text: mail.body ?? '', kind: mail.kind };
