@@ -11,7 +11,7 @@ process.env.PASSWORD_HASH_PASSES ??= '1';
 const common = {
   transform: { '^.+\\.[jt]sx?$': 'babel-jest' },
   // A few dependencies ship only ES modules, which jest's CommonJS runtime cannot load on Node 20.
-  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
   moduleFileExtensions: ['ts', 'tsx', 'js', 'json'],
 };
 

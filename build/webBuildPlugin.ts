@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import type { Chunk, Compilation, Compiler, Module } from 'webpack';
 import { SCRIPT_NONCE_SLOT } from '../contract/pageSlots';
+import { stampLockFile } from './buildIfStale';
 import { inlinable, MANIFEST_FILE, type BuildManifest } from './manifest';
 
 const NAME = 'WebBuildPlugin';
@@ -107,6 +108,7 @@ export class WebBuildPlugin {
       if (compilation.errors.length > 0) return;
       const outputDir = compilation.outputOptions.path as string;
       fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifestOf(compilation, this.options), null, 2)}\n`);
+      stampLockFile();
       execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'prerender.ts')], {
         stdio: 'inherit',
         env: { ...process.env, NODE_ENV: 'production', BUILD_YEAR: buildYear },

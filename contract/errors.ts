@@ -82,6 +82,8 @@ export const ERROR_CODES = [
   'no_subscription',
   'no_subscription_item',
   'payment_provider_unavailable',
+  'payment_provider_error',
+  'unreadable_event',
   'missing_signature',
   'invalid_signature',
   // The server's own failures

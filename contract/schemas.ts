@@ -138,18 +138,22 @@ export type Checkout = Static<typeof CheckoutSchema>;
 /**
  * No text field takes control characters (C0, DEL, C1: PostgreSQL refuses NUL in text, and none of
  * them belongs in a name, an address or a token) nor lone surrogates (they cannot be stored as
- * UTF-8 and come back as replacement characters). The patterns run with Ajv's `u` flag.
+ * UTF-8 and come back as replacement characters). The patterns run with Ajv's `u` flag, where the
+ * surrogate range matches a lone surrogate only. They are spelled as ranges, never `\p{…}`, so
+ * that every reader of the OpenAPI document reads them: ECMA-262 and Python's `re` alike.
  */
-export const PLAIN_TEXT = '^[^\\p{Cc}\\p{Cs}]*$';
+const CONTROL = '\\x00-\\x1F\\x7F-\\x9F';
+const LONE_SURROGATE = '\\uD800-\\uDFFF';
+export const PLAIN_TEXT = `^[^${CONTROL}${LONE_SURROGATE}]*$`;
 /**
  * Text shown to other people (a name on screens and in e-mails) also takes no line or paragraph
  * separator, bidi embedding, override, isolate or mark (which can make a name read backwards) and
  * no invisible character (zero-width space, word joiner, invisible operators, BOM). The zero-width
  * (non-)joiners U+200C and U+200D stay: Persian and Indic names and emoji sequences need them.
  */
-export const DISPLAY_TEXT = '^[^\\p{Cc}\\p{Cs}\\p{Zl}\\p{Zp}\\u061C\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]*$';
+export const DISPLAY_TEXT = `^[^${CONTROL}${LONE_SURROGATE}\\u2028\\u2029\\u061C\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]*$`;
 /** Multi-line text (a prompt) keeps tab, line feed and carriage return. */
-export const MULTILINE_TEXT = '^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F\\p{Cs}]*$';
+export const MULTILINE_TEXT = `^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F${LONE_SURROGATE}]*$`;
 
 /** What the client is told when a pattern above refuses a field (errors.ts). */
 export const TEXT_PATTERN_MESSAGES: Record<string, string> = {

@@ -80,7 +80,18 @@ export const TeamMemberSchema = Type.Object(
 export type TeamMember = Static<typeof TeamMemberSchema>;
 
 export const TeamInvitationSchema = Type.Object(
-  { id: Type.String(), email: Type.String(), role: InvitedRoleSchema, expires_at: Type.String({ format: 'date-time' }) },
+  {
+    id: Type.String(),
+    email: Type.String(),
+    role: InvitedRoleSchema,
+    expires_at: Type.String({ format: 'date-time' }),
+    // Optional for the client's sake only: the server sends it on every invitation.
+    delivery: Type.Optional(
+      Type.Union([Type.Literal('sent'), Type.Literal('pending'), Type.Literal('failed')], {
+        description: 'How its newest mail fared: `sent`, `pending` (queued, not tried yet), `failed` (its last try failed; it is tried again for 24 hours, or resend it).',
+      }),
+    ),
+  },
   { $id: 'TeamInvitation' },
 );
 export type TeamInvitation = Static<typeof TeamInvitationSchema>;

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './domain/clock';
 import { startRetention } from './domain/retention';
 import { createTokenService, loadAuthSecret, type TokenService } from './domain/tokens';
 import { createMailer, type Mailer } from './mail/mailer';
+import { createMailQueue, type MailQueue } from './mail/queue';
 import { registerAuth } from './plugins/auth';
 import { API_PREFIX, documentCommonAnswers, registerOpenApi } from './plugins/openapi';
 import { registerBodyParsers } from './plugins/bodies';
@@ -18,7 +19,7 @@ import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimi
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
 import { queryRoutes } from './routes/query';
-import { deviceLinkRoutes, oauthProtocolRoutes } from './routes/oauth';
+import { deviceLinkRoutes, oauthMetadataRoutes, oauthProtocolRoutes } from './routes/oauth';
 import { apiKeyRoutes } from './routes/apiKeys';
 import { sessionRoutes } from './routes/sessions';
 import { clientErrorHandler, errorBody, frameworkErrorHandler, registerErrorHandling } from './errors';
@@ -42,7 +43,8 @@ declare module 'fastify' {
     database: DatabaseHandle;
     clock: Clock;
     tokens: TokenService;
-    mailer: Mailer;
+    /** Every mail goes through this durable queue; `send` queues it. */
+    mailer: MailQueue;
     rateLimits: RateLimitStore;
     billing: PaymentProvider;
     ai: AiProvider;
@@ -57,7 +59,7 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** Time source for expiries and windows; tests move it. */
   clock?: Clock;
-  /** Replaces the configured mailer (tests). */
+  /** Replaces the configured mail transport the queue sends with (tests). */
   mailer?: Mailer;
   /** Replaces the configured AI provider (tests). */
   aiProvider?: AiProvider;
@@ -162,7 +164,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('database', database);
   app.decorate('clock', clock);
   app.decorate('tokens', createTokenService(await loadAuthSecret(database.db, config.authSecret), clock));
-  app.decorate('mailer', options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log }));
+  const mailQueue = createMailQueue({
+    db: database.db,
+    engine: database.engine,
+    transport: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log }),
+    clock,
+    log: app.log,
+    settings: config.mailQueue,
+  });
+  // Registered after the database's own hook, so it runs first: a send in flight ends before the database closes.
+  app.addHook('onClose', async () => mailQueue.stop());
+  app.decorate('mailer', mailQueue);
+  // Mail an earlier instance queued (or left mid-send) goes out as soon as this one is up.
+  app.addHook('onReady', async () => mailQueue.kick());
   app.decorate('rateLimits', rateLimits);
   const billing = createBilling({ config, database, clock, log: app.log });
   app.decorate('billing', billing.provider);
@@ -177,15 +191,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app);
   await registerCors(app, config);
   await registerOpenApi(app, config);
+  // JSON answers need none of the page policies helmet computes per response (nonces and
+  // all): one fixed, strict set is sent instead, which is cheaper on every API call.
+  const apiHeaders = apiSecurityHeaders(config.trustProxy !== false);
+  const sendApiHeaders = (scope: FastifyInstance) =>
+    scope.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(apiHeaders);
+      done();
+    });
   await app.register(
     async (api) => {
-      // JSON answers need none of the page policies helmet computes per response (nonces and
-      // all): one fixed, strict set is sent instead, which is cheaper on every API call.
-      const apiHeaders = apiSecurityHeaders(config.trustProxy !== false);
-      api.addHook('onRequest', (_request, reply, done) => {
-        reply.headers(apiHeaders);
-        done();
-      });
+      sendApiHeaders(api);
       documentCommonAnswers(api);
       await api.register(healthRoutes);
       await api.register(authRoutes);
@@ -210,6 +226,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  // RFC 8414's metadata sits at the root, with the API's headers.
+  await app.register(async (wellKnown) => {
+    sendApiHeaders(wellKnown);
+    await wellKnown.register(oauthMetadataRoutes);
+  });
   // Pages, files and the API docs: helmet's headers and compression apply here only, since JSON
   // answers are small and carry their own fixed headers.
   await app.register(async (web) => {

@@ -37,6 +37,8 @@ export interface Config {
   /** `smtp://…` or `smtps://…`; `null` writes mail to `dataDir/outbox`. */
   smtpUrl: string | null;
   mailFrom: string;
+  /** The durable mail queue's timings (server/mail/queue.ts). */
+  mailQueue: MailQueueSettings;
   /** Shares rate-limit counters between instances; `null` keeps them in memory. */
   redisUrl: string | null;
   /** Start of every Redis key, so several deployments (or test runs) can share one Redis. */
@@ -62,6 +64,15 @@ export interface RetentionConfig {
   months: number;
   /** How often each instance runs the job; 0: never. */
   intervalMinutes: number;
+}
+
+export interface MailQueueSettings {
+  /** How often each instance looks for due mail it was not told about. */
+  pollMs: number;
+  /** How long a sender holds a mail before another may take it. */
+  leaseMs: number;
+  /** The first retry's wait; each later one doubles, up to an hour, for 24 hours. */
+  retryMinMs: number;
 }
 
 export interface DeviceConfig {
@@ -114,6 +125,8 @@ export type BillingConfig =
       prices: { professional: string; team: string };
       /** Where the SDK sends its calls instead of api.stripe.com (a local fake in tests). */
       apiBase: string | null;
+      /** How long one call to Stripe may take, retries included, before it counts as an outage. */
+      timeoutMs: number;
     };
 
 export class ConfigError extends Error {
@@ -242,6 +255,7 @@ function billing(env: Env): BillingConfig {
     webhookSecret: required(env, 'STRIPE_WEBHOOK_SECRET', ['whsec_'], "the webhook endpoint's signing secret"),
     prices,
     apiBase: env.STRIPE_API_BASE?.trim() ? url(env, 'STRIPE_API_BASE', '', ['http:', 'https:']).replace(/\/+$/, '') : null,
+    timeoutMs: wholeNumber(env, 'STRIPE_TIMEOUT_MS', 10_000, 100, 60_000),
   };
 }
 
@@ -352,6 +366,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     authSecret,
     smtpUrl: env.SMTP_URL?.trim() ? url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']) : null,
     mailFrom: str(env, 'MAIL_FROM', `${brandName} <${supportEmail}>`),
+    mailQueue: {
+      pollMs: wholeNumber(env, 'MAIL_POLL_MS', 5_000, 10, 600_000),
+      leaseMs: wholeNumber(env, 'MAIL_LEASE_MS', 120_000, 100, 3_600_000),
+      retryMinMs: wholeNumber(env, 'MAIL_RETRY_MIN_MS', 30_000, 10, 3_600_000),
+    },
     redisUrl: env.REDIS_URL?.trim() ? url(env, 'REDIS_URL', '', ['redis:', 'rediss:']) : null,
     redisPrefix: str(env, 'REDIS_PREFIX', 'sheetmind:'),
     web: {

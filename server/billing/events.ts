@@ -6,6 +6,7 @@ import type { Database, Engine, SubscriptionStatus, SubscriptionsTable } from '.
 import { findSubscription } from '../domain/subscriptions';
 import type { AuditActor } from '../domain/auditLog';
 import { ensureTeamOf, inTeamPaidByAnother, JoinedTeamMeanwhile, recordPlanChange } from '../domain/teams';
+import { invoiceSubscription, readSubscription } from './eventShapes';
 import type { PriceBook } from './prices';
 
 /**
@@ -29,6 +30,8 @@ export interface BillingEvent {
   type: string;
   /** Seconds since the epoch, as Stripe counts. */
   created: number;
+  /** The Stripe API version the object is written in (`eventShapes.ts` reads the older ones). */
+  api_version?: string | null;
   data: { object: unknown };
 }
 
@@ -99,8 +102,8 @@ type Trx = Transaction<Database>;
 
 const idOf = (ref: string | { id: string }) => (typeof ref === 'string' ? ref : ref.id);
 
-async function expand(context: BillingContext, ref: string | SubscriptionObject): Promise<SubscriptionObject> {
-  return typeof ref === 'string' ? context.retrieveSubscription(ref) : ref;
+async function expand(context: BillingContext, event: BillingEvent, ref: string | SubscriptionObject): Promise<SubscriptionObject> {
+  return readSubscription(event, typeof ref === 'string' ? await context.retrieveSubscription(ref) : ref);
 }
 
 /** Reads the event into a change, fetching the subscription when the event only names it. */
@@ -111,18 +114,18 @@ async function changeOf(context: BillingContext, event: BillingEvent): Promise<C
       // An unpaid session (a delayed payment method) is settled later by the subscription's events.
       const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required';
       if (session.mode !== 'subscription' || !paid || !session.subscription) return null;
-      return { kind: 'snapshot', userId: session.client_reference_id, subscription: await expand(context, session.subscription) };
+      return { kind: 'snapshot', userId: session.client_reference_id, subscription: await expand(context, event, session.subscription) };
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':
-      return { kind: 'snapshot', userId: null, subscription: event.data.object as SubscriptionObject };
+      return { kind: 'snapshot', userId: null, subscription: readSubscription(event, event.data.object as SubscriptionObject) };
     case 'invoice.paid':
     case 'invoice.payment_failed': {
-      const ref = (event.data.object as InvoiceObject).parent?.subscription_details?.subscription;
+      const ref = invoiceSubscription(event.data.object as InvoiceObject);
       if (!ref) return null;
       if (event.type === 'invoice.payment_failed') return { kind: 'payment_failed', subscriptionId: idOf(ref) };
-      return { kind: 'snapshot', userId: null, subscription: await expand(context, ref) };
+      return { kind: 'snapshot', userId: null, subscription: await expand(context, event, ref) };
     }
     default:
       return null;

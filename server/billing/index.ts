@@ -27,7 +27,7 @@ export function createBilling(options: { config: Config; database: DatabaseHandl
   const settings = config.billing;
   if (settings.provider === 'stripe') {
     const client = stripeClient(settings);
-    const context: BillingContext = { ...base, provider: 'stripe', prices: priceBook(settings.prices), retrieveSubscription: retrieveWith(client) };
+    const context: BillingContext = { ...base, provider: 'stripe', prices: priceBook(settings.prices), retrieveSubscription: retrieveWith(client, settings.timeoutMs) };
     const stripe = createStripeProvider({ settings, publicUrl: config.publicUrl, client, context });
     return { provider: stripe, context, test: null, stripe };
   }

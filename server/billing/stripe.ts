@@ -22,19 +22,47 @@ export function stripeClient(settings: StripeSettings): Stripe {
   const protocol = base?.protocol === 'http:' ? 'http' : 'https';
   return new Stripe(settings.secretKey, {
     maxNetworkRetries: 2,
-    timeout: 20_000,
+    // Each attempt may take the whole budget; `withinBudget` below cuts the call as a whole.
+    timeout: settings.timeoutMs,
     telemetry: false,
     ...(base ? { host: base.hostname, port: base.port || (protocol === 'http' ? 80 : 443), protocol } : {}),
   });
 }
 
-/** A provider failure is the provider's, not the user's: 503, or 409 for a reused idempotency key. */
-async function call<T>(context: BillingContext, what: string, request: () => Promise<T>): Promise<T> {
+/** A Stripe call that took longer than its budget (STRIPE_TIMEOUT_MS, retries included). */
+export class StripeTimeoutError extends Error {
+  constructor(what: string, ms: number) {
+    super(`Stripe did not answer ${what} within ${ms} ms`);
+    this.name = 'StripeTimeoutError';
+  }
+}
+
+/** The call's answer, or a StripeTimeoutError once `ms` have passed: a Stripe that never answers holds nothing longer. */
+export function withinBudget<T>(ms: number, what: string, request: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new StripeTimeoutError(what, ms)), ms);
+  });
+  return Promise.race([request, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A provider failure is the provider's, not the user's. Stripe refusing the request (a 4xx: a
+ * price or customer it does not know, a key it refuses) is 502 `payment_provider_error`, which
+ * retrying will not mend; Stripe not answering (no connection, a 5xx, the time budget spent, its
+ * rate limit) is 503; a reused idempotency key is the client's 409.
+ */
+async function callStripe<T>(context: BillingContext, budgetMs: number, what: string, request: () => Promise<T>): Promise<T> {
   try {
-    return await request();
+    return await withinBudget(budgetMs, what, request());
   } catch (error) {
     if (error instanceof Stripe.errors.StripeIdempotencyError) {
       throw new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+    }
+    const status = error instanceof Stripe.errors.StripeError ? error.statusCode : undefined;
+    if (status !== undefined && status >= 400 && status < 500 && status !== 429) {
+      context.log.error({ err: error, call: what, status, stripeCode: (error as Stripe.errors.StripeError).code }, 'Stripe refused a call');
+      throw new ApiError(502, 'payment_provider_error', 'The payment provider refused the request. Please try again later or contact support.');
     }
     context.log.error({ err: error, call: what }, 'Stripe call failed');
     throw new ApiError(503, 'payment_provider_unavailable', 'The payment provider cannot be reached right now. Please try again shortly.');
@@ -48,6 +76,7 @@ export function createStripeProvider(options: {
   context: BillingContext;
 }): StripeProvider {
   const { settings, client, context } = options;
+  const call = <T>(what: string, request: () => Promise<T>) => callStripe(context, settings.timeoutMs, what, request);
   const urls = returnUrls(options.publicUrl);
 
   /** The user's running Stripe subscription, which plan changes go through (the portal). */
@@ -67,7 +96,7 @@ export function createStripeProvider(options: {
     if (request.plan === 'free') {
       flow = { type: 'subscription_cancel', subscription_cancel: { subscription: live.subscription }, after_completion: afterCompletion };
     } else {
-      const subscription = await call(context, 'subscriptions.retrieve', () => client.subscriptions.retrieve(live.subscription));
+      const subscription = await call('subscriptions.retrieve', () => client.subscriptions.retrieve(live.subscription));
       const item = subscription.items.data[0];
       if (!item) throw new ApiError(409, 'no_subscription_item', 'The subscription has no plan to change.');
       flow = {
@@ -79,7 +108,7 @@ export function createStripeProvider(options: {
         after_completion: afterCompletion,
       };
     }
-    const session = await call(context, 'billingPortal.sessions.create', () =>
+    const session = await call('billingPortal.sessions.create', () =>
       client.billingPortal.sessions.create({ customer: live.customer, return_url: urls.manage, flow_data: flow }, { idempotencyKey: request.idempotencyKey }),
     );
     return session.url;
@@ -94,7 +123,7 @@ export function createStripeProvider(options: {
       if (live) return portal(request, live);
       const { user, current } = request;
       const knownCustomer = current?.provider === 'stripe' ? current.provider_customer_id : null;
-      const session = await call(context, 'checkout.sessions.create', () =>
+      const session = await call('checkout.sessions.create', () =>
         client.checkout.sessions.create(
           {
             mode: 'subscription',
@@ -130,7 +159,7 @@ export function createStripeProvider(options: {
   };
 }
 
-/** The provider's copy of a subscription, for events that only name it (`BillingContext`). */
-export function retrieveWith(client: Stripe): (id: string) => Promise<SubscriptionObject> {
-  return (id) => client.subscriptions.retrieve(id);
+/** The provider's copy of a subscription, for events that only name it (`BillingContext`), within the time budget. */
+export function retrieveWith(client: Stripe, budgetMs: number): (id: string) => Promise<SubscriptionObject> {
+  return (id) => withinBudget(budgetMs, 'subscriptions.retrieve', client.subscriptions.retrieve(id));
 }

@@ -299,6 +299,32 @@ export interface CustomFunctionsTable {
   updated_at: number;
 }
 
+/** A mail in the durable queue (server/mail/queue.ts). */
+export interface MailOutboxTable {
+  id: string;
+  kind: string;
+  recipient: string;
+  /** Kept until the mail is sent or given up, then cleared: mails carry one-time links. */
+  subject: string | null;
+  body: string | null;
+  ref: string | null;
+  status: 'pending' | 'sent' | 'failed' | 'superseded';
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number | null;
+  created_at: number;
+  sent_at: number | null;
+  last_error: string | null;
+}
+
+export interface MailAttemptsTable {
+  mail_id: string;
+  attempt: number;
+  at: number;
+  outcome: 'sent' | 'failed';
+  error: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   settings: SettingsTable;
@@ -323,6 +349,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   credential_activity: CredentialActivityTable;
   custom_functions: CustomFunctionsTable;
+  mail_outbox: MailOutboxTable;
+  mail_attempts: MailAttemptsTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';

@@ -72,7 +72,9 @@ export async function rotateRefreshToken(
   tokens: TokenService,
   presented: string,
   now: number,
-): Promise<IssuedSession> {
+  /** At the OAuth token endpoint: the client the session must have been issued to (RFC 6749 §6); a web session has none. */
+  client?: string,
+): Promise<IssuedSession & { scopes: Scope[] | null }> {
   const presentedHash = hashToken(presented);
   const successor = tokens.successorOf(presented);
   const successorHash = hashToken(successor);
@@ -81,10 +83,21 @@ export async function rotateRefreshToken(
     const row = await trx
       .selectFrom('refresh_tokens')
       .innerJoin('sessions', 'sessions.id', 'refresh_tokens.session_id')
-      .select(['refresh_tokens.used_at', 'sessions.id as session_id', 'sessions.user_id', 'sessions.revoked_at', 'sessions.expires_at'])
+      .select([
+        'refresh_tokens.used_at',
+        'sessions.id as session_id',
+        'sessions.user_id',
+        'sessions.revoked_at',
+        'sessions.expires_at',
+        'sessions.client_id',
+        'sessions.scopes',
+      ])
       .where('refresh_tokens.token_hash', '=', presentedHash)
       .executeTakeFirst();
     if (!row || row.revoked_at !== null || row.expires_at <= now) return { kind: 'invalid' as const };
+    // Another client's token is refused untouched: it says nothing about whether it was copied.
+    if (client !== undefined && row.client_id !== client) return { kind: 'invalid' as const };
+    const rotated = { kind: 'rotated' as const, sessionId: row.session_id, userId: row.user_id, scopes: row.scopes === null ? null : parseScopes(row.scopes) };
 
     const claimed = await trx
       .updateTable('refresh_tokens')
@@ -97,7 +110,7 @@ export async function rotateRefreshToken(
         .insertInto('refresh_tokens')
         .values({ token_hash: successorHash, session_id: row.session_id, created_at: now, used_at: null })
         .execute();
-      return { kind: 'rotated' as const, sessionId: row.session_id, userId: row.user_id };
+      return rotated;
     }
 
     // Already rotated: a concurrent or retried refresh, or a stolen token.
@@ -112,9 +125,7 @@ export async function rotateRefreshToken(
       .where('token_hash', '=', successorHash)
       .executeTakeFirst();
     const withinGrace = used.used_at !== null && now - used.used_at <= REFRESH_GRACE_MS;
-    if (withinGrace && next && next.used_at === null) {
-      return { kind: 'rotated' as const, sessionId: row.session_id, userId: row.user_id };
-    }
+    if (withinGrace && next && next.used_at === null) return rotated;
     await trx
       .updateTable('sessions')
       .set({ revoked_at: now, revoked_reason: 'refresh_token_reused' })
@@ -132,7 +143,29 @@ export async function rotateRefreshToken(
       'This sign-in link was already used, so the session was ended for your safety. Please sign in again.',
     );
   }
-  return { sessionId: outcome.sessionId, userId: outcome.userId, refreshToken: successor };
+  return { sessionId: outcome.sessionId, userId: outcome.userId, refreshToken: successor, scopes: outcome.scopes };
+}
+
+/**
+ * Revokes the session a refresh token (any of its rotations) or an access token belongs to
+ * (RFC 7009 §2.1); answers the session's id, or null when the token names none. The hint only
+ * says which kind to try first.
+ */
+export async function revokeTokenSession(
+  db: Kysely<Database>,
+  tokens: TokenService,
+  token: string,
+  hint: 'refresh_token' | 'access_token' | undefined,
+  now: number,
+): Promise<string | null> {
+  const byRefresh = async () =>
+    (await db.selectFrom('refresh_tokens').select('session_id').where('token_hash', '=', hashToken(token)).executeTakeFirst())?.session_id;
+  const byAccess = async () => tokens.verifyAccess(token)?.sessionId;
+  const [first, second] = hint === 'access_token' ? [byAccess, byRefresh] : [byRefresh, byAccess];
+  const sessionId = (await first()) ?? (await second());
+  if (!sessionId) return null;
+  await revokeSession(db, sessionId, 'revoked_by_client', now);
+  return sessionId;
 }
 
 /** A signed-in user as every request sees it (no password hash), with the plan that applies to this request. */

@@ -8,6 +8,7 @@ interface Brand {
 export function passwordResetMail(to: string, link: string, brand: Brand): MailMessage {
   return {
     to,
+    kind: 'password_reset',
     subject: `Reset your ${brand.brandName} password`,
     text: [
       'Hello,',
@@ -27,6 +28,7 @@ export function passwordResetMail(to: string, link: string, brand: Brand): MailM
 export function passwordChangedMail(to: string, brand: Brand): MailMessage {
   return {
     to,
+    kind: 'password_changed',
     subject: `Your ${brand.brandName} password was changed`,
     text: [
       'Hello,',
@@ -49,6 +51,7 @@ export function teamInvitationMail(
   const as = invitation.role === 'admin' ? 'an admin' : 'a member';
   return {
     to,
+    kind: 'team_invitation',
     // Names and team names are typed by people: they go in the body as plain text, never in the
     // subject, where a mail client shows them as the sender's own words.
     subject: `You are invited to join a team on ${brand.brandName}`,

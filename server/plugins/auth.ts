@@ -3,6 +3,7 @@ import { activityRecorder } from '../domain/activity';
 import { checkApiKey, isApiKey } from '../domain/apiKeys';
 import { ADDON_SESSION_ROUTES, ROUTE_SCOPES, type Scope } from '../domain/scopes';
 import { activeSession, type SessionUser } from '../domain/sessions';
+import type { ErrorCode } from '../../contract/errors';
 import { ApiError } from '../errors';
 
 /** Who makes a request, and with which credential. */
@@ -37,7 +38,17 @@ export function sessionIdOf(request: FastifyRequest): string {
 }
 
 const insufficientScope = () =>
-  new ApiError(403, 'insufficient_scope', 'This credential may not make this call: sign in on the web, or use a key with the needed scope.');
+  new ApiError(403, 'insufficient_scope', 'This credential may not make this call: sign in on the web, or use a key with the needed scope.', {
+    headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' },
+  });
+
+/**
+ * A 401 for a bearer credential that was sent but is refused: RFC 6750 §3 has it say so in
+ * `WWW-Authenticate`, which OAuth clients read to know that a refresh (or a new sign-in) is due.
+ */
+export function tokenRefused(code: ErrorCode, message: string): ApiError {
+  return new ApiError(401, code, message, { headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"` } });
+}
 
 /** Whether a limited credential may call the route: by its scopes, or as an add-on session on the few calls it needs. */
 function allowed(credential: Credential, route: string): boolean {
@@ -68,22 +79,23 @@ export function registerAuth(app: FastifyInstance): void {
           revoked: 'This API key was revoked.',
           expired: 'This API key has expired.',
         };
-        throw new ApiError(401, `api_key_${check.reason}`, messages[check.reason]);
+        throw tokenRefused(`api_key_${check.reason}`, messages[check.reason]);
       }
       return { credential: { kind: 'key', userId: check.user.id, keyId: check.keyId, scopes: check.scopes }, user: check.user };
     }
     const claims = app.tokens.verifyAccess(token);
-    if (!claims) throw new ApiError(401, 'invalid_token', 'Your sign-in has expired or is invalid. Please sign in again.');
+    if (!claims) throw tokenRefused('invalid_token', 'Your sign-in has expired or is invalid. Please sign in again.');
     const session = await activeSession(app.database, claims.sessionId, now);
     if (session?.user.id !== claims.userId) {
-      throw new ApiError(401, 'session_revoked', 'This session has ended. Please sign in again.');
+      throw tokenRefused('session_revoked', 'This session has ended. Please sign in again.');
     }
     return { credential: { kind: session.kind, userId: claims.userId, sessionId: claims.sessionId, scopes: session.scopes }, user: session.user };
   };
 
   app.decorate('authenticate', async (request: FastifyRequest) => {
     const match = BEARER.exec(request.headers.authorization ?? '');
-    if (!match?.[1]) throw new ApiError(401, 'missing_token', 'Sign in to continue.');
+    // RFC 6750 §3.1: no credential sent, so no error code; only the scheme to use.
+    if (!match?.[1]) throw new ApiError(401, 'missing_token', 'Sign in to continue.', { headers: { 'www-authenticate': 'Bearer' } });
     const now = app.clock.now();
     const { credential, user } = await identify(match[1], now);
     // Fastify answers HEAD with the GET route: it takes the GET's scope.

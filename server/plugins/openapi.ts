@@ -6,6 +6,9 @@ import { ErrorSchema } from '../../contract/schemas';
 /** Where the API's routes live; everything else the server answers (pages, files, the docs) is not API. */
 export const API_PREFIX = '/api/v1';
 
+/** The API's routes, and the OAuth metadata a client discovers them by (RFC 8414). */
+const isApi = (url: string) => url.startsWith(`${API_PREFIX}/`) || url === '/.well-known/oauth-authorization-server';
+
 /**
  * The OpenAPI document (served at /api/docs/json), generated from the routes' schemas. It
  * describes the API only: the SPA's pages and the test-mode checkout pages are HTML for people.
@@ -24,7 +27,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       servers: [{ url: config.web.apiBase || config.publicUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
-    transform: ({ schema, url }) => ({ schema: url.startsWith(`${API_PREFIX}/`) ? schema : { ...schema, hide: true }, url }),
+    transform: ({ schema, url }) => ({ schema: isApi(url) ? schema : { ...schema, hide: true }, url }),
+    // Shared schemas are named by their $id (`User`, `Team`, …) rather than def-0, def-1, ….
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
 }
 
@@ -42,6 +49,17 @@ const ERROR_ANSWERS: Record<string, string> = {
   502: 'A service the server depends on answered with an error.',
   503: 'The service is shutting down, or it or a service it depends on is temporarily unavailable; try again shortly.',
   504: 'A service the server depends on did not answer in time.',
+};
+
+/** Headers an error status always carries on this API, as the document lists them. */
+const ANSWER_HEADERS: Record<string, Record<string, object>> = {
+  429: { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before trying again.' } },
+  401: {
+    'WWW-Authenticate': {
+      type: 'string',
+      description: '`Bearer` (RFC 6750 §3), with `error="invalid_token"` when a token was sent but is refused.',
+    },
+  },
 };
 
 /** The error body with its status's description; without the $id, which names the shared shape once. */
@@ -88,12 +106,18 @@ export function documentCommonAnswers(api: FastifyInstance): void {
       status,
       answer === ErrorSchema ? error(status) : answer,
     ]);
+    const response: Record<string, unknown> = { ...common, ...Object.fromEntries(own) };
+    // The headers every such answer carries: Retry-After (rateLimit.ts, usage.ts), and a signed-in
+    // call's Bearer challenge (auth.ts); a sign-in's own 401 (a wrong password) is no bearer refusal.
+    for (const [status, headers] of Object.entries(ANSWER_HEADERS)) {
+      if (response[status] && (status !== '401' || signedIn)) response[status] = { ...(response[status] as object), headers };
+    }
     route.schema = {
       ...schema,
       operationId: schema.operationId ?? operationId(method, route.url.slice(this.prefix.length)),
       // Public unless the route says otherwise: the document then states it rather than leaving it open.
       security: schema.security ?? [],
-      response: { ...common, ...Object.fromEntries(own) },
+      response,
     };
   });
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Stripe from 'stripe';
+import { UnreadableEvent } from '../billing/eventShapes';
 import { handleBillingEvent, type BillingContext, type BillingEvent } from '../billing/events';
 import type { StripeProvider } from '../billing/stripe';
 import { ApiError } from '../errors';
@@ -8,6 +9,26 @@ import { ErrorSchema } from '../../contract/schemas';
 
 /** Stripe's events are a few KiB; an invoice with many lines can pass the API's 64 KiB. */
 const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+/** What Stripe sends, for the OpenAPI document; the route reads the raw bytes (the signature covers them). */
+const StripeEventSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The event id (`evt_…`): each is applied once, however often it is delivered.' }),
+    object: Type.Literal('event'),
+    type: Type.String({
+      description:
+        'Handled: `checkout.session.completed`, `customer.subscription.created`, `.updated`, `.deleted`, `invoice.paid`, `invoice.payment_failed`; others are answered `ignored`.',
+    }),
+    created: Type.Integer({ description: 'Seconds since the epoch: an event older than the last one applied is `stale`.' }),
+    api_version: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'Versions before 2025-03-31 (the period on the subscription, `invoice.subscription`) are read as well as the current shape.',
+      }),
+    ),
+    data: Type.Object({ object: Type.Object({}, { description: 'The checkout session, subscription or invoice.' }) }),
+  },
+  { description: 'A Stripe event, exactly as Stripe signed it.' },
+);
 
 /**
  * `POST /billing/webhook`: Stripe's signed events. Any non-2xx answer makes Stripe deliver the
@@ -23,9 +44,18 @@ export const billingWebhookRoutes: FastifyPluginAsyncTypebox<{ stripe: StripePro
     '/billing/webhook',
     {
       bodyLimit: WEBHOOK_BODY_LIMIT,
+      // The schemas below document the call; the body is checked by its signature, not parsed before it.
+      validatorCompiler: () => () => true,
       schema: {
         tags: ['billing'],
         summary: "Stripe's webhook (signed; handled idempotently and in any order)",
+        consumes: ['application/json'],
+        headers: Type.Object({
+          'stripe-signature': Type.String({
+            description: 'Stripe\'s signature of the exact body bytes (`t=…,v1=…`) with the endpoint\'s signing secret; older than 5 minutes is refused.',
+          }),
+        }),
+        body: StripeEventSchema,
         response: {
           200: Type.Object({
             received: Type.Boolean(),
@@ -52,7 +82,17 @@ export const billingWebhookRoutes: FastifyPluginAsyncTypebox<{ stripe: StripePro
         }
         throw new ApiError(400, 'invalid_json', 'The webhook body is not a JSON event.');
       }
-      return { received: true, outcome: await handleBillingEvent(context, event) };
+      try {
+        return { received: true, outcome: await handleBillingEvent(context, event) };
+      } catch (error) {
+        if (!(error instanceof UnreadableEvent)) throw error;
+        // Nothing was recorded: once the endpoint's API version is set right, Stripe's retry is applied.
+        request.log.error(
+          { event: 'billing.unreadable_event', id: event.id, type: event.type, apiVersion: event.api_version ?? null, missing: error.missing },
+          `Stripe event ${event.id} of API version ${event.api_version ?? 'unknown'} could not be read: it has no ${error.missing}; nothing was stored`,
+        );
+        throw new ApiError(400, 'unreadable_event', `This event (API version ${event.api_version ?? 'unknown'}) could not be read; nothing was stored.`);
+      }
     },
   );
 };

@@ -6,6 +6,9 @@ const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
   database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
   engine: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
+  mail: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
+    description: '`degraded` while this instance cannot send mail (it stays queued and is tried again); the instance answers on.',
+  }),
 });
 
 /** Liveness and database reachability, for load balancers and monitors. */
@@ -19,6 +22,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         status: reachable ? 'ok' : 'degraded',
         database: reachable ? 'ok' : 'unreachable',
         engine: app.database.engine,
+        mail: app.mailer.health(),
       });
     },
   );

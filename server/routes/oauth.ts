@@ -2,15 +2,17 @@
 // answer in RFC 6749 §5.2's error shape, not the API's, and that mapping must sit beside both.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyReply } from 'fastify';
 import { displayUserCode, normaliseUserCode } from '../../contract/userCode';
 import { decideGrant, findGrantByUserCode, pollGrant, startDeviceGrant, type GrantLookup } from '../domain/deviceGrants';
 import { SCOPES, type Scope } from '../domain/scopes';
+import { revokeTokenSession, rotateRefreshToken } from '../domain/sessions';
 import { ApiError, fieldOf, handleError, validationMessage } from '../errors';
 import { consume, type Limit } from '../plugins/rateLimit';
 import { DeviceGrantSchema } from '../../contract/credentials';
 import { ErrorSchema, Text } from '../../contract/schemas';
 import { issueTokens } from './auth';
+import { API_PREFIX } from '../plugins/openapi';
 
 /**
  * The device sign-in of the add-on (RFC 8628). Its two protocol calls answer as the RFC says:
@@ -19,6 +21,7 @@ import { issueTokens } from './auth';
  */
 
 export const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+const GRANT_TYPES = [DEVICE_GRANT_TYPE, 'refresh_token'];
 
 const MINUTE = 60_000;
 /**
@@ -96,7 +99,56 @@ function parseScope(requested: string | undefined): Scope[] {
   return [...new Set(scopes)] as Scope[];
 }
 
-/** RFC 8628 §3.1 and §3.4: the device authorization and token requests. */
+/**
+ * RFC 8414: where a standard OAuth client finds the endpoints below, served at
+ * /.well-known/oauth-authorization-server (outside the API's prefix, as the RFC places it).
+ */
+export const oauthMetadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { publicUrl, web } = app.config;
+  const endpoint = (path: string) => `${web.apiBase || publicUrl}${API_PREFIX}/oauth/${path}`;
+  const metadata = {
+    issuer: publicUrl,
+    device_authorization_endpoint: endpoint('device_authorization'),
+    token_endpoint: endpoint('token'),
+    revocation_endpoint: endpoint('revoke'),
+    grant_types_supported: GRANT_TYPES,
+    // No authorization endpoint: a person approves at /link, never through a redirect.
+    response_types_supported: [],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    scopes_supported: [...SCOPES],
+    service_documentation: `${publicUrl}/api/docs`,
+  };
+  const Strings = Type.Array(Type.String());
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'The OAuth authorization server metadata (RFC 8414): issuer, endpoints, grants and scopes',
+        operationId: 'getOauthAuthorizationServerMetadata',
+        security: [],
+        response: {
+          200: Type.Object({
+            issuer: Type.String(),
+            device_authorization_endpoint: Type.String(),
+            token_endpoint: Type.String(),
+            revocation_endpoint: Type.String(),
+            grant_types_supported: Strings,
+            response_types_supported: Strings,
+            token_endpoint_auth_methods_supported: Strings,
+            revocation_endpoint_auth_methods_supported: Strings,
+            scopes_supported: Strings,
+            service_documentation: Type.String(),
+          }),
+        },
+      },
+    },
+    async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').send(metadata),
+  );
+};
+
+/** RFC 8628 §3.1 and §3.4, RFC 6749 §6, RFC 7009: the device authorization, token and revocation requests. */
 export const oauthProtocolRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.database;
   const { device } = app.config;
@@ -180,17 +232,22 @@ export const oauthProtocolRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Poll for the outcome of a device sign-in (RFC 8628 §3.4, §3.5); tokens once the person approved',
+        summary:
+          'Poll for the outcome of a device sign-in (RFC 8628 §3.4, §3.5), tokens once the person approved; or refresh them (RFC 6749 §6)',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: Type.Object({
-          grant_type: Text({ minLength: 1, maxLength: 200 }),
-          device_code: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
+          grant_type: Text({ minLength: 1, maxLength: 200, description: `\`${DEVICE_GRANT_TYPE}\` or \`refresh_token\`.` }),
+          device_code: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'With the device code grant.' })),
+          refresh_token: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'With `refresh_token`: the newest refresh token.' })),
+          scope: Type.Optional(Text({ maxLength: 200, description: 'With `refresh_token`: if given, the scopes granted (no narrowing).' })),
           client_id: ClientId,
         }),
         response: {
           200: Type.Object({
             access_token: Type.String(),
-            refresh_token: Type.String({ description: 'Refreshed like any other, at POST /auth/refresh.' }),
+            refresh_token: Type.String({
+              description: 'Rotated on every refresh, here or at POST /auth/refresh: the old one must not be used again (reuse ends the session).',
+            }),
             token_type: Type.Literal('bearer'),
             expires_in: Type.Integer(),
             scope: Type.String(),
@@ -201,8 +258,9 @@ export const oauthProtocolRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { grant_type: grantType, device_code: deviceCode, client_id: clientId } = request.body;
-      if (grantType !== DEVICE_GRANT_TYPE) throw new OAuthError('unsupported_grant_type', `Only ${DEVICE_GRANT_TYPE} is supported here.`);
+      if (!GRANT_TYPES.includes(grantType)) throw new OAuthError('unsupported_grant_type', `Use ${GRANT_TYPES.join(' or ')}.`);
       knownClient(clientId);
+      if (grantType === 'refresh_token') return refresh(request.body, request.ip, reply, request.log);
       if (deviceCode === undefined) throw new OAuthError('invalid_request', 'The field "device_code" is required.');
       const outcome = await pollGrant(db, app.tokens, {
         deviceCode,
@@ -217,6 +275,53 @@ export const oauthProtocolRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       request.log.info({ event: 'oauth.device_signed_in', userId: outcome.session.userId, ip: request.ip }, 'add-on signed in');
       return reply.headers(NO_STORE).send({ ...(await issueTokens(app, outcome.session)), scope: outcome.scopes.join(' ') });
+    },
+  );
+
+  /** RFC 6749 §6: rotates exactly as POST /auth/refresh does (reuse ends the session), for the session's own client only. */
+  async function refresh(body: { refresh_token?: string; scope?: string; client_id: string }, ip: string, reply: FastifyReply, log: FastifyBaseLogger) {
+    if (body.refresh_token === undefined) throw new OAuthError('invalid_request', 'The field "refresh_token" is required.');
+    let session;
+    try {
+      session = await rotateRefreshToken(db, app.tokens, body.refresh_token, app.clock.now(), body.client_id);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      log.warn({ event: 'auth.refresh_failed', code: error.code, ip }, 'refresh refused');
+      throw new OAuthError('invalid_grant', error.message);
+    }
+    const granted = session.scopes ?? [...SCOPES];
+    if (body.scope !== undefined && body.scope.trim() !== '') {
+      const asked = parseScope(body.scope);
+      if (asked.length !== granted.length || asked.some((scope) => !granted.includes(scope))) {
+        throw new OAuthError('invalid_scope', `This token was granted "${granted.join(' ')}"; ask for that scope or none.`);
+      }
+    }
+    return reply.headers(NO_STORE).send({ ...(await issueTokens(app, session)), scope: granted.join(' ') });
+  }
+
+  app.post(
+    '/oauth/revoke',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: "Revoke a refresh or access token's session (RFC 7009); 200 whether or not the token was known",
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: Type.Object({
+          token: Text({ minLength: 1, maxLength: 2000 }),
+          token_type_hint: Type.Optional(Text({ maxLength: 100, description: '`refresh_token` or `access_token`: which kind to look for first.' })),
+          client_id: Type.Optional(ClientId),
+        }),
+        response: { 200: Type.Null({ description: 'The token no longer works (if it ever did).' }), 400: OAuthErrorSchema },
+      },
+    },
+    async (request, reply) => {
+      const { token, token_type_hint: hint, client_id: clientId } = request.body;
+      if (clientId !== undefined) knownClient(clientId);
+      const kind = hint === 'refresh_token' || hint === 'access_token' ? hint : undefined;
+      const sessionId = await revokeTokenSession(db, app.tokens, token, kind, app.clock.now());
+      if (sessionId) request.log.info({ event: 'oauth.revoked', sessionId, ip: request.ip }, 'token revoked');
+      // RFC 7009 §2.2: the content of the answer is ignored by the client; none is sent.
+      return (reply as FastifyReply).headers(NO_STORE).status(200).send();
     },
   );
 };

@@ -49,7 +49,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ bearer: [] }],
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY })) }),
         body: Type.Object({ plan: Text({ maxLength: 100 }) }, { additionalProperties: false }),
-        response: { 200: CheckoutSchema, 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 503: ErrorSchema },
+        response: { 200: CheckoutSchema, 400: ErrorSchema, 401: ErrorSchema, 409: ErrorSchema, 502: ErrorSchema, 503: ErrorSchema },
       },
     },
     async (request) => {

@@ -22,6 +22,7 @@ import {
   type Acting,
 } from '../domain/teams';
 import { deliverLater } from '../mail/mailer';
+import { deliveryOf } from '../mail/queue';
 import { ownershipTransferredMail, teamInvitationMail } from '../mail/templates';
 import { returnUrls } from '../billing/provider';
 import { DisplayText, Email, ErrorSchema, Text } from '../../contract/schemas';
@@ -53,17 +54,17 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return membership;
   };
 
-  const mailInvitation = (who: Acting, issued: Issued) =>
-    deliverLater(
-      app.mailer,
-      app.log,
-      teamInvitationMail(
-        issued.invitation.email,
-        `${app.config.publicUrl}/invite/${encodeURIComponent(issued.token)}`,
-        { teamName: who.team.name, inviterName: who.person.name, role: issued.invitation.role, expiresAt: Date.parse(issued.invitation.expires_at) },
-        app.config.web,
-      ),
+  /** Queues the invitation's mail in the transaction that made it (so neither is without the other); its delivery shows on /team. */
+  const mailInvitation = async (trx: Transaction<Database>, who: Acting, issued: Issued) => {
+    const mail = teamInvitationMail(
+      issued.invitation.email,
+      `${app.config.publicUrl}/invite/${encodeURIComponent(issued.token)}`,
+      { teamName: who.team.name, inviterName: who.person.name, role: issued.invitation.role, expiresAt: Date.parse(issued.invitation.expires_at) },
+      app.config.web,
     );
+    await app.mailer.enqueue(trx, { ...mail, ref: issued.invitation.id });
+    return { ...issued.invitation, delivery: 'pending' as const };
+  };
 
   app.get(
     '/teams/me',
@@ -192,9 +193,9 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const now = app.clock.now();
-      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await invite(trx, engine, who, request.body.email, request.body.role, app.config.invitationMails, now) }));
-      mailInvitation(who, issued);
-      return reply.status(201).send(issued.invitation);
+      const invitation = await acting(request, async (trx, who) => mailInvitation(trx, who, await invite(trx, engine, who, request.body.email, request.body.role, app.config.invitationMails, now)));
+      app.mailer.kick();
+      return reply.status(201).send(invitation);
     },
   );
 
@@ -205,7 +206,9 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { team } = await reading(request, true);
-      return { invitations: await pendingInvitations(db, team.id, app.clock.now()) };
+      const invitations = await pendingInvitations(db, team.id, app.clock.now());
+      const delivery = await deliveryOf(db, invitations.map((invitation) => invitation.id));
+      return { invitations: invitations.map((invitation) => ({ ...invitation, delivery: delivery.get(invitation.id) ?? 'sent' })) };
     },
   );
 
@@ -222,9 +225,9 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const now = app.clock.now();
-      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await resend(trx, engine, who, request.params.id, app.config.invitationMails, now) }));
-      mailInvitation(who, issued);
-      return issued.invitation;
+      const invitation = await acting(request, async (trx, who) => mailInvitation(trx, who, await resend(trx, engine, who, request.params.id, app.config.invitationMails, now)));
+      app.mailer.kick();
+      return invitation;
     },
   );
 

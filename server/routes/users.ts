@@ -9,7 +9,7 @@ import { findUserById, normaliseFullName, normaliseUsername, setPasswordHash, to
 import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
 import { passwordChangedMail } from '../mail/templates';
-import { sessionIdOf } from '../plugins/auth';
+import { sessionIdOf, tokenRefused } from '../plugins/auth';
 import { consume, type Limit } from '../plugins/rateLimit';
 import { ErrorSchema, FullName, Password, UserSchema, Username, type User } from '../../contract/schemas';
 
@@ -28,7 +28,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const currentUser = async (userId: string) => {
     const user = await findUserById(db, userId);
-    if (!user) throw new ApiError(401, 'session_revoked', 'This session has ended. Please sign in again.');
+    if (!user) throw tokenRefused('session_revoked', 'This session has ended. Please sign in again.');
     return user;
   };
 

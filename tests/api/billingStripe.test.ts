@@ -31,12 +31,14 @@ describe('Stripe configuration', () => {
       webhookSecret: SECRET,
       prices: PRICES,
       apiBase: null,
+      timeoutMs: 10_000,
     });
   });
 });
 
 describe.each(ENGINES)('billing with Stripe on %s', (engine) => {
-  const { ctx, fake } = useStripeTestApp(engine);
+  // A short budget, so the test of a Stripe that never answers takes 2 s rather than 10.
+  const { ctx, fake } = useStripeTestApp(engine, { STRIPE_TIMEOUT_MS: '2000' });
 
   const { nowS, stripeSubscription, stripeEvent, deliver } = stripeWebhooks(ctx);
   const me = async (token: string) => (await ctx.app.inject({ method: 'GET', url: '/api/v1/subscription/me', headers: bearer(token) })).json();
@@ -196,11 +198,90 @@ describe.each(ENGINES)('billing with Stripe on %s', (engine) => {
       expect(await me(user.access_token)).toMatchObject({ plan: 'professional', cancel_at_period_end: true, scheduled_plan: 'free' });
     });
 
+    it('answers 500 within the time budget when the subscription cannot be fetched, records nothing, and applies the redelivery', async () => {
+      const user = await register(ctx.app);
+      fake.subscriptions.set('sub_slow', stripeSubscription({ id: 'sub_slow', customer: 'cus_slow' }));
+      const session = { id: 'cs_slow', object: 'checkout.session', mode: 'subscription', payment_status: 'paid', client_reference_id: user.user.id, customer: 'cus_slow', subscription: 'sub_slow' };
+      const event = stripeEvent('checkout.session.completed', session);
+      fake.hang = true;
+      try {
+        const started = Date.now();
+        expect((await deliver(event)).statusCode).toBe(500);
+        expect(Date.now() - started).toBeLessThan(6000);
+        expect(await eventRows(event.id)).toEqual([]);
+      } finally {
+        fake.release();
+      }
+      expect((await deliver(event)).json().outcome).toBe('applied');
+      expect((await me(user.access_token)).plan).toBe('professional');
+    });
+
     it('answers 200 to an event type it does not handle, and records nothing', async () => {
       const event = stripeEvent('customer.created', { id: 'cus_new', object: 'customer' });
       const res = await deliver(event);
       expect(res.json()).toEqual({ received: true, outcome: 'ignored' });
       expect(await eventRows(event.id)).toEqual([]);
+    });
+  });
+
+  describe('events of Stripe API versions before 2025-03-31', () => {
+    const LEGACY_VERSION = '2024-06-20';
+    /** The same subscription as an endpoint of an older version receives it: the period on the subscription, none on its items. */
+    const legacySubscription = (fields: Parameters<typeof stripeSubscription>[0]) => {
+      const current = stripeSubscription(fields);
+      const [{ current_period_start: start, current_period_end: end, ...item }] = current.items.data as [(typeof current.items.data)[number]];
+      return { ...current, current_period_start: start, current_period_end: end, items: { ...current.items, data: [item] } };
+    };
+    const legacyEvent = (type: string, object: object, created = nowS()) => ({ ...stripeEvent(type, object, created), api_version: LEGACY_VERSION });
+    const stored = async (userId: string) => ctx.app.database.db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).executeTakeFirst();
+
+    it('reads the period from the subscription, in order and out of order, mixed with events of the current shape', async () => {
+      const user = await register(ctx.app);
+      const t0 = nowS();
+      const base = { id: 'sub_legacy', userId: user.user.id, start: t0, customer: 'cus_legacy' };
+      // The newer event (a renewal, in the current shape) arrives first; the older creation after it is stale.
+      const renewed = { ...base, start: t0 + 30 * DAY, price: PRICES.team };
+      expect((await deliver(legacyEvent('customer.subscription.updated', legacySubscription(renewed), t0 + 30 * DAY))).json().outcome).toBe('applied');
+      expect((await deliver(legacyEvent('customer.subscription.created', legacySubscription(base), t0))).json().outcome).toBe('stale');
+      expect(await me(user.access_token)).toMatchObject({
+        plan: 'team',
+        status: 'active',
+        current_period_end: new Date((t0 + 60 * DAY) * 1000).toISOString(),
+      });
+      expect(await stored(user.user.id)).toMatchObject({ current_period_start: (t0 + 30 * DAY) * 1000, current_period_end: (t0 + 60 * DAY) * 1000 });
+      // A current-shape event after the old one reads the same way.
+      const cancelling = stripeSubscription({ ...renewed, cancelAtPeriodEnd: true });
+      expect((await deliver(stripeEvent('customer.subscription.updated', cancelling, t0 + 31 * DAY))).json().outcome).toBe('applied');
+      expect(await me(user.access_token)).toMatchObject({ plan: 'team', cancel_at_period_end: true, current_period_end: new Date((t0 + 60 * DAY) * 1000).toISOString() });
+    });
+
+    it('finds the subscription of an invoice at invoice.subscription: past_due on payment_failed, active on paid', async () => {
+      const user = await register(ctx.app);
+      const t0 = nowS();
+      const base = { id: 'sub_legacy_dunning', userId: user.user.id, start: t0, customer: 'cus_legacy_dunning' };
+      await deliver(legacyEvent('customer.subscription.created', legacySubscription(base), t0));
+      const invoice = (id: string, subscription: string | object) => ({ id, object: 'invoice', subscription });
+      expect((await deliver(legacyEvent('invoice.payment_failed', invoice('in_legacy', 'sub_legacy_dunning'), t0 + 30 * DAY))).json().outcome).toBe('applied');
+      expect(await me(user.access_token)).toMatchObject({ plan: 'professional', status: 'past_due' });
+      // Expanded in the event, in the old shape: no call to Stripe needed.
+      const paid = invoice('in_legacy', legacySubscription({ ...base, start: t0 + 30 * DAY }));
+      const before = fake.requests.length;
+      expect((await deliver(legacyEvent('invoice.paid', paid, t0 + 31 * DAY))).json().outcome).toBe('applied');
+      expect(fake.requests.length).toBe(before);
+      expect(await me(user.access_token)).toMatchObject({ status: 'active', current_period_end: new Date((t0 + 60 * DAY) * 1000).toISOString() });
+    });
+
+    it('refuses with 400 an event whose period is in neither shape, logs its version, and stores nothing', async () => {
+      const user = await register(ctx.app);
+      const { current_period_start: _start, current_period_end: _end, ...periodless } = legacySubscription({ id: 'sub_unreadable', userId: user.user.id });
+      const event = { ...legacyEvent('customer.subscription.updated', periodless), api_version: '2019-02-19' };
+      const res = await deliver(event);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('unreadable_event');
+      expect(ctx.logs()).toMatch(new RegExp(`"level":50.*Stripe event ${event.id} of API version 2019-02-19 could not be read`));
+      expect(await eventRows(event.id)).toEqual([]);
+      expect(await stored(user.user.id)).toBeUndefined();
+      expect((await me(user.access_token)).plan).toBe('free');
     });
   });
 
@@ -254,6 +335,30 @@ describe.each(ENGINES)('billing with Stripe on %s', (engine) => {
       });
       expect((await checkout(user.access_token, 'team')).json().error.code).toBe('already_on_plan');
       expect((await me(user.access_token)).plan).toBe('team');
+    });
+
+    it('answers 503 within the time budget when Stripe connects and never answers, and 502 when Stripe refuses the call', async () => {
+      const user = await register(ctx.app);
+      fake.hang = true;
+      try {
+        const started = Date.now();
+        const res = await checkout(user.access_token, 'professional');
+        expect(res.statusCode).toBe(503);
+        expect(res.json().error.code).toBe('payment_provider_unavailable');
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+        expect(Date.now() - started).toBeLessThan(6000);
+      } finally {
+        fake.release();
+      }
+      fake.refuse = true;
+      try {
+        const res = await checkout(user.access_token, 'professional');
+        expect(res.statusCode).toBe(502);
+        expect(res.json().error).toEqual({ code: 'payment_provider_error', message: expect.stringMatching(/refused/) });
+        expect(ctx.logs()).toMatch(/Stripe refused a call/);
+      } finally {
+        fake.refuse = false;
+      }
     });
 
     it('answers 503 when Stripe cannot be reached', async () => {

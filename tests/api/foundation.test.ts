@@ -24,14 +24,14 @@ describe.each(ENGINES)('API foundation on %s', (engine) => {
   it('reports the database as reachable on GET /api/v1/health', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok', database: 'ok', engine });
+    expect(res.json()).toEqual({ status: 'ok', database: 'ok', engine, mail: 'ok' });
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
   it('answers each of many health checks made at once (they share one probe), and the ones after them', async () => {
     for (let wave = 0; wave < 2; wave++) {
       const answers = await Promise.all(Array.from({ length: 20 }, () => ctx.app.inject({ method: 'GET', url: '/api/v1/health' })));
-      for (const res of answers) expect(res.json()).toEqual({ status: 'ok', database: 'ok', engine });
+      for (const res of answers) expect(res.json()).toEqual({ status: 'ok', database: 'ok', engine, mail: 'ok' });
     }
   });
 
@@ -76,12 +76,12 @@ describe('health when PostgreSQL goes away', () => {
     });
     const health = () => app.inject({ method: 'GET', url: '/api/v1/health' });
     try {
-      expect((await health()).json()).toEqual({ status: 'ok', database: 'ok', engine: 'postgres' });
+      expect((await health()).json()).toEqual({ status: 'ok', database: 'ok', engine: 'postgres', mail: 'ok' });
       await database.drop();
       const answers = await Promise.all(Array.from({ length: 5 }, health));
       for (const res of answers) {
         expect(res.statusCode).toBe(503);
-        expect(res.json()).toEqual({ status: 'degraded', database: 'unreachable', engine: 'postgres' });
+        expect(res.json()).toEqual({ status: 'degraded', database: 'unreachable', engine: 'postgres', mail: 'ok' });
       }
       await recreate(database.url);
       expect((await health()).statusCode).toBe(200);

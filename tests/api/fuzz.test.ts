@@ -134,7 +134,7 @@ function operationsOf(app: FastifyInstance): Operation[] {
 }
 
 const ERROR_CODE = /^[a-z][a-z0-9_]*$/;
-const OAUTH_PROTOCOL = /^\/api\/v1\/oauth\/(token|device_authorization)$/;
+const OAUTH_PROTOCOL = /^\/api\/v1\/oauth\/(token|device_authorization|revoke)$/;
 
 describe.each(ENGINES)('fuzzing every API endpoint on %s', (engine) => {
   const ctx = useTestApp(engine);

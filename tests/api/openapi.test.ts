@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { spawnSync } from 'node:child_process';
 import Fastify, { type FastifySchema } from 'fastify';
 import { documentedAnswers, type OpenApiDocument } from '../helpers/documentedAnswers';
 import { bearer, checkedAgainstDocument, ENGINES, register, useTestApp, type TestContext } from '../helpers/testApp';
@@ -38,13 +39,42 @@ async function redoclyErrors(doc: object): Promise<string[]> {
 describe.each(ENGINES)('the OpenAPI document on %s', (engine) => {
   const ctx = useTestApp(engine);
 
+  it('names its shared schemas, documents Retry-After on every 429, and gives PUBLIC_URL as its server', async () => {
+    const doc = await servedDocument(ctx);
+    const names = Object.keys((doc.components as { schemas: object }).schemas);
+    expect(names).toEqual(expect.arrayContaining(['User', 'Team', 'TeamMember', 'TeamInvitation']));
+    expect(names.filter((name) => /^def-\d+$/.test(name))).toEqual([]);
+    const answers = operations(doc).map(([method, path]) => [`${method} ${path}`, doc.paths[path]![method.toLowerCase()]!.responses!] as const);
+    const tooMany = answers.filter(([, responses]) => responses['429']);
+    expect(tooMany.length).toBeGreaterThan(5);
+    expect(tooMany.filter(([, responses]) => !responses['429']!.headers?.['Retry-After']).map(([op]) => op)).toEqual([]);
+    expect(doc.servers).toEqual([{ url: ctx.config.publicUrl }]);
+  });
+
+  it('spells every pattern so that ECMA-262 and Python\'s re read it, and read it alike', async () => {
+    const patterns = [...new Set([...JSON.stringify(await servedDocument(ctx)).matchAll(/"pattern":("(?:[^"\\]|\\.)*")/g)].map((m) => JSON.parse(m[1]!) as string))];
+    expect(patterns.length).toBeGreaterThan(0);
+    expect(patterns.filter((pattern) => pattern.includes('\\p{'))).toEqual([]);
+    const samples = ['Ann Smith', 'a\u0000b', 'tab\there', 'line\nbreak', 'x\u0085y', 'x\u2028y', 'zero\u200Bwidth', 'emoji 😀 ok', 'lone \uD800 half', 'Zoë ﻿'];
+    // JavaScript without and with the u flag (Ajv's), then Python's re: the same verdict for every sample.
+    const javascript = patterns.map((pattern) => samples.map((sample) => new RegExp(pattern, 'u').test(sample)));
+    for (const pattern of patterns) expect(() => new RegExp(pattern)).not.toThrow();
+    const python = spawnSync(
+      'python3',
+      ['-c', 'import json, re, sys\nd = json.load(sys.stdin)\nprint(json.dumps([[re.search(p, s) is not None for s in d["samples"]] for p in d["patterns"]]))'],
+      { input: JSON.stringify({ patterns, samples }), encoding: 'utf8' },
+    );
+    expect(python.stderr).toBe('');
+    expect(JSON.parse(python.stdout)).toEqual(javascript);
+  });
+
   it("passes Redocly's recommended rules without an error", async () => {
     expect(await redoclyErrors(await servedDocument(ctx))).toEqual([]);
   });
 
-  it('describes the API only, with its server and its terms', async () => {
+  it('describes the API only (and the OAuth metadata that leads to it), with its server and its terms', async () => {
     const doc = await servedDocument(ctx);
-    expect(Object.keys(doc.paths).filter((path) => !path.startsWith('/api/v1/'))).toEqual([]);
+    expect(Object.keys(doc.paths).filter((path) => !path.startsWith('/api/v1/'))).toEqual(['/.well-known/oauth-authorization-server']);
     expect(doc.servers).toEqual([{ url: ctx.config.publicUrl }]);
     expect(doc.info).toMatchObject({ license: { name: expect.stringMatching(/Proprietary/), url: `${ctx.config.publicUrl}/terms` } });
   });
@@ -106,6 +136,14 @@ describe('the OpenAPI document with Stripe billing', () => {
     const doc = await servedDocument(ctx);
     expect(doc.paths['/api/v1/billing/webhook']).toBeDefined();
     expect(await redoclyErrors(doc)).toEqual([]);
+  });
+
+  it("describes the webhook's body (a Stripe event) and its Stripe-Signature header", async () => {
+    const webhook = (await servedDocument(ctx)).paths['/api/v1/billing/webhook']!.post!;
+    expect(webhook.parameters).toEqual([expect.objectContaining({ in: 'header', name: 'stripe-signature', required: true })]);
+    expect(webhook.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { required: expect.arrayContaining(['id', 'type', 'created', 'data']) } } },
+    });
   });
 });
 

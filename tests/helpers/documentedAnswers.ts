@@ -6,7 +6,9 @@ interface MediaType {
   schema?: object;
 }
 interface Operation {
-  responses?: Record<string, { content?: Record<string, MediaType> }>;
+  parameters?: Array<{ in: string; name: string; required?: boolean }>;
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, { content?: Record<string, MediaType>; headers?: Record<string, { schema?: object; description?: string }> }>;
 }
 export interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
@@ -15,8 +17,8 @@ export interface OpenApiDocument {
 
 /**
  * What a validating proxy in front of the server checks: the answer to an operation of the
- * OpenAPI document has a status the operation lists, and a body its schema for that status
- * accepts (none where it lists no content). Requests that match no operation (an unknown path or
+ * OpenAPI document has a status the operation lists, the headers it lists for that status, and a
+ * body its schema for that status accepts (none where it lists no content). Requests that match no operation (an unknown path or
  * method) are the not-found handler's and are left alone.
  */
 export function documentedAnswers(doc: OpenApiDocument): (res: LightMyRequestResponse) => string | null {
@@ -44,6 +46,9 @@ export function documentedAnswers(doc: OpenApiDocument): (res: LightMyRequestRes
     const where = `${method} ${path} answered ${res.statusCode}`;
     const response = entry.methods[verb]!.responses?.[String(res.statusCode)];
     if (!response) return `${where}, a status the document does not list for ${verb.toUpperCase()} ${entry.path}: ${res.body.slice(0, 200)}`;
+    // A header the document promises for this status (Retry-After on 429, WWW-Authenticate on 401) is sent.
+    const missing = Object.keys(response.headers ?? {}).find((name) => res.headers[name.toLowerCase()] === undefined);
+    if (missing) return `${where} without the ${missing} header the document lists`;
     if (method === 'HEAD') return null;
     const media = Object.keys(response.content ?? {});
     if (media.length === 0) return res.body === '' ? null : `${where} with a body where the document has none: ${res.body.slice(0, 200)}`;

@@ -19,6 +19,11 @@ export class FakeStripe {
   readonly subscriptions = new Map<string, object>();
   /** While set, every call answers 500 as Stripe does when it is down (and says not to retry). */
   down = false;
+  /** While set, every call is accepted and never answered (until `release`). */
+  hang = false;
+  /** While set, every call is refused with a 400 `invalid_request_error`, as for a price Stripe does not know. */
+  refuse = false;
+  private held: http.ServerResponse[] = [];
   private server = http.createServer((request, response) => this.answer(request, response));
   private count = 0;
 
@@ -28,7 +33,14 @@ export class FakeStripe {
   }
 
   close(): Promise<void> {
+    this.release();
     return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Stops hanging, and cuts the calls held so far. */
+  release(): void {
+    this.hang = false;
+    for (const response of this.held.splice(0)) response.destroy();
   }
 
   /** The calls made to one path, oldest first. */
@@ -47,6 +59,8 @@ export class FakeStripe {
         response.end(JSON.stringify(json));
       };
       this.count += 1;
+      if (this.hang) return void this.held.push(response);
+      if (this.refuse) return send(400, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such price (fake).' } });
       if (this.down) return send(500, { error: { type: 'api_error', message: 'Stripe is down (fake).' } });
       if (request.method === 'POST' && path === '/v1/checkout/sessions') {
         const id = `cs_test_fake${this.count}`;

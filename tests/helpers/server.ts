@@ -94,7 +94,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     process: child,
     output: () => output,
     stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      // Ended already (by itself, or by a signal: then exitCode stays null).
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
       return new Promise((resolve) => {
         child.once('exit', (code) => resolve(code));
         child.kill(signal);

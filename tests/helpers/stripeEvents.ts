@@ -85,9 +85,9 @@ export function stripeWebhooks(ctx: TestContext) {
 }
 
 /** A test app on `engine` with `PAYMENT_PROVIDER=stripe`, its Stripe API a local fake. */
-export function useStripeTestApp(engine: EngineName): { ctx: TestContext; fake: FakeStripe } {
+export function useStripeTestApp(engine: EngineName, extraEnv: Record<string, string> = {}): { ctx: TestContext; fake: FakeStripe } {
   const fake = new FakeStripe();
-  const env: Record<string, string> = { ...STRIPE_ENV };
+  const env: Record<string, string> = { ...STRIPE_ENV, ...extraEnv };
   beforeAll(async () => {
     env.STRIPE_API_BASE = await fake.start();
   });

@@ -26,15 +26,18 @@ export class TestClock implements Clock {
   }
 }
 
-/** Collects the mail the app sends instead of delivering it. */
+/** Collects the mail the app sends (through its mail queue) instead of delivering it. */
 export class MailCatcher implements Mailer {
   readonly sent: MailMessage[] = [];
+  /** Sends what the app's queue holds that is due (set by `useTestApp`). */
+  settle: () => Promise<void> = async () => undefined;
   async send(message: MailMessage) {
     this.sent.push(message);
   }
-  /** The newest mail to `to`, waiting briefly since mail goes out after the answer. */
+  /** The newest mail to `to`, waiting briefly since mail goes out after the answer, through the queue. */
   async latestTo(to: string): Promise<MailMessage> {
     for (let i = 0; i < 50; i++) {
+      await this.settle();
       const mail = this.sent.filter((m) => m.to === to).at(-1);
       if (mail) return mail;
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -89,6 +92,7 @@ export function useTestApp(engine: EngineName, options: TestAppOptions = {}): Te
         ...(options.realMailer ? {} : { mailer: context.mail }),
       }),
     );
+    context.mail.settle = () => context.app.mailer.drain();
   });
   afterAll(async () => {
     await context.app?.close();

@@ -13,6 +13,7 @@ import * as retention from './2026-11-24T0200-retention';
 import * as answerQueryFunction from './2026-11-24T0300-answer-query-function';
 import * as teamBillingFollowsOwner from './2026-11-26T0100-team-billing-follows-owner';
 import * as invitationMails from './2026-11-26T1300-invitation-mails';
+import * as mailOutbox from './2026-11-26T1300-mail-outbox';
 import * as usageLedgerByUser from './2026-11-26T1500-usage-ledger-by-user';
 import * as customFunctions from './2026-11-26T1510-custom-functions';
 
@@ -32,6 +33,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T0300-answer-query-function': answerQueryFunction,
   '2026-11-26T0100-team-billing-follows-owner': teamBillingFollowsOwner,
   '2026-11-26T1300-invitation-mails': invitationMails,
+  '2026-11-26T1300-mail-outbox': mailOutbox,
   '2026-11-26T1500-usage-ledger-by-user': usageLedgerByUser,
   '2026-11-26T1510-custom-functions': customFunctions,
 };

@@ -61,12 +61,19 @@ export function PendingInvitations({ invitations, busy, onResend, onRevoke }: { 
     <Stack as="ul" gap="2" listStyleType="none">
       {invitations.map((invitation) => (
         <HStack as="li" key={invitation.id} justify="space-between" wrap="wrap" gap="2" borderWidth="1px" rounded="md" px="3" py="2">
-          <Text>
-            <Text as="span" fontWeight="medium">
-              {invitation.email}
-            </Text>{' '}
-            · {t.roles[invitation.role]} · {t.expires(formatDate(invitation.expires_at))}
-          </Text>
+          <Stack gap="0">
+            <Text>
+              <Text as="span" fontWeight="medium">
+                {invitation.email}
+              </Text>{' '}
+              · {t.roles[invitation.role]} · {t.expires(formatDate(invitation.expires_at))}
+            </Text>
+            {invitation.delivery === 'failed' && (
+              <Text fontSize="sm" color="fg.error">
+                {t.deliveryFailed}
+              </Text>
+            )}
+          </Stack>
           <HStack gap="1">
             <Button size="xs" variant="outline" disabled={busy} onClick={() => onResend(invitation.id)} aria-label={`${t.resend}: ${invitation.email}`}>
               {t.resend}

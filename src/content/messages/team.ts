@@ -101,6 +101,7 @@ export const team = {
   noPending: 'No invitations are waiting for an answer.',
   expires: (date: string) => `expires ${date}`,
   resend: 'Resend',
+  deliveryFailed: 'The invitation email could not be delivered yet. We keep trying for a day; check the address, or resend it.',
   resent: (email: string) => `A new link was sent to ${email}; the old one no longer works.`,
   revoke: 'Revoke',
   revoked: (email: string) => `The invitation to ${email} was revoked.`,
