@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProviderError, TASKS, type Cell, type Task } from '../ai/provider';
 import { findPlan } from '../../contract/plans';
-import { runQuery, type QueryServices } from '../domain/queries';
+import { QueryAbandoned, runQuery, type QueryServices } from '../domain/queries';
 import { dailyUsage, usageAt } from '../domain/usageReport';
 import { ApiError } from '../errors';
 import { credentialId } from '../plugins/auth';
@@ -86,6 +86,21 @@ function providerFailure(error: ProviderError): ApiError {
   }
 }
 
+/**
+ * Aborted when the client leaves before its answer is complete: the connection closes before the
+ * answer was all handed to it (or had closed before the handler ran).
+ */
+function clientLeaves(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const left = new AbortController();
+  let finished = false;
+  reply.raw.once('finish', () => (finished = true));
+  reply.raw.once('close', () => {
+    if (!finished) left.abort();
+  });
+  if (request.raw.socket?.destroyed) left.abort();
+  return left.signal;
+}
+
 const errors = {
   400: ErrorSchema,
   401: ErrorSchema,
@@ -142,6 +157,7 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           field: 'Idempotency-Key',
         });
       }
+      const signal = clientLeaves(request, reply);
       try {
         const outcome = await runQuery(
           { ...services, log: request.log },
@@ -154,11 +170,14 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
             key,
             // The processing time runs from receiving the request to having the answer.
             elapsedMs: () => Math.max(1, Math.ceil(reply.elapsedTime)),
+            signal,
           },
         );
         if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
         return outcome;
       } catch (error) {
+        // No one is left to answer.
+        if (error instanceof QueryAbandoned) return reply.hijack();
         throw error instanceof ProviderError ? providerFailure(error) : error;
       }
     },
