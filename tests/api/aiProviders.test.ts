@@ -95,6 +95,14 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     expect(fake.requests.length - before).toBe(3);
   });
 
+  it('does not retry past the query deadline: a Retry-After longer than what is left ends the query at once', async () => {
+    const { access_token } = await register(ctx.app);
+    const before = fake.requests.length;
+    fake.script({ kind: 'status', status: 429, retryAfter: '2' });
+    const res = await query(access_token, { task: 'ask', prompt: 'later?' });
+    expect([res.statusCode, res.json().error.code, fake.requests.length - before]).toEqual([503, 'provider_busy', 1]);
+  });
+
   const failures: Array<[string, FakeBehaviour[], number, string, number]> = [
     ['429 on every try', Array(3).fill({ kind: 'status', status: 429, retryAfter: '0' }), 503, 'provider_busy', 3],
     ['500 on every try', Array(3).fill({ kind: 'status', status: 500 }), 502, 'provider_error', 3],

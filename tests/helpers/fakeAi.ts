@@ -7,11 +7,12 @@ import type { Database } from '../../server/db/types';
 
 /**
  * What the fake endpoint does with one request. `answer` is sent as a plain completion, or as
- * server-sent chunks (one a word) when the request asks `stream: true`; `stream` sends its `parts`
- * as chunks, then holds the rest (the usage chunk and `[DONE]`) until `release()`, or for ever.
+ * server-sent chunks (one a word) when the request asks `stream: true`, at once or, with `hold`,
+ * once `release()` is called; `stream` sends its `parts` as chunks, then with `hold` holds the rest
+ * (the usage chunk and `[DONE]`) until `release()`.
  */
 export type FakeBehaviour =
-  | { kind: 'answer'; content?: string; usage?: { prompt_tokens: number; completion_tokens: number } | null }
+  | { kind: 'answer'; content?: string; usage?: { prompt_tokens: number; completion_tokens: number } | null; hold?: boolean }
   | { kind: 'stream'; parts: string[]; hold?: boolean; usage?: { prompt_tokens: number; completion_tokens: number } | null; failAfter?: boolean }
   | { kind: 'status'; status: number; retryAfter?: string }
   | { kind: 'hang' }
@@ -96,7 +97,7 @@ export async function startFakeOpenAi({ delayMs = 0, keepRequests = true, failin
       const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
       const fails = failing > 0 && Math.floor((n + 1) * failing) > Math.floor(n * failing);
       const behaviour = queue.shift() ?? (fails ? { kind: 'status', status: 500 } : { kind: 'answer' });
-      const respond = () => {
+      const respond = (behaviour: FakeBehaviour) => {
         if (res.destroyed) return;
         switch (behaviour.kind) {
           case 'hang':
@@ -112,6 +113,10 @@ export async function startFakeOpenAi({ delayMs = 0, keepRequests = true, failin
           case 'stream':
             return stream(behaviour.parts, behaviour.usage, behaviour.hold ?? false, behaviour.failAfter ?? false);
           case 'answer': {
+            if (behaviour.hold && !released) {
+              held.add(() => respond({ ...behaviour, hold: false }));
+              return;
+            }
             const usage = behaviour.usage === undefined ? { prompt_tokens: 42, completion_tokens: 7 } : behaviour.usage;
             const content = behaviour.content ?? `You said: ${user}`;
             if (body.stream) return stream(content.split(/(?<= )/), usage, false, false);
@@ -138,8 +143,8 @@ export async function startFakeOpenAi({ delayMs = 0, keepRequests = true, failin
         if (hold && !released) held.add(end);
         else end();
       };
-      if (delayMs > 0) setTimeout(respond, delayMs);
-      else respond();
+      if (delayMs > 0) setTimeout(() => respond(behaviour), delayMs);
+      else respond(behaviour);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
