@@ -113,6 +113,9 @@ export async function listeningApp(ctx: TestContext, fake: FakeOpenAi, database:
   return { app, port: (app.server.address() as AddressInfo).port };
 }
 
+/** The tokens of the last prompt the fake was sent, as the server approximates them (four bytes a token, four a message). */
+const promptOf = (fake: FakeOpenAi) => fake.requests.at(-1)!.body.messages.reduce((sum, m) => sum + Math.ceil(Buffer.byteLength(m.content) / 4) + 4, 0);
+
 describe.each(ENGINES)('abandoned queries on %s', (engine) => {
   const ctx = useTestApp(engine);
   let fake: FakeOpenAi;
@@ -156,8 +159,21 @@ describe.each(ENGINES)('abandoned queries on %s', (engine) => {
     expect((await usage(access_token)).monthly_queries).toBe(1);
     query.leave();
     await fake.aborted(before.aborted + 1);
-    const prompt = fake.requests.at(-1)!.body.messages.reduce((sum, m) => sum + Math.ceil(Buffer.byteLength(m.content) / 4) + 4, 0);
-    await eventually(() => day(user.id), { queries: 0, tokens: 0, abandoned_queries: 1, abandoned_tokens: prompt });
+    await eventually(() => day(user.id), { queries: 0, tokens: 0, abandoned_queries: 1, abandoned_tokens: promptOf(fake) });
+    expect(await usage(access_token)).toEqual(nothingUsed);
+    expect(await ledger(user.id)).toEqual([]);
+  });
+
+  it('aborts the provider call and refunds the query when the client leaves while the answer streams', async () => {
+    const { access_token, user } = await register(ctx.app);
+    const before = { ...fake.counts };
+    fake.script({ kind: 'stream', parts: ['The first words '], hold: true });
+    const query = openQuery(port, access_token, { task: 'ask', prompt: 'a long answer', stream: true });
+    await query.sees('The first words');
+    query.leave();
+    await fake.aborted(before.aborted + 1);
+    // What the provider spent: the prompt, and the four tokens it had written.
+    await eventually(() => day(user.id), { queries: 0, tokens: 0, abandoned_queries: 1, abandoned_tokens: promptOf(fake) + 4 });
     expect(await usage(access_token)).toEqual(nothingUsed);
     expect(await ledger(user.id)).toEqual([]);
   });

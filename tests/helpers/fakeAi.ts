@@ -9,7 +9,8 @@ import type { Database } from '../../server/db/types';
  * What the fake endpoint does with one request. `answer` is sent as a plain completion, or as
  * server-sent chunks (one a word) when the request asks `stream: true`, at once or, with `hold`,
  * once `release()` is called; `stream` sends its `parts` as chunks, then with `hold` holds the rest
- * (the usage chunk and `[DONE]`) until `release()`.
+ * (the usage chunk and `[DONE]`) until `release()`; with `failAfter` it ends with a chunk that
+ * cannot be read instead.
  */
 export type FakeBehaviour =
   | { kind: 'answer'; content?: string; usage?: { prompt_tokens: number; completion_tokens: number } | null; hold?: boolean }
@@ -136,7 +137,7 @@ export async function startFakeOpenAi({ delayMs = 0, keepRequests = true, failin
         for (const part of parts) res.write(chunk({ content: part }));
         const end = () => {
           if (res.destroyed) return;
-          if (failAfter) return res.destroy();
+          if (failAfter) return res.end('data: {"choices": [{"delta"\n\n');
           const counted = usage === undefined ? { prompt_tokens: 42, completion_tokens: parts.length } : usage;
           res.end(`${counted ? chunk({}, withTotal(counted)) : ''}data: [DONE]\n\n`);
         };
