@@ -25,7 +25,10 @@ export interface ChatRequest {
 }
 
 export interface FakeOpenAiOptions {
-  /** Milliseconds before each answer starts (a model thinking); 0 by default. */
+  /**
+   * Milliseconds a model takes to answer: a plain answer comes after them, a streamed one is
+   * written over them (a piece at even steps); 0 by default.
+   */
   delayMs?: number;
   /** Keep every request in `requests` (tests); a bench sends too many to keep. */
   keepRequests?: boolean;
@@ -134,17 +137,29 @@ export async function startFakeOpenAi({ delayMs = 0, keepRequests = true, failin
       };
       const stream = (parts: string[], usage: { prompt_tokens: number; completion_tokens: number } | null | undefined, hold: boolean, failAfter: boolean) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        for (const part of parts) res.write(chunk({ content: part }));
         const end = () => {
           if (res.destroyed) return;
           if (failAfter) return res.end('data: {"choices": [{"delta"\n\n');
           const counted = usage === undefined ? { prompt_tokens: 42, completion_tokens: parts.length } : usage;
           res.end(`${counted ? chunk({}, withTotal(counted)) : ''}data: [DONE]\n\n`);
         };
+        if (delayMs > 0) {
+          // A model writing for `delayMs`: its pieces at even steps, the last one at the end.
+          const step = delayMs / Math.max(1, parts.length);
+          parts.forEach((part, i) =>
+            setTimeout(() => {
+              if (!res.destroyed) res.write(chunk({ content: part }));
+            }, step * i + step / 2),
+          );
+          setTimeout(end, delayMs);
+          return;
+        }
+        for (const part of parts) res.write(chunk({ content: part }));
         if (hold && !released) held.add(end);
         else end();
       };
-      if (delayMs > 0) setTimeout(() => respond(behaviour), delayMs);
+      // A streamed answer takes its time as it is written; any other is sent after the delay.
+      if (delayMs > 0 && !(body.stream && behaviour.kind === 'answer')) setTimeout(() => respond(behaviour), delayMs);
       else respond(behaviour);
     });
   });
