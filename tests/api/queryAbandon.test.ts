@@ -74,21 +74,23 @@ export async function eventually<T>(read: () => Promise<T>, expected: T): Promis
 }
 
 /**
- * The app's database, with a gate on one user's units: `hold(userId)` makes that user's next unit
- * wait until `open()`; `held` resolves when one is waiting.
+ * The app's database, with a gate on one user's next write: `hold(userId)` makes that user's next
+ * unit (or, on PostgreSQL, the next `settle_query` call, which runs outside the units) wait until
+ * `open()`; `held` resolves when one is waiting.
  */
 function gatedDatabase(database: DatabaseHandle) {
   let target: string | null = null;
   let arrived = () => undefined as void;
   let open = () => undefined as void;
+  const gate = <T>(go: () => Promise<T>): Promise<T> => {
+    target = null;
+    arrived();
+    return new Promise<void>((resolve) => (open = resolve)).then(go);
+  };
   const gated: DatabaseHandle = {
     ...database,
-    groupCommit: (work, key) => {
-      if (key === undefined || key !== target) return database.groupCommit(work, key);
-      target = null;
-      arrived();
-      return new Promise<void>((resolve) => (open = resolve)).then(() => database.groupCommit(work, key));
-    },
+    groupCommit: (work, key) => (key !== undefined && key === target ? gate(() => database.groupCommit(work, key)) : database.groupCommit(work, key)),
+    preparedFirst: (name, query) => (name === 'settle_query' && target !== null ? gate(() => database.preparedFirst(name, query)) : database.preparedFirst(name, query)),
   };
   return {
     gated,

@@ -27,7 +27,8 @@ import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
  *   - for a streamed run (`Accept: text/event-stream`, at the first in-flight figure): time to first byte;
  *   - an abandon run (clients giving up after 500 ms, before the model answers): the queries charged
  *     must be 0, and the provider calls still open when the clients stop are reported.
- * Every round runs every engine and case once; BENCH_ROUNDS (default 3) rounds. Only loopback
+ * Every round runs every engine and case once; BENCH_ROUNDS (default 3) rounds; BENCH_ENGINES and
+ * BENCH_SLOW_CASES (plain,streamed,abandon) choose fewer. Only loopback
  * addresses; every loop is bounded by the run's end, every request by a 60 s timeout.
  */
 
@@ -47,6 +48,8 @@ const IN_FLIGHT = (process.env.BENCH_IN_FLIGHT ?? '1000,5000').split(',').map((p
   return value;
 });
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').map((part) => part.trim()) as Array<'sqlite' | 'postgres'>;
+/** Which runs: `plain` at every in-flight figure, `streamed` and `abandon` at the first. */
+const CASES = (process.env.BENCH_SLOW_CASES ?? 'plain,streamed,abandon').split(',').map((part) => part.trim());
 const USERS = 200;
 const ADDRESSES = 50;
 const GIVE_UP_MS = 500;
@@ -79,6 +82,8 @@ interface RunResult {
   healthP99: number;
   rssIdleMb: number;
   rssMaxMb: number;
+  /** The app process's CPU time per query sent (answered or not). */
+  cpuMsPerQuery: number;
   countsExact: boolean;
   charged: number;
   failures: string;
@@ -90,6 +95,13 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
+
+/** CPU milliseconds (user and system) the process has used: a load-independent cost, on a machine others share. */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are the 14th and 15th fields of stat, the 12th and 13th after the name.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
 
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -224,6 +236,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const pid = server.process.pid!;
   const before = await monthCounts(database, userIds);
   const rssIdleMb = rssMb(pid);
+  const cpuBefore = cpuMs(pid);
   let rssMaxMb = rssIdleMb;
   const addresses = Array.from({ length: ADDRESSES }, () => newLoopbackAddress());
   const start = performance.now();
@@ -261,6 +274,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     clearTimeout(atEnd);
   }
   await quiet(database, userIds);
+  const cpuMsPerQuery = (cpuMs(pid) - cpuBefore) / Math.max(1, answers.length);
   const after = await monthCounts(database, userIds);
 
   const received = new Map<string, number>();
@@ -297,6 +311,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     healthP99: percentile(health, 99),
     rssIdleMb,
     rssMaxMb,
+    cpuMsPerQuery,
     countsExact,
     charged: kind === 'abandon' ? charged : Number.NaN,
     failures: [...failureKinds].map(([what, n]) => `${n} ${what}`).join(', ') || 'none',
@@ -309,13 +324,13 @@ const fixed = (value: number | null, digits = 0) => (value === null || Number.is
 function describe(result: RunResult): string {
   const what = `${result.engine} ${result.kind} ${result.inFlight}`;
   if (result.kind === 'abandon') {
-    return `${what}: charged ${result.charged} (goal 0), provider calls open when the clients stopped ${result.openCallsAtEnd} (clients ${result.inFlight}), health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB`;
+    return `${what}: charged ${result.charged} (goal 0), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query, provider calls open when the clients stopped ${result.openCallsAtEnd} (clients ${result.inFlight}), health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB`;
   }
   return (
     `${what}: ${fixed(result.answersPerS)} answers/s, ratio ${fixed(result.ratio, 2)}, overhead p50/p99 ${fixed(result.overheadP50)}/${fixed(result.overheadP99)} ms, ` +
     (result.ttfbP50 !== null ? `first byte p50/p99 ${fixed(result.ttfbP50)}/${fixed(result.ttfbP99)} ms, ` : '') +
     `health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB ` +
-    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
+    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query, counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
   );
 }
 
@@ -327,7 +342,9 @@ export async function runSlowModel(cleanup: Cleanup, tmpRoot: string): Promise<b
     log(`starting the app on ${engine}, registering ${USERS} users…`);
     deployments.set(engine, await deploy(cleanup, tmpRoot, engine, model.baseUrl));
   }
-  const cases: Array<[Kind, number]> = [...IN_FLIGHT.map((n) => ['plain', n] as [Kind, number]), ['streamed', IN_FLIGHT[0]!], ['abandon', IN_FLIGHT[0]!]];
+  const cases = ([...IN_FLIGHT.map((n) => ['plain', n]), ['streamed', IN_FLIGHT[0]!], ['abandon', IN_FLIGHT[0]!]] as Array<[Kind, number]>).filter(([kind]) =>
+    CASES.includes(kind),
+  );
   const results: RunResult[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const engine of ENGINES) {
