@@ -6,7 +6,7 @@ import { openDatabase, type DatabaseHandle } from '../../../server/db/database';
 import { periodsAt } from '../../../server/domain/usageReport';
 import { newLoopbackAddress, startServer, type RunningServer } from '../../helpers/server';
 import { setPlan } from '../../helpers/fakeAi';
-import { log, median, ROUNDS, type Cleanup } from './options';
+import { log, median, positiveInt, ROUNDS, type Cleanup } from './options';
 import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
 
 /**
@@ -31,14 +31,6 @@ import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
  * BENCH_SLOW_CASES (plain,streamed,abandon) choose fewer. Only loopback
  * addresses; every loop is bounded by the run's end, every request by a 60 s timeout.
  */
-
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name]?.replace(/[_,]/g, '');
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got "${process.env[name]}"`);
-  return value;
-}
 
 const DELAY_MS = positiveInt('BENCH_MODEL_DELAY_MS', 2000);
 const RUN_S = positiveInt('BENCH_SLOW_DURATION', 20);
