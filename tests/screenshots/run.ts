@@ -654,6 +654,30 @@ const STATES: State[] = [
     },
   },
   {
+    // The answer as it comes: the query's stream has sent its first piece and stays open.
+    name: 'guide-streaming',
+    path: '/guide',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page) => {
+      await page.addInitScript((piece) => {
+        const sent = window.fetch.bind(window);
+        window.fetch = (input, init) =>
+          String(input instanceof Request ? input.url : input).endsWith('/api/v1/query')
+            ? Promise.resolve(
+                new Response(new ReadableStream({ start: (stream) => stream.enqueue(new TextEncoder().encode(`event: delta\ndata: ${JSON.stringify({ text: piece })}\n\n`)) }), {
+                  headers: { 'content-type': 'text/event-stream' },
+                }),
+              )
+            : sent(input, init);
+      }, 'Descriptive statistics of 8 rows × 4 columns (the first row is used as headers).\nA "Region": 8 values, 0 numeric, 0 blanks.\nB "Month": 8 values');
+    },
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.guide.ask }).click();
+      await page.getByText('B "Month": 8 values', { exact: false }).waitFor();
+    },
+  },
+  {
     name: 'guide-error',
     path: '/guide',
     signedIn: true,
