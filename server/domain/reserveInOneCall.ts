@@ -9,7 +9,7 @@ import { periodsAt, toUsage, type Usage, type UsageRow } from './usageReport';
 /**
  * The two units of a query whose provider does I/O, on PostgreSQL: `reserveQuery` and
  * `settleQuery` (usage.ts) as one call each of `reserve_query` and `settle_query` (migration
- * 2026-11-26T1400), named prepared statements run straight on the pool: one round trip and one
+ * 2026-11-26T1510), named prepared statements run straight on the pool: one round trip and one
  * commit each, in place of about fourteen statements. A refusal raises and keeps nothing, as the
  * units' throws roll them back; it comes back as the same 429s and DuplicateRequest.
  */

@@ -11,8 +11,8 @@ import * as addonCredentials from './2026-11-23T2300-addon-credentials';
 import * as teams from './2026-11-24T0100-teams';
 import * as retention from './2026-11-24T0200-retention';
 import * as answerQueryFunction from './2026-11-24T0300-answer-query-function';
-import * as abandonedQueries from './2026-11-26T1300-abandoned-queries';
-import * as reserveSettleFunctions from './2026-11-26T1400-reserve-settle-functions';
+import * as abandonedQueries from './2026-11-26T1500-abandoned-queries';
+import * as reserveSettleFunctions from './2026-11-26T1510-reserve-settle-functions';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
@@ -28,6 +28,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T0100-teams': teams,
   '2026-11-24T0200-retention': retention,
   '2026-11-24T0300-answer-query-function': answerQueryFunction,
-  '2026-11-26T1300-abandoned-queries': abandonedQueries,
-  '2026-11-26T1400-reserve-settle-functions': reserveSettleFunctions,
+  '2026-11-26T1500-abandoned-queries': abandonedQueries,
+  '2026-11-26T1510-reserve-settle-functions': reserveSettleFunctions,
 };
