@@ -67,7 +67,10 @@ export const ERROR_CODES = [
   'invalid_invitation',
   'invitation_email_mismatch',
   'seat_limit_reached',
+  'too_many_invitations',
+  'cannot_invite_yourself',
   'member_cap_reached',
+  'new_owner_has_subscription',
   // Billing
   'invalid_plan',
   'already_on_plan',

@@ -66,6 +66,24 @@ export const UsageSchema = Type.Object({
 });
 export type Usage = Static<typeof UsageSchema>;
 
+const FormulaScalarSchema = Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Null()]);
+
+/** A formula an answer shows, as the server's formula engine checked it on the query's data. */
+export const FormulaCheckSchema = Type.Object({
+  text: Type.String({ description: 'The formula, with its leading `=`.' }),
+  valid: Type.Boolean({ description: 'It parsed.' }),
+  value: Type.Union([FormulaScalarSchema, Type.Array(Type.Array(FormulaScalarSchema))], {
+    description: 'Its value on `data`: a number, text, TRUE/FALSE, or rows of values for an array result; null when it did not evaluate.',
+  }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'A spreadsheet error code (`#DIV/0!`, `#N/A`, `#NAME?`, `#NULL!`, `#NUM!`, `#REF!`, `#VALUE!`, `#ERROR!` when it does not parse), or `unsupported_function`, `volatile_function`, `too_complex`, `range_too_large`; null when it evaluated.',
+  }),
+  references: Type.Array(Type.String(), { description: 'The ranges it reads, in A1 notation.' }),
+  functions: Type.Array(Type.String(), { description: 'The functions it calls.' }),
+});
+export type FormulaCheck = Static<typeof FormulaCheckSchema>;
+
 /** `GET /query/usage/daily`. */
 export const DailyUsageSchema = Type.Object({
   days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), queries: Type.Integer(), tokens: Type.Integer() }), {

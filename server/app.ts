@@ -13,7 +13,7 @@ import { createMailer, type Mailer } from './mail/mailer';
 import { registerAuth } from './plugins/auth';
 import { API_PREFIX, documentCommonAnswers, registerOpenApi } from './plugins/openapi';
 import { registerBodyParsers } from './plugins/bodies';
-import { limitConnections } from './plugins/connections';
+import { exemptPeers, limitConnections } from './plugins/connections';
 import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimit';
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
@@ -63,6 +63,9 @@ export interface AppOptions {
 /** Request bodies are small JSON documents; anything bigger is a mistake or an attack. */
 export const BODY_LIMIT = 64 * 1024;
 
+/** Paths whose next segment is a secret: an invitation link's token (the page and its API calls). */
+const TOKEN_IN_PATH = /^(\/api\/v1\/invitations\/|\/invite\/)[^/]+/;
+
 function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   // Silent means no logger at all, not one that formats nothing on every request.
   if (config.logLevel === 'silent') return false;
@@ -71,10 +74,11 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
     ...(stream ? { stream } : {}),
     redact: { paths: ['req.headers.authorization', '*.password', '*.token'], censor: '[redacted]' },
     serializers: {
-      // Query strings can carry one-time tokens (a reset link); log the path only.
+      // Query strings can carry one-time tokens (a reset link, a device code); log the path only,
+      // and without the invitation token some paths carry.
       req: (req: { method: string; url: string; ip?: string }) => ({
         method: req.method,
-        url: req.url.split('?')[0],
+        url: req.url.split('?')[0]!.replace(TOKEN_IN_PATH, '$1[redacted]'),
         ip: req.ip,
       }),
     },
@@ -121,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // A keep-alive connection whose request was still being answered when shutdown began is not
   // idle at that moment, so Node would leave it open until its keep-alive timeout and hold the
   // exit for a minute: while closing, connections are closed as soon as they fall idle.
-  limitConnections(app.server, limits.maxConnections, app.log);
+  limitConnections(app.server, { max: limits.maxConnections, perAddress: limits.maxConnectionsPerAddress, exempt: exemptPeers(config.trustProxy) }, app.log);
 
   let sweeper: NodeJS.Timeout | undefined;
   let closing = false;

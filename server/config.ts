@@ -85,6 +85,8 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** Open connections one process takes; more are answered 503 and closed at once. */
   maxConnections: number;
+  /** Open connections of one client network (an IPv4 address, an IPv6 /64); more are answered 429. 0: no such bound. Trusted proxies are exempt. */
+  maxConnectionsPerAddress: number;
 }
 
 export interface AiConfig {
@@ -188,12 +190,22 @@ function trustProxy(env: Env): Config['trustProxy'] {
   return entries;
 }
 
-function connectionLimits(env: Env): ConnectionLimits {
+/**
+ * Idle kept-alive connections: browsers reach a server directly for 5 s, as Node's own default, so
+ * an idle client holds a place briefly; behind a proxy (TRUST_PROXY) longer than a load balancer's
+ * usual 60 s, so the server never closes a connection the proxy is about to reuse.
+ */
+const KEEP_ALIVE_MS = { direct: 5_000, behindProxy: 72_000 };
+
+function connectionLimits(env: Env, behindProxy: boolean): ConnectionLimits {
   const limits = {
     headersTimeoutMs: wholeNumber(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 300_000),
     requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
-    keepAliveTimeoutMs: wholeNumber(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
+    keepAliveTimeoutMs: wholeNumber(env, 'KEEP_ALIVE_TIMEOUT_MS', behindProxy ? KEEP_ALIVE_MS.behindProxy : KEEP_ALIVE_MS.direct, 100, 600_000),
     maxConnections: wholeNumber(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    // A household or an office behind one address holds a few connections per browser; a tenth of
+    // the default cap needs many networks to fill the rest.
+    maxConnectionsPerAddress: wholeNumber(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
   };
   // Node refuses a headers timeout longer than the whole request's.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
@@ -284,6 +296,16 @@ export function passwordHashCost(env: Env = process.env): PasswordHashCost {
   };
 }
 
+/**
+ * The address the server listens on, as a browser opens it (decisions.md, "PUBLIC_URL default"):
+ * links in mails and checkout returns then land on the origin a person opened, where their tokens
+ * are. Every interface (`0.0.0.0`, `::`) reads as localhost; an IPv6 address goes in brackets.
+ */
+export function listenAddress(host: string, port: number): string {
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') return `http://localhost:${port}`;
+  return `http://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const databaseUrl = env.DATABASE_URL?.trim()
     ? url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:'])
@@ -305,6 +327,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
 
   const listenPort = wholeNumber(env, 'PORT', 3000, 0, 65535);
+  const listenHost = str(env, 'HOST', '0.0.0.0');
   const authSecret = env.AUTH_SECRET?.trim() || null;
   if (authSecret !== null && authSecret.length < 32) {
     throw new ConfigError('AUTH_SECRET', 'must be at least 32 characters (e.g. `openssl rand -hex 32`)');
@@ -312,18 +335,19 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const brandName = str(env, 'BRAND_NAME', defaults.brandName);
   const supportEmail = email(env, 'SUPPORT_EMAIL', defaults.supportEmail);
 
+  const proxies = trustProxy(env);
   return {
     port: listenPort,
-    host: str(env, 'HOST', '0.0.0.0'),
+    host: listenHost,
     dataDir: path.resolve(cwd, str(env, 'DATA_DIR', 'data')),
     databaseUrl,
     databasePoolSize: wholeNumber(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
     logLevel: logLevel as Config['logLevel'],
     webDir: path.resolve(cwd, str(env, 'WEB_DIR', 'dist/web')),
     corsOrigins,
-    trustProxy: trustProxy(env),
-    connections: connectionLimits(env),
-    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${listenPort}`, ['http:', 'https:']).replace(/\/+$/, ''),
+    trustProxy: proxies,
+    connections: connectionLimits(env, proxies !== false),
+    publicUrl: url(env, 'PUBLIC_URL', listenAddress(listenHost, listenPort), ['http:', 'https:']).replace(/\/+$/, ''),
     authSecret,
     smtpUrl: env.SMTP_URL?.trim() ? url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']) : null,
     mailFrom: str(env, 'MAIL_FROM', `${brandName} <${supportEmail}>`),

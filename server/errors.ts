@@ -101,11 +101,12 @@ export function handleError(error: FastifyError | ApiError, request: FastifyRequ
  * An error answer written straight to the socket, for the layers below Fastify (a malformed
  * request, a timed-out or over-limit connection): the same shape as every other error.
  */
-export function rawErrorResponse(status: number, code: ErrorCode, message: string): string {
+export function rawErrorResponse(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): string {
   const body = JSON.stringify(errorBody(code, message));
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return (
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`
   );
 }
 

@@ -31,7 +31,7 @@ export type InviteFormEvent =
   | { type: 'form.submit' };
 
 /** Refusals about the address go under the field; the others (seats, rights) in a toast. */
-const FIELD_CODES = new Set(['already_in_team', 'invitation_pending', 'invalid_input']);
+const FIELD_CODES = new Set(['already_in_team', 'cannot_invite_yourself', 'invitation_pending', 'invalid_input']);
 
 type ErrorEvent = { event: { error: unknown } };
 
@@ -94,7 +94,8 @@ export const inviteFormMachine = inviteFormSetup.createMachine({
           },
           {
             target: 'editing',
-            actions: reportFailure(({ event }: ErrorEvent) => ({ title: t.actionFailed, description: refusalText(event.error) })),
+            // The one 403 of an invitation: an admin invited someone as an admin.
+            actions: reportFailure(({ event }: ErrorEvent) => ({ title: t.actionFailed, description: refusalText(event.error, { ...t.errors, forbidden: t.inviteAdminForbidden }) })),
           },
         ],
       },

@@ -5,12 +5,16 @@ import type { AuthInput } from '../subscription/subscription.actors';
 
 export interface CodeInput extends AuthInput {
   code: string;
+  /** The key of the add-on's link, while the code is the one it carried. */
+  linkKey: string | null;
 }
 
 export const linkActors = {
-  lookUp: fromPromise<DeviceGrant, CodeInput>(({ input: { auth, code }, signal }) => withAuthRetry(auth, () => deviceApi.lookup(code, { signal }))),
-  approve: fromPromise<DeviceGrant, CodeInput>(({ input: { auth, code }, signal }) =>
-    withAuthRetry(auth, () => deviceApi.decide('approve', code, { signal })),
+  lookUp: fromPromise<DeviceGrant, CodeInput>(({ input: { auth, code, linkKey }, signal }) => withAuthRetry(auth, () => deviceApi.lookup(code, linkKey, { signal }))),
+  approve: fromPromise<DeviceGrant, CodeInput>(({ input: { auth, code, linkKey }, signal }) =>
+    withAuthRetry(auth, () => deviceApi.decide('approve', code, linkKey, { signal })),
   ),
-  deny: fromPromise<DeviceGrant, CodeInput>(({ input: { auth, code }, signal }) => withAuthRetry(auth, () => deviceApi.decide('deny', code, { signal }))),
+  deny: fromPromise<DeviceGrant, CodeInput>(({ input: { auth, code, linkKey }, signal }) =>
+    withAuthRetry(auth, () => deviceApi.decide('deny', code, linkKey, { signal })),
+  ),
 };

@@ -18,6 +18,11 @@ export interface LinkContext {
   auth: AuthActorRef | null;
   /** What the person typed (or the link carried). */
   code: string;
+  /**
+   * The key the add-on's link carried with its code (`verification_uri_complete`): sent with that
+   * code, it shows the server the code is no guess. Dropped once the person types another code.
+   */
+  linkKey: string | null;
   grant: DeviceGrant | null;
   /** Why the code was refused, shown under the field. */
   problem: string | null;
@@ -51,13 +56,13 @@ export const linkMachine = setup({
   types: {
     context: {} as LinkContext,
     events: {} as LinkEvent,
-    input: {} as { auth: AuthActorRef | null; code: string },
+    input: {} as { auth: AuthActorRef | null; code: string; linkKey?: string | null },
     tags: {} as 'busy',
   },
   actors: linkActors,
   actions: {
     noteProblem: assign((_, { problem }: { problem: string }) => ({ problem })),
-    forgetCode: assign({ code: '', grant: null, problem: null }),
+    forgetCode: assign({ code: '', linkKey: null, grant: null, problem: null }),
   },
   guards: {
     signedOut: ({ context }) => context.auth === null,
@@ -68,7 +73,7 @@ export const linkMachine = setup({
   },
 }).createMachine({
   id: 'link',
-  context: ({ input }) => ({ auth: input.auth, code: input.code, grant: null, problem: null }),
+  context: ({ input }) => ({ auth: input.auth, code: input.code, linkKey: input.linkKey ?? null, grant: null, problem: null }),
   initial: 'start',
   states: {
     start: {
@@ -83,7 +88,7 @@ export const linkMachine = setup({
     signedOut: {},
     entering: {
       on: {
-        'code.change': { actions: assign({ code: ({ event }) => event.code, problem: null }) },
+        'code.change': { actions: assign({ code: ({ event }) => event.code, linkKey: null, problem: null }) },
         'code.submit': [{ guard: 'wellFormed', target: 'lookingUp' }, { actions: malformed }],
       },
     },
@@ -93,7 +98,7 @@ export const linkMachine = setup({
       invoke: {
         id: 'lookUp',
         src: 'lookUp',
-        input: ({ context }) => ({ auth: context.auth!, code: context.code }),
+        input: ({ context }) => ({ auth: context.auth!, code: context.code, linkKey: context.linkKey }),
         onDone: { target: 'confirming', actions: assign({ grant: ({ event }) => event.output }) },
         onError: [
           { guard: expired, target: 'expired' },
@@ -114,7 +119,7 @@ export const linkMachine = setup({
       invoke: {
         id: 'approve',
         src: 'approve',
-        input: ({ context }) => ({ auth: context.auth!, code: context.code }),
+        input: ({ context }) => ({ auth: context.auth!, code: context.code, linkKey: context.linkKey }),
         onDone: 'approved',
         onError: [
           { guard: expired, target: 'expired' },
@@ -128,7 +133,7 @@ export const linkMachine = setup({
       invoke: {
         id: 'deny',
         src: 'deny',
-        input: ({ context }) => ({ auth: context.auth!, code: context.code }),
+        input: ({ context }) => ({ auth: context.auth!, code: context.code, linkKey: context.linkKey }),
         onDone: 'denied',
         onError: [
           { guard: expired, target: 'expired' },

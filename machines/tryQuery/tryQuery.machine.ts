@@ -19,9 +19,11 @@ export const SAMPLE_TABLE: Array<Array<string | number>> = [
 const failure = (error: unknown) => (error instanceof ApiRequestError && error.serverMessage ? error.serverMessage : messages.guide.failed);
 
 /**
- * The guide's try-it panel: one real `analyze` query on the sample table, counted like any other,
+ * The guide's try-it panel: one real `formula` query on the sample table, counted like any other,
  * streamed: `asking.waiting` until the first piece of the answer, then `asking.streaming` with the
  * answer so far in `partial`, which the streaming actor hands to the chart as `query.delta` events.
+ * The final answer (the `done` event's, which a repair round may have replaced) shows the formula
+ * the server checked.
  */
 export const tryQueryMachine = setup({
   types: {
@@ -32,7 +34,7 @@ export const tryQueryMachine = setup({
   },
   actors: {
     ask: fromPromise<QueryAnswer, { auth: AuthActorRef; onDelta: (text: string) => void }>(({ input: { auth, onDelta }, signal }) =>
-      withAuthRetry(auth, () => queryApi.ask({ task: 'analyze', prompt: messages.guide.prompt, data: SAMPLE_TABLE }, { signal, onDelta })),
+      withAuthRetry(auth, () => queryApi.ask({ task: 'formula', prompt: messages.guide.prompt, data: SAMPLE_TABLE }, { signal, onDelta })),
     ),
   },
   actions: {

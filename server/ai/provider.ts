@@ -1,3 +1,5 @@
+import type { FormulaCheck } from './formulas/engine';
+
 /**
  * The one interface every AI provider implements, and what they share: the tasks, the messages a
  * model is sent, and the token approximation used wherever a provider does not count for itself.
@@ -13,6 +15,10 @@ export interface AiRequest {
   prompt: string;
   /** The selected range, row by row. */
   data?: Cell[][];
+  /** Where the data sits in the sheet ("C3:F40"): `data[0][0]` is its first cell; A1 when absent. */
+  range?: string;
+  /** A second round: the model's first answer, and what the server found wrong with its formula. */
+  followUp?: { answer: string; correction: string };
 }
 
 export interface TokenCounts {
@@ -24,9 +30,13 @@ export interface TokenCounts {
 export interface AiAnswer {
   answer: string;
   tokens: TokenCounts;
+  /** The formula the answer shows, as the engine checked it on the data; null or absent when it shows none. */
+  formula?: FormulaCheck | null;
 }
 
 export interface AiProvider {
+  /** Who answers: "offline", or the model's name. */
+  readonly engine?: string;
   /**
    * Answers in memory, with no I/O: its answer is then computed inside the unit that reserves and
    * settles the query, one commit instead of two.
@@ -89,14 +99,16 @@ export function approxTokens(text: string): number {
 const TOKENS_PER_MESSAGE = 4;
 
 export interface ChatMessage {
-  role: 'system' | 'user';
+  role: 'system' | 'user' | 'assistant';
   content: string;
 }
 
 const INSTRUCTIONS: Record<Task, string> = {
   analyze: 'Analyse the spreadsheet data and report the insights the user asks for, with the figures that support them.',
-  formula: 'Write the spreadsheet formula the user asks for, then explain briefly how it works.',
-  explain: 'Explain, step by step and in plain language, the spreadsheet formula or feature the user asks about.',
+  formula:
+    'Write the spreadsheet formula the user asks for, then explain briefly how it works. Put the formula, starting with =, alone in a fenced code block (```excel). It is checked on the data, whose first cell is A1 unless the user says where the data sits.',
+  explain:
+    'Explain, step by step and in plain language, the spreadsheet formula or feature the user asks about. Put the formula you explain, starting with =, alone in a fenced code block (```excel). It is checked on the data, whose first cell is A1 unless the user says where the data sits.',
   guide: 'Give a short numbered step-by-step guide for what the user wants to do in the spreadsheet.',
   ask: 'Answer the question about the spreadsheet plainly and briefly.',
 };
@@ -106,10 +118,13 @@ export function chatMessages(request: AiRequest): ChatMessage[] {
   const data = request.data?.length
     ? `\n\nSpreadsheet data, one JSON array per row:\n${request.data.map((row) => JSON.stringify(row)).join('\n')}`
     : '';
-  return [
+  const where = request.range ? `\n\nThe data sits at ${request.range}.` : '';
+  const messages: ChatMessage[] = [
     { role: 'system', content: `You are a spreadsheet assistant. ${INSTRUCTIONS[request.task]}` },
-    { role: 'user', content: request.prompt + data },
+    { role: 'user', content: request.prompt + where + data },
   ];
+  if (request.followUp) messages.push({ role: 'assistant', content: request.followUp.answer }, { role: 'user', content: request.followUp.correction });
+  return messages;
 }
 
 /** The approximate prompt tokens of a request, the same whichever provider answers it. */

@@ -4,7 +4,8 @@ import type Stripe from 'stripe';
 import type { PlanId } from '../../contract/plans';
 import type { Database, Engine, SubscriptionStatus, SubscriptionsTable } from '../db/types';
 import { findSubscription } from '../domain/subscriptions';
-import { ensureTeamOf, recordPlanChange } from '../domain/teams';
+import type { AuditActor } from '../domain/auditLog';
+import { ensureTeamOf, inTeamPaidByAnother, JoinedTeamMeanwhile, recordPlanChange } from '../domain/teams';
 import type { PriceBook } from './prices';
 
 /**
@@ -150,33 +151,57 @@ function statusOf(status: Stripe.Subscription.Status): SubscriptionStatus {
 async function userExists(trx: Trx, context: BillingContext, userId: string): Promise<boolean> {
   // On PostgreSQL the user's row is locked, so two events for one user apply one after the
   // other and each sees the state the previous one left. SQLite runs one transaction at a time.
+  // No KEY lock: rows that refer to the user (a join's membership, a session) are not held up,
+  // and a join in flight cannot deadlock with this event over the membership both would write.
   const row = await trx
     .selectFrom('users')
     .select('id')
     .where('id', '=', userId)
-    .$if(context.engine === 'postgres', (query) => query.forUpdate())
+    .$if(context.engine === 'postgres', (query) => query.forNoKeyUpdate())
     .executeTakeFirst();
   return row !== undefined;
 }
 
-/** The user a change belongs to: named by our checkout, or found by the provider's ids. */
-async function userOf(trx: Trx, context: BillingContext, change: Change): Promise<string | null> {
+/**
+ * The user a change belongs to, as stored now: whoever holds the subscription (a team's moves to
+ * its new owner on a transfer, so the ids our checkout named may be a former owner's), else the
+ * user our checkout named, else whoever holds the provider's customer.
+ */
+async function holderOf(trx: Trx, change: Change): Promise<string | null> {
   const subscriptionId = change.kind === 'snapshot' ? change.subscription.id : change.subscriptionId;
-  const named = change.kind === 'snapshot' ? (change.userId ?? change.subscription.metadata?.user_id) : undefined;
-  if (named) return (await userExists(trx, context, named)) ? named : null;
-  let known = await trx
+  const known = await trx.selectFrom('subscriptions').select('user_id').where('provider_subscription_id', '=', subscriptionId).executeTakeFirst();
+  if (known) return known.user_id;
+  if (change.kind !== 'snapshot') return null;
+  const named = change.userId ?? change.subscription.metadata?.user_id;
+  if (named) return named;
+  const byCustomer = await trx
     .selectFrom('subscriptions')
     .select('user_id')
-    .where('provider_subscription_id', '=', subscriptionId)
+    .where('provider_customer_id', '=', idOf(change.subscription.customer))
     .executeTakeFirst();
-  if (!known && change.kind === 'snapshot') {
-    known = await trx
-      .selectFrom('subscriptions')
-      .select('user_id')
-      .where('provider_customer_id', '=', idOf(change.subscription.customer))
-      .executeTakeFirst();
+  return byCustomer?.user_id ?? null;
+}
+
+/** How often the holder may change under us (a transfer each time) before the event is retried later. */
+const HOLDER_ATTEMPTS = 3;
+
+/**
+ * Finds the user a change belongs to and locks them, in a transfer's order: on PostgreSQL the team
+ * they pay for first (a transfer holds it while it moves the subscription), then the user. The
+ * holder is read again under the locks: a transfer that committed meanwhile moved it, and the
+ * change goes to the new holder.
+ */
+async function lockHolder(trx: Trx, context: BillingContext, change: Change): Promise<string | null> {
+  for (let attempt = 0; attempt < HOLDER_ATTEMPTS; attempt++) {
+    const userId = await holderOf(trx, change);
+    if (!userId) return null;
+    if (context.engine === 'postgres') {
+      await trx.selectFrom('teams').select('id').where('billing_user_id', '=', userId).forUpdate().executeTakeFirst();
+    }
+    if (!(await userExists(trx, context, userId))) return null;
+    if ((await holderOf(trx, change)) === userId) return userId;
   }
-  return known && (await userExists(trx, context, known.user_id)) ? known.user_id : null;
+  throw new Error('billing event: the subscription changed hands while the event was applied');
 }
 
 /** The row after the change, or why the change does not apply. */
@@ -243,11 +268,26 @@ function decide(
   };
 }
 
+/** Who a change is recorded as in a team's log: the person who made it, or the provider itself. */
+export interface ActingPerson {
+  person: AuditActor;
+  ip: string | null;
+}
+
+export interface HandleOptions {
+  precondition?: Precondition;
+  /** The signed-in person whose action made the event (test mode); provider-driven events have none. */
+  actor?: ActingPerson;
+}
+
+/** The actor of a change nobody made here: a provider event (a webhook, a period that ended). */
+export const providerActor = (provider: BillingContext['provider']): AuditActor => ({ id: null, name: provider === 'stripe' ? 'Stripe (payment provider)' : 'Test-mode payment provider' });
+
 /**
  * Applies one provider event and says what became of it. Throws only when the database fails,
  * which leaves nothing recorded, so the sender's retry is applied.
  */
-export async function handleBillingEvent(context: BillingContext, event: BillingEvent, precondition?: Precondition): Promise<Outcome> {
+export async function handleBillingEvent(context: BillingContext, event: BillingEvent, options: HandleOptions = {}): Promise<Outcome> {
   if (!(HANDLED_EVENTS as readonly string[]).includes(event.type)) return 'ignored';
   const { db } = context;
   // A redelivery of a handled event needs no call to the provider; the UNIQUE row below is
@@ -257,7 +297,7 @@ export async function handleBillingEvent(context: BillingContext, event: Billing
   const change = await changeOf(context, event);
   const at = event.created * 1000;
 
-  const result = await db.transaction().execute(async (trx) => {
+  const apply = () => db.transaction().execute(async (trx) => {
     // First, so concurrent deliveries of this event wait here for the first one's commit and
     // then find its row (PostgreSQL), or run after it (SQLite).
     const inserted = await trx
@@ -267,16 +307,28 @@ export async function handleBillingEvent(context: BillingContext, event: Billing
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return { outcome: 'duplicate' as const, userId: null };
 
-    const userId = change ? await userOf(trx, context, change) : null;
+    const userId = change ? await lockHolder(trx, context, change) : null;
     if (!change || !userId) return { outcome: 'ignored' as const, userId };
     // The user's row is locked (PostgreSQL) or the database is (SQLite): the row read here stays
     // as it is until this transaction ends, so a user's changes apply one after another.
     const row = await findSubscription(trx, userId);
-    let next = decide(context, userId, row, change, at);
-    if (typeof next !== 'string' && precondition && !(await precondition(trx, row))) next = 'refused';
-    if (typeof next === 'string') {
-      await trx.updateTable('billing_events').set({ outcome: next, user_id: userId }).where('id', '=', event.id).execute();
-      return { outcome: next, userId };
+    const refuse = async (outcome: Exclude<Outcome, 'applied' | 'duplicate'>) => {
+      await trx.updateTable('billing_events').set({ outcome, user_id: userId }).where('id', '=', event.id).execute();
+      return { outcome, userId };
+    };
+    // Before anything else: a test checkout that another payment closed meanwhile was never
+    // charged, and is refused as such, not taken for a second subscription.
+    if (options.precondition && !(await options.precondition(trx, row))) return refuse('refused');
+    const next = decide(context, userId, row, change, at);
+    if (typeof next === 'string') return refuse(next);
+    // A Team checkout begun before its payer joined a team: applied, it would make their own
+    // subscription Team with no team behind it (a person is in one team).
+    if (next.plan === 'team' && (await inTeamPaidByAnother(trx, userId))) {
+      context.log.error(
+        { event: 'billing.team_checkout_in_team', userId, refused: next.provider_subscription_id },
+        'a Team subscription was paid by a member of another team: it was not applied; cancel and refund it with the provider',
+      );
+      return refuse('refused');
     }
     const { user_id: _key, ...fields } = next;
     await trx
@@ -286,10 +338,16 @@ export async function handleBillingEvent(context: BillingContext, event: Billing
       .execute();
     // A paid Team subscription is a team's (decisions.md, Teams): made here, in the same transaction.
     const now = context.now();
-    await recordPlanChange(trx, userId, row, next, now);
+    await recordPlanChange(trx, userId, row, next, { at, now }, options.actor ?? { person: providerActor(context.provider), ip: null });
     if (next.plan === 'team' && (next.status === 'active' || next.status === 'past_due')) await ensureTeamOf(trx, userId, now);
     await trx.updateTable('billing_events').set({ outcome: 'applied', user_id: userId }).where('id', '=', event.id).execute();
     return { outcome: 'applied' as const, userId };
+  });
+  // A join that committed after the checks above: the whole event is applied again from the
+  // start, and then refused as any Team payment of a member is.
+  const result = await apply().catch((error: unknown) => {
+    if (error instanceof JoinedTeamMeanwhile) return apply();
+    throw error;
   });
   context.log.info({ event: 'billing.event', id: event.id, type: event.type, userId: result.userId, outcome: result.outcome }, 'billing event handled');
   return result.outcome;

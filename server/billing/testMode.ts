@@ -4,7 +4,8 @@ import type { Transaction } from 'kysely';
 import type { BillingTestSessionsTable, Database, SubscriptionsTable } from '../db/types';
 import { findSubscription, planAt } from '../domain/subscriptions';
 import { hashToken, randomToken } from '../domain/tokens';
-import { handleBillingEvent, type BillingContext, type BillingEvent, type Outcome, type SubscriptionObject } from './events';
+import { inTeamPaidByAnother } from '../domain/teams';
+import { handleBillingEvent, type ActingPerson, type BillingContext, type BillingEvent, type Outcome, type SubscriptionObject } from './events';
 import type { PaidPlanId } from './prices';
 import type { PaymentProvider } from './provider';
 
@@ -30,18 +31,21 @@ const TEST_CARDS = { success: '4242424242424242', declined: '4000000000000002' }
 export type SessionKind = BillingTestSessionsTable['kind'];
 export type SessionLookup = { ok: true; session: BillingTestSessionsTable } | { ok: false; reason: 'unknown' | 'used' | 'expired' };
 
-export type PayResult = 'paid' | 'declined' | 'invalid_card' | 'plan_changed' | 'failed';
+/** `in_team`: a Team checkout whose payer joined a team since it began (decisions.md, Team money and roles). */
+export type PayResult = 'paid' | 'declined' | 'invalid_card' | 'plan_changed' | 'in_team' | 'failed';
 export type ManageResult = 'done' | 'nothing_to_manage' | 'not_a_downgrade' | 'failed';
 
 export interface TestProvider extends PaymentProvider {
   readonly name: 'test';
   readonly context: BillingContext;
   findSession(token: string, kind: SessionKind): Promise<SessionLookup>;
-  /** Charges a card number (spaces allowed) for a checkout session. */
-  pay(session: BillingTestSessionsTable, cardNumber: string): Promise<PayResult>;
+  /** Charges a card number (spaces allowed) for a checkout session; `by` is the person paying, for the team's log. */
+  pay(session: BillingTestSessionsTable, cardNumber: string, by?: ActingPerson): Promise<PayResult>;
+  /** Whether a Team checkout's payer is now in a team someone else pays for (it cannot be paid). */
+  payerInTeam(session: BillingTestSessionsTable): Promise<boolean>;
   cancel(session: BillingTestSessionsTable): Promise<void>;
   /** Schedules a downgrade to `plan` at the period end; `null` undoes a scheduled one. */
-  schedule(userId: string, plan: PlanId | null): Promise<ManageResult>;
+  schedule(userId: string, plan: PlanId | null, by?: ActingPerson): Promise<ManageResult>;
   /** Ends or renews every test-mode period that is over (the timer calls it); the retention job forgets old links. */
   settleDue(): Promise<void>;
 }
@@ -174,7 +178,9 @@ export function createTestProvider(options: { context: BillingContext; baseUrl: 
       return { ok: true, session };
     },
 
-    async pay(session, cardNumber) {
+    payerInTeam: (session) => (session.plan === 'team' ? inTeamPaidByAnother(db, session.user_id) : Promise.resolve(false)),
+
+    async pay(session, cardNumber, by) {
       const card = cardNumber.replace(/[\s-]/g, '');
       if (card === TEST_CARDS.declined) return 'declined';
       if (card !== TEST_CARDS.success) return 'invalid_card';
@@ -208,9 +214,13 @@ export function createTestProvider(options: { context: BillingContext; baseUrl: 
       // paid at the same moment (another plan, in another tab) finds its own closed and is refused,
       // never applied as a second subscription.
       const eventId = `evt_test_${checkoutId}`;
+      let inTeam = false;
       const claim = async (trx: Transaction<Database>, current: SubscriptionsTable | undefined) => {
         const now = context.now();
         if (priceRank(session.plan) <= priceRank(planAt(current, now))) return false;
+        // Checked here, under the payer's lock: a join that commits first is seen.
+        inTeam = session.plan === 'team' && (await inTeamPaidByAnother(trx, session.user_id));
+        if (inTeam) return false;
         const closed = await trx
           .updateTable('billing_test_sessions')
           .set({ used_at: now })
@@ -221,12 +231,12 @@ export function createTestProvider(options: { context: BillingContext; baseUrl: 
           .execute();
         return closed.some((row) => row.token_hash === session.token_hash);
       };
-      let outcome = await handleBillingEvent(context, event(eventId, 'checkout.session.completed', start, completed), claim);
+      let outcome = await handleBillingEvent(context, event(eventId, 'checkout.session.completed', start, completed), { precondition: claim, actor: by });
       if (outcome === 'duplicate') {
         const first = await db.selectFrom('billing_events').select('outcome').where('id', '=', eventId).executeTakeFirst();
         if (first?.outcome === 'refused') outcome = 'refused';
       }
-      if (outcome === 'refused') return 'plan_changed';
+      if (outcome === 'refused') return inTeam ? 'in_team' : 'plan_changed';
       if (!applied(outcome)) return 'failed';
       await markUsed(session);
       return 'paid';
@@ -236,7 +246,7 @@ export function createTestProvider(options: { context: BillingContext; baseUrl: 
       await markUsed(session);
     },
 
-    async schedule(userId, plan) {
+    async schedule(userId, plan, by) {
       await settle(userId);
       const row = await findSubscription(db, userId);
       const now = context.now();
@@ -244,7 +254,7 @@ export function createTestProvider(options: { context: BillingContext; baseUrl: 
       if (!row || row.provider !== 'test' || current === 'free' || current !== row.plan) return 'nothing_to_manage';
       if (plan !== null && priceRank(plan) >= priceRank(current)) return 'not_a_downgrade';
       const updated = subscriptionObject({ ...shapeOf(row), scheduled: plan });
-      const outcome = await handle(event(`evt_test_${crypto.randomUUID()}`, 'customer.subscription.updated', now, updated));
+      const outcome = await handleBillingEvent(context, event(`evt_test_${crypto.randomUUID()}`, 'customer.subscription.updated', now, updated), { actor: by });
       return applied(outcome) ? 'done' : 'failed';
     },
 

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { BillingTestSessionsTable } from '../db/types';
 import { findSubscription, subscriptionView } from '../domain/subscriptions';
 import { escapeHtml } from '../../contract/pageSlots';
+import { alreadyInTeamToPay } from '../domain/teams';
 import { returnUrls } from './provider';
 import type { SessionKind, SessionLookup, TestProvider } from './testMode';
 
@@ -118,9 +119,9 @@ function field(form: unknown, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** The expiry as MM/YY, valid through the end of that month. */
+/** The expiry as MM/YY, or MMYY as people type it on a card form, valid through the end of that month. */
 function expiryProblem(raw: string, now: number): string | null {
-  const match = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec(raw.trim());
+  const match = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec(raw.trim()) ?? /^(\d{2})(\d{2})$/.exec(raw.trim());
   const month = Number(match?.[1]);
   if (!match || month < 1 || month > 12) return 'Enter the expiry date as MM/YY, for example 12/30.';
   const firstDayAfter = Date.UTC(2000 + Number(match[2]), month, 1);
@@ -133,7 +134,15 @@ const PAY_PROBLEMS = {
   failed: [503, 'The payment could not be recorded, so nothing was charged. Please try again.'],
 } as const;
 
-function checkoutForm(reply: FastifyReply, config: Config, token: string, plan: Plan, email: string, status = 200, problem?: string) {
+/** What the person typed, shown again after a problem; never the CVC, which is typed again each time. */
+interface Typed {
+  card: string;
+  expiry: string;
+}
+
+const valueOf = (typed: string | undefined) => (typed ? ` value="${escapeHtml(typed)}"` : '');
+
+function checkoutForm(reply: FastifyReply, config: Config, token: string, plan: Plan, email: string, status = 200, problem?: string, typed?: Typed) {
   const price = formatPrice(plan);
   const body = `
 <h1>Subscribe to ${escapeHtml(plan.name)}</h1>
@@ -143,9 +152,9 @@ ${problem ? `<p role="alert" class="error" id="problem">${escapeHtml(problem)}</
 <form method="post" action="${CHECKOUT_PATH}">
 <input type="hidden" name="token" value="${escapeHtml(token)}">
 <label for="card_number">Card number</label>
-<input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" maxlength="23" required${problem ? ' aria-describedby="problem"' : ''}>
+<input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" maxlength="23" required${valueOf(typed?.card)}${problem ? ' aria-describedby="problem"' : ''}>
 <div class="row">
-<div><label for="expiry">Expiry (MM/YY)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/YY" maxlength="7" required></div>
+<div><label for="expiry">Expiry (MM/YY)</label><input id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/YY" maxlength="7" required${valueOf(typed?.expiry)}></div>
 <div><label for="cvc">CVC</label><input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="CVC" maxlength="4" required></div>
 </div>
 <div class="actions">
@@ -156,6 +165,14 @@ ${problem ? `<p role="alert" class="error" id="problem">${escapeHtml(problem)}</
 <p class="hint">Test cards: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined. Any future expiry date and any 3-digit CVC.</p>`;
   return page(reply, config, status, { title: `Subscribe to ${plan.name}`, body });
 }
+
+/** A checkout that can no longer be paid, for a reason the page states; nothing was charged. */
+function cannotPay(reply: FastifyReply, config: Config, title: string, text: string) {
+  return page(reply, config, 409, { title, body: `<h1>${escapeHtml(title)}</h1><p role="alert" class="error">${escapeHtml(text)}</p>${backLink(config)}` });
+}
+
+/** Decisions.md, "Team money and roles": the same words as the checkout call's 409 `already_in_team`. */
+const inTeam = (reply: FastifyReply, config: Config) => cannotPay(reply, config, 'This checkout cannot be paid', alreadyInTeamToPay().message);
 
 function cheaperPlans(current: Plan, requested: string): Plan[] {
   // The plan the user asked for comes first; the others are there in case they change their mind.
@@ -175,13 +192,19 @@ export async function testModePages(app: FastifyInstance, options: { provider: T
     if (!found.ok) request.log.info({ event: 'billing.test_link_refused', kind, reason: found.reason }, 'test-mode link refused');
     return found;
   };
-  const emailOf = async (userId: string) => (await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email;
+  const userOf = (userId: string) => db.selectFrom('users').select(['email', 'full_name']).where('id', '=', userId).executeTakeFirstOrThrow();
+  /** The person acting on the page, for the team's log: the link is bound to them. */
+  const actingOn = async (request: FastifyRequest, session: BillingTestSessionsTable) => ({
+    person: { id: session.user_id, name: (await userOf(session.user_id)).full_name },
+    ip: request.ip,
+  });
 
   app.get(CHECKOUT_PATH, async (request, reply) => {
     const token = field(request.query, 'token');
     const found = await open(request, 'checkout', token);
     if (!found.ok) return linkProblem(reply, config, found.reason);
-    return checkoutForm(reply, config, token, findPlan(found.session.plan)!, await emailOf(found.session.user_id));
+    if (await provider.payerInTeam(found.session)) return inTeam(reply, config);
+    return checkoutForm(reply, config, token, findPlan(found.session.plan)!, (await userOf(found.session.user_id)).email);
   });
 
   app.post(CHECKOUT_PATH, async (request, reply) => {
@@ -194,22 +217,22 @@ export async function testModePages(app: FastifyInstance, options: { provider: T
       await provider.cancel(session);
       return reply.redirect(urls.cancel, 303);
     }
+    if (await provider.payerInTeam(session)) return inTeam(reply, config);
     const plan = findPlan(session.plan)!;
-    const email = await emailOf(session.user_id);
-    const retry = (status: number, problem: string) => checkoutForm(reply, config, token, plan, email, status, problem);
+    const { email } = await userOf(session.user_id);
     const card = field(request.body, 'card_number');
+    const typed = { card, expiry: field(request.body, 'expiry') };
+    const retry = (status: number, problem: string) => checkoutForm(reply, config, token, plan, email, status, problem, typed);
     if (!/^[\d\s-]{12,23}$/.test(card)) return retry(400, PAY_PROBLEMS.invalid_card[1]);
     const expiry = expiryProblem(field(request.body, 'expiry'), provider.context.now());
     if (expiry) return retry(400, expiry);
     if (!/^\d{3,4}$/.test(field(request.body, 'cvc').trim())) return retry(400, 'Enter the 3 or 4 digit security code (CVC).');
 
-    const result = await provider.pay(session, card);
+    const result = await provider.pay(session, card, await actingOn(request, session));
     if (result === 'paid') return reply.redirect(urls.success, 303);
+    if (result === 'in_team') return inTeam(reply, config);
     if (result === 'plan_changed') {
-      return page(reply, config, 409, {
-        title: 'Plan changed',
-        body: `<h1>Your plan changed</h1><p role="alert" class="error">Your plan changed since this checkout began, so nothing was charged. Start again from your subscription page.</p>${backLink(config)}`,
-      });
+      return cannotPay(reply, config, 'Your plan changed', 'Your plan changed since this checkout began, so nothing was charged. Start again from your subscription page.');
     }
     const [status, problem] = PAY_PROBLEMS[result];
     return retry(status, problem);
@@ -259,7 +282,7 @@ ${choices}${backLink(config)}`,
     const change = field(request.body, 'change');
     const target = change === 'keep' ? null : findPlan(change);
     if (target === undefined) return managePage(reply, found.session, token, 400, { text: 'Choose one of the buttons below.', ok: false });
-    const result = await provider.schedule(found.session.user_id, target?.id ?? null);
+    const result = await provider.schedule(found.session.user_id, target?.id ?? null, await actingOn(request, found.session));
     const messages = {
       done: [200, target ? `Done: your plan changes to ${target.name} at the end of the period.` : 'Done: your plan stays as it is.'],
       nothing_to_manage: [409, 'There is no paid subscription to change.'],

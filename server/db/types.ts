@@ -219,7 +219,10 @@ export type TeamRole = 'owner' | 'admin' | 'member';
 export interface TeamsTable {
   id: string;
   name: string;
-  /** Whose Team subscription pays for the team: while it runs, it is every member's plan. */
+  /**
+   * Whose subscription row holds the team's Team subscription: always the owner, since billing
+   * follows ownership (a transfer moves both). While it runs, it is every member's plan.
+   */
   billing_user_id: string;
   /** The monthly query cap new members get; null: none. */
   default_monthly_query_cap: number | null;
@@ -249,6 +252,15 @@ export interface TeamInvitationsTable {
   status: InvitationStatus;
   created_at: number;
   expires_at: number;
+}
+
+/** One invitation mail sent (an invitation or its resend): what the invitation mail limits count. */
+export interface InvitationMailsTable {
+  id: string;
+  team_id: string;
+  /** The address it went to, trimmed and lower-cased. */
+  email: string;
+  sent_at: number;
 }
 
 /** Queries a member made for the team in one UTC month: what a member cap is taken from. */
@@ -291,6 +303,7 @@ export interface Database {
   teams: TeamsTable;
   team_members: TeamMembersTable;
   team_invitations: TeamInvitationsTable;
+  invitation_mails: InvitationMailsTable;
   team_member_months: TeamMemberMonthsTable;
   team_audit_log: TeamAuditLogTable;
   device_grants: DeviceGrantsTable;

@@ -10,10 +10,15 @@ export interface Person {
   name: string;
 }
 
+/** Who did something: a person, or a system (a payment provider) with no account of its own (`id` null). */
+export interface AuditActor {
+  id: string | null;
+  name: string;
+}
+
 export interface AuditEntry {
   teamId: string;
-  /** Null for the billing system (a subscription's end). */
-  actor: Person | null;
+  actor: AuditActor | null;
   action: AuditAction;
   target?: { id: string | null; name: string } | null;
   detail?: string | null;

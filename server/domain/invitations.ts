@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { TEAM_SEAT_LIMIT } from '../../contract/plans';
 import type { InvitationPreview, TeamInvitation } from '../../contract/teams';
-import type { Database, TeamInvitationsTable, TeamRole } from '../db/types';
+import type { Database, Engine, TeamInvitationsTable, TeamRole } from '../db/types';
 import { ApiError } from '../errors';
 import { recordAudit } from './auditLog';
 import { forbidden, isAdmin, seatsUsed, type Acting } from './teams';
@@ -22,11 +22,22 @@ type InvitedRole = Exclude<TeamRole, 'owner'>;
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
 
+const HOUR_MS = 60 * 60_000;
+/** Invitation mail is bounded like reset mail (decisions.md): per invited address, and per team. */
+export const INVITATION_MAIL_LIMITS = {
+  address: { max: 5, windowMs: HOUR_MS },
+  team: { max: 50, windowMs: 24 * HOUR_MS },
+};
+/** The class of the PostgreSQL advisory locks that make one address's mails count one at a time across teams. */
+const ADDRESS_LOCK_CLASS = 0x1a11;
+
 export const invalidInvitation = () =>
   new ApiError(404, 'invalid_invitation', 'This invitation link is no longer valid: it was used, revoked, replaced by a newer one, or it expired. Ask the team’s admin for a new one.');
 const invitationNotFound = () => new ApiError(404, 'invitation_not_found', 'There is no such pending invitation in your team.', { field: 'id' });
 const seatLimitReached = () =>
   new ApiError(403, 'seat_limit_reached', `The team has no free seat: the Team plan covers ${TEAM_SEAT_LIMIT} members, pending invitations included. Revoke an invitation or remove a member first.`);
+/** decisions.md, "Team money and roles": only the owner makes admins, an invitation with role admin included. */
+const onlyOwnerInvitesAdmins = () => forbidden('Only the team’s owner can invite admins. Invite them as a member, or ask the owner.');
 const alreadyInTeam = (whom: 'they' | 'you') =>
   new ApiError(409, 'already_in_team', whom === 'they' ? 'This person is already in a team; a person can be in one team at a time.' : 'You are already in a team. Leave it before joining another.', whom === 'they' ? { field: 'email' } : {});
 
@@ -43,21 +54,67 @@ export interface Issued {
   token: string;
 }
 
-async function inAnyTeam(db: Db, email: string): Promise<boolean> {
+/** The id of the account with this address when it is in a team (any team). */
+async function memberWithEmail(db: Db, email: string): Promise<string | undefined> {
   const row = await db.selectFrom('users').innerJoin('team_members', 'team_members.user_id', 'users.id').select('users.id').where('users.email', '=', email).executeTakeFirst();
-  return row !== undefined;
+  return row?.id;
 }
 
-export async function invite(trx: Trx, acting: Acting, rawEmail: string, role: InvitedRole, now: number): Promise<Issued> {
+/**
+ * When the window holding `max` of these mails frees a place: the `max`-th newest of them leaves it
+ * then; null when there is room now.
+ */
+async function fullUntil(trx: Trx, column: 'email' | 'team_id', value: string, limit: { max: number; windowMs: number }, now: number): Promise<number | null> {
+  const row = await trx
+    .selectFrom('invitation_mails')
+    .select('sent_at')
+    .where(column, '=', value)
+    .where('sent_at', '>', now - limit.windowMs)
+    .orderBy('sent_at', 'desc')
+    .limit(1)
+    .offset(limit.max - 1)
+    .executeTakeFirst();
+  return row ? Number(row.sent_at) + limit.windowMs : null;
+}
+
+function tooManyInvitations(message: string, until: number, now: number): ApiError {
+  const seconds = Math.max(1, Math.ceil((until - now) / 1000));
+  const minutes = Math.ceil(seconds / 60);
+  return new ApiError(429, 'too_many_invitations', `${message} Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`, {
+    headers: { 'Retry-After': String(seconds) },
+  });
+}
+
+/**
+ * Counts one invitation mail to `email` from the acting team, or refuses it (429
+ * `too_many_invitations` with Retry-After) when the address had 5 in the last hour or the team 50
+ * in the last day. In the transaction that issues the link: the team's row is locked (see
+ * `actingIn`) and on PostgreSQL so is the address (an advisory lock), so mails sent at once, from
+ * any instance and any team, are counted one after another; a refusal rolls the invitation back.
+ */
+async function takeInvitationMail(trx: Trx, engine: Engine, acting: Acting, email: string, now: number): Promise<void> {
+  if (engine === 'postgres') await sql`select pg_advisory_xact_lock(${ADDRESS_LOCK_CLASS}, hashtext(${email}))`.execute(trx);
+  const addressFull = await fullUntil(trx, 'email', email, INVITATION_MAIL_LIMITS.address, now);
+  if (addressFull !== null) throw tooManyInvitations(`This address was sent ${INVITATION_MAIL_LIMITS.address.max} invitation mails in the last hour.`, addressFull, now);
+  const teamFull = await fullUntil(trx, 'team_id', acting.team.id, INVITATION_MAIL_LIMITS.team, now);
+  if (teamFull !== null) throw tooManyInvitations(`Your team sent ${INVITATION_MAIL_LIMITS.team.max} invitation mails in the last day.`, teamFull, now);
+  await trx.insertInto('invitation_mails').values({ id: uuidV7(now), team_id: acting.team.id, email, sent_at: now }).execute();
+}
+
+export async function invite(trx: Trx, engine: Engine, acting: Acting, rawEmail: string, role: InvitedRole, now: number): Promise<Issued> {
   if (!isAdmin(acting.role)) throw forbidden();
+  if (role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   const email = normaliseEmail(rawEmail);
   const teamId = acting.team.id;
-  if (await inAnyTeam(trx, email)) throw alreadyInTeam('they');
+  const member = await memberWithEmail(trx, email);
+  if (member === acting.person.id) throw new ApiError(409, 'cannot_invite_yourself', 'This is your own address: you are already in this team.', { field: 'email' });
+  if (member) throw alreadyInTeam('they');
   // An expired invitation no longer holds the address or a seat.
   await trx.updateTable('team_invitations').set({ status: 'expired' }).where('team_id', '=', teamId).where('email', '=', email).where('status', '=', 'pending').where('expires_at', '<=', now).execute();
   const pending = await trx.selectFrom('team_invitations').select('id').where('team_id', '=', teamId).where('email', '=', email).where('status', '=', 'pending').executeTakeFirst();
   if (pending) throw new ApiError(409, 'invitation_pending', 'This address already has a pending invitation. Resend it instead.', { field: 'email' });
   if ((await seatsUsed(trx, teamId, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
+  await takeInvitationMail(trx, engine, acting, email, now);
   const token = randomToken();
   const row = { id: uuidV7(now), team_id: teamId, email, role, token_hash: hashToken(token), invited_by: acting.person.id, status: 'pending' as const, created_at: now, expires_at: now + INVITATION_TTL_MS };
   await trx.insertInto('team_invitations').values(row).execute();
@@ -83,14 +140,24 @@ async function pendingIn(trx: Trx, teamId: string, id: string) {
   return row;
 }
 
-/** A new token and seven more days; the old link dies. An expired invitation takes a seat again, if one is free. */
-export async function resend(trx: Trx, acting: Acting, id: string, now: number): Promise<Issued> {
+/**
+ * A new token and seven more days; the old link dies. An expired invitation takes a seat again, if
+ * one is free. The resender becomes its inviter: the mail and the link name them, and an admin
+ * invitation stays one the owner sent.
+ */
+export async function resend(trx: Trx, engine: Engine, acting: Acting, id: string, now: number): Promise<Issued> {
   if (!isAdmin(acting.role)) throw forbidden();
   const row = await pendingIn(trx, acting.team.id, id);
+  if (row.role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   if (row.expires_at <= now && (await seatsUsed(trx, acting.team.id, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
+  await takeInvitationMail(trx, engine, acting, row.email, now);
   const token = randomToken();
   const expiresAt = now + INVITATION_TTL_MS;
-  await trx.updateTable('team_invitations').set({ token_hash: hashToken(token), expires_at: expiresAt }).where('id', '=', id).execute();
+  await trx
+    .updateTable('team_invitations')
+    .set({ token_hash: hashToken(token), expires_at: expiresAt, invited_by: acting.person.id })
+    .where('id', '=', id)
+    .execute();
   await recordAudit(trx, { teamId: acting.team.id, actor: acting.person, action: 'invitation.resent', target: { id: null, name: row.email }, detail: row.role, ip: acting.ip, at: now });
   return { invitation: wire({ ...row, expires_at: expiresAt }), token };
 }
@@ -102,12 +169,18 @@ export async function revoke(trx: Trx, acting: Acting, id: string, now: number):
   await recordAudit(trx, { teamId: acting.team.id, actor: acting.person, action: 'invitation.revoked', target: { id: null, name: row.email }, detail: row.role, ip: acting.ip, at: now });
 }
 
+async function isOwner(db: Db, teamId: string, userId: string | null): Promise<boolean> {
+  if (userId === null) return false;
+  const row = await db.selectFrom('team_members').select('role').where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst();
+  return row?.role === 'owner';
+}
+
 async function usable(db: Db, token: string, now: number) {
   const row = await db
     .selectFrom('team_invitations as i')
     .innerJoin('teams as t', 't.id', 'i.team_id')
     .leftJoin('users as u', 'u.id', 'i.invited_by')
-    .select(['i.id', 'i.team_id', 'i.email', 'i.role', 'i.expires_at', 'i.status', 't.name as team_name', 'u.full_name as inviter_name'])
+    .select(['i.id', 'i.team_id', 'i.email', 'i.role', 'i.invited_by', 'i.expires_at', 'i.status', 't.name as team_name', 'u.full_name as inviter_name'])
     .where('i.token_hash', '=', hashToken(token))
     .executeTakeFirst();
   if (!row || row.status !== 'pending' || row.expires_at <= now) throw invalidInvitation();
@@ -137,6 +210,11 @@ export async function accept(
   const row = await usable(trx, token, now);
   if (row.email !== user.email.trim().toLowerCase()) {
     throw new ApiError(403, 'invitation_email_mismatch', `This invitation is for ${row.email}, but you are signed in as ${user.email}. Sign out and sign in (or register) with ${row.email} to accept it.`);
+  }
+  // Read after the team's lock: an invitation to be an admin holds only while its sender is the owner
+  // (one sent before a transfer, or by an admin before admins were refused it, makes no admin).
+  if (row.role === 'admin' && !(await isOwner(trx, row.team_id, row.invited_by))) {
+    throw forbidden('This invitation would make you an admin, but the person who sent it is no longer the team’s owner. Ask the owner to send it again.');
   }
   const already = await trx.selectFrom('team_members').select('team_id').where('user_id', '=', user.id).executeTakeFirst();
   if (already) throw alreadyInTeam('you');

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Plan } from '../../contract/plans';
 import { CallAborted, ProviderError, type AiAnswer, type AiProvider, type AiRequest, type Task, type TokenCounts } from '../ai/provider';
+import type { FormulaCheck } from '../ai/formulas/engine';
 import type { DatabaseHandle } from '../db/database';
 import type { UsageLedgerTable } from '../db/types';
 import { ApiError } from '../errors';
@@ -99,6 +100,9 @@ export interface QueryOutcome {
   usage: Usage;
   request_id: string;
   replayed: boolean;
+  formula: FormulaCheck | null;
+  verified: boolean;
+  engine: string;
 }
 
 /** Answers one query (or replays its key); throws ApiError for the client, ProviderError after a refund. */
@@ -108,7 +112,7 @@ export async function runQuery(services: QueryServices, input: QueryInput): Prom
   const now = clock.now();
   const previous = key === undefined ? undefined : await findRequest(database, userId, key);
   if (previous && !(await releasedIfAbandoned(services, previous, request.task, now))) {
-    return replay(database, previous, request.task, now);
+    return replay(database, previous, request.task, now, ai);
   }
 
   const reservationRequest: ReservationRequest = {
@@ -129,7 +133,7 @@ export async function runQuery(services: QueryServices, input: QueryInput): Prom
   } catch (error) {
     if (!(error instanceof DuplicateRequest)) throw error;
     // A concurrent retry with the same key was accepted first.
-    return replay(database, await findRequest(database, userId, key!), request.task, now);
+    return replay(database, await findRequest(database, userId, key!), request.task, now, ai);
   }
   const { reservation, answer, processingMs, usage } = outcome;
   // The client left while the query was settled: it is given back all the same.
@@ -142,11 +146,18 @@ export async function runQuery(services: QueryServices, input: QueryInput): Prom
     usage,
     request_id: reservation.requestId,
     replayed: false,
+    ...checkedFormula(answer, ai),
   };
 }
 
+/** The formula an answer shows, and whether it is verified: it parsed and evaluated without an error on the data. */
+function checkedFormula(answer: Pick<AiAnswer, 'formula'>, ai: AiProvider) {
+  const formula = answer.formula ?? null;
+  return { formula, verified: formula !== null && formula.valid && formula.error === null, engine: ai.engine ?? 'offline' };
+}
+
 /** The answer to a request id that was already accepted (and, when it is gone again, refunded by now). */
-async function replay(database: DatabaseHandle, row: UsageLedgerTable | undefined, task: Task, now: number): Promise<QueryOutcome> {
+async function replay(database: DatabaseHandle, row: UsageLedgerTable | undefined, task: Task, now: number, ai: AiProvider): Promise<QueryOutcome> {
   if (row?.task !== undefined && row.task !== task) {
     throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used for a different query. Use a new key.', {
       field: 'Idempotency-Key',
@@ -167,6 +178,7 @@ async function replay(database: DatabaseHandle, row: UsageLedgerTable | undefine
     usage: await usageAt(database, row.user_id, now),
     request_id: row.request_id,
     replayed: true,
+    ...checkedFormula({ formula: null }, ai),
   };
 }
 

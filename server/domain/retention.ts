@@ -95,6 +95,8 @@ const RULES = {
   password_resets: { table: 'password_resets', key: ['token_hash'], due: (at) => sql`expires_at < ${at.now - EXPIRED_GRACE_MS}` },
   device_grants: { table: 'device_grants', key: ['id'], due: (at) => sql`expires_at < ${at.now - EXPIRED_GRACE_MS}` },
   team_invitations: { table: 'team_invitations', key: ['id'], due: (at) => sql`expires_at < ${at.now - INVITATION_DAYS * DAY_MS}` },
+  // Counted for a day at most (the team's window), kept one more.
+  invitation_mails: { table: 'invitation_mails', key: ['id'], due: (at) => sql`sent_at < ${at.now - 2 * DAY_MS}` },
   billing_test_sessions: { table: 'billing_test_sessions', key: ['token_hash'], due: (at) => sql`expires_at < ${at.now - EXPIRED_GRACE_MS}` },
   billing_events: { table: 'billing_events', key: ['id'], due: (at) => sql`received_at < ${at.now - BILLING_EVENT_DAYS * DAY_MS}` },
   team_audit_log: { table: 'team_audit_log', key: ['id'], due: (at) => sql`at < ${at.from}` },

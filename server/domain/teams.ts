@@ -1,10 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
-import { TEAM_SEAT_LIMIT } from '../../contract/plans';
+import { findPlan, TEAM_SEAT_LIMIT } from '../../contract/plans';
 import type { Team, TeamMember } from '../../contract/teams';
 import type { Database, Engine, SubscriptionsTable, TeamRole, TeamsTable } from '../db/types';
 import { ApiError } from '../errors';
-import { recordAudit, type Person } from './auditLog';
-import { planAt } from './subscriptions';
+import { recordAudit, type AuditActor, type Person } from './auditLog';
+import { findSubscription, planAt } from './subscriptions';
 import { memberActivity } from './teamUsage';
 import { periodsAt } from './usageReport';
 import { uuidV7 } from './uuidv7';
@@ -26,6 +26,20 @@ type Trx = Transaction<Database>;
 
 export const notInTeam = () => new ApiError(404, 'not_in_team', 'You are not in a team.');
 export const forbidden = (message = 'Only the team’s owner or an admin can do this.') => new ApiError(403, 'forbidden', message);
+/**
+ * A Team checkout makes its payer a team's owner, and a person is in one team at a time: a member
+ * paying for Team would pay for a team they could never have. The checkout call and the test
+ * checkout page refuse with these same words.
+ */
+export const alreadyInTeamToPay = () =>
+  new ApiError(409, 'already_in_team', 'You are in a team already, and its Team plan is yours while you are in it. Leave the team first to pay for a team of your own.');
+
+/** In a team whose subscription someone else pays (the owner): a Team checkout of theirs must not be paid. */
+export async function inTeamPaidByAnother(db: Db, userId: string): Promise<boolean> {
+  const membership = await membershipOf(db, userId);
+  return membership !== undefined && membership.team.billing_user_id !== userId;
+}
+
 const memberNotFound = () => new ApiError(404, 'member_not_found', 'There is no such member in your team.', { field: 'user_id' });
 
 export const isAdmin = (role: TeamRole) => role === 'owner' || role === 'admin';
@@ -116,14 +130,25 @@ export async function wireTeam(db: Db, team: TeamsTable, now: number): Promise<T
   };
 }
 
+/** The payer of a Team subscription joined a team while it was being applied (see `ensureTeamOf`). */
+export class JoinedTeamMeanwhile extends Error {
+  constructor() {
+    super('the payer joined a team while their Team subscription was applied');
+  }
+}
+
 /**
  * The team of a user whose Team checkout was paid, made in the billing event's transaction: its
- * owner is the user, its subscription the user's. A user already in a team, or still paying for
- * one they handed over, gets no second one.
+ * owner is the user, its subscription the user's. A user already in a team, or billing one, gets no second one.
+ * A join that commits while this runs takes the user's one membership first: the insert waits for
+ * it and then does nothing, and the event must roll back (`JoinedTeamMeanwhile`) rather than leave
+ * a Team subscription with no team.
  */
 export async function ensureTeamOf(trx: Trx, userId: string, now: number): Promise<void> {
   const member = await trx.selectFrom('team_members').select('team_id').where('user_id', '=', userId).executeTakeFirst();
+  // Billing follows ownership, so a team's billing user is its owner; a row that says otherwise predates that.
   const paidFor = await trx.selectFrom('teams').select('id').where('billing_user_id', '=', userId).executeTakeFirst();
+  if (member && member.team_id !== paidFor?.id) throw new JoinedTeamMeanwhile();
   if (member || paidFor) return;
   const owner = await trx.selectFrom('users').select(['full_name']).where('id', '=', userId).executeTakeFirstOrThrow();
   const team = { id: uuidV7(now), name: defaultTeamName(owner.full_name) };
@@ -131,7 +156,12 @@ export async function ensureTeamOf(trx: Trx, userId: string, now: number): Promi
     .insertInto('teams')
     .values({ ...team, billing_user_id: userId, default_monthly_query_cap: null, created_at: now, updated_at: now })
     .execute();
-  await trx.insertInto('team_members').values({ team_id: team.id, user_id: userId, role: 'owner', monthly_query_cap: null, joined_at: now }).execute();
+  const joined = await trx
+    .insertInto('team_members')
+    .values({ team_id: team.id, user_id: userId, role: 'owner', monthly_query_cap: null, joined_at: now })
+    .onConflict((conflict) => conflict.column('user_id').doNothing())
+    .executeTakeFirst();
+  if (Number(joined.numInsertedOrUpdatedRows ?? 0) === 0) throw new JoinedTeamMeanwhile();
   await recordAudit(trx, { teamId: team.id, actor: { id: userId, name: owner.full_name }, action: 'team.created', target: team, ip: null, at: now });
 }
 
@@ -152,14 +182,24 @@ export function normaliseTeamName(raw: string): string {
   return name;
 }
 
-/** When the billing user's Team subscription changes how it applies, the team's log says so. */
-export async function recordPlanChange(trx: Trx, userId: string, before: SubscriptionsTable | undefined, after: SubscriptionsTable, now: number) {
+/** When the billing user's Team subscription changes how it applies, the team's log says so, and who did it. */
+export async function recordPlanChange(
+  trx: Trx,
+  userId: string,
+  before: SubscriptionsTable | undefined,
+  after: SubscriptionsTable,
+  times: { at: number; now: number },
+  by: { person: AuditActor; ip: string | null },
+) {
   const team = await trx.selectFrom('teams').select(['id']).where('billing_user_id', '=', userId).executeTakeFirst();
   if (!team) return;
-  const was = planStatusOf(before, now);
+  const { at, now } = times;
+  // How it stood just before the event's own time: an end announced at the period end (or
+  // settled later) was still running then, and the log says it ended.
+  const was = planStatusOf(before, Math.min(at, now) - 1);
   const is = planStatusOf(after, now);
   if (was === is) return;
-  await recordAudit(trx, { teamId: team.id, actor: null, action: 'team.plan_changed', target: { id: null, name: 'Team' }, detail: `${was} → ${is}`, ip: null, at: now });
+  await recordAudit(trx, { teamId: team.id, actor: by.person, action: 'team.plan_changed', target: { id: null, name: 'Team' }, detail: `${was} → ${is}`, ip: by.ip, at: now });
 }
 
 export async function renameTeam(trx: Trx, acting: Acting, changes: { name?: string; defaultCap?: number | null }, now: number): Promise<TeamsTable> {
@@ -221,7 +261,18 @@ async function memberIn(trx: Trx, teamId: string, userId: string) {
   return row;
 }
 
-/** Role changes are the owner's; caps are any admin's. The owner's own role changes only by a transfer. */
+/**
+ * Who may set whose cap (decisions.md, "Team money and roles"): an admin caps members only, never
+ * themself, the owner or another admin; the owner caps anyone but themself, and may only lift a cap
+ * they carry from before they owned the team. Decided on the target's role as read under the lock.
+ */
+function capRefusal(acting: Acting, target: { user_id: string; role: TeamRole }, cap: number | null) {
+  if (target.role === 'owner') return acting.role === 'owner' && cap === null ? null : forbidden('No one can cap the team’s owner.');
+  if (target.role === 'admin' && acting.role !== 'owner') return forbidden('Only the team’s owner can set an admin’s cap, your own included.');
+  return null;
+}
+
+/** Role changes are the owner's; caps are any admin's (see `capRefusal`). The owner's own role changes only by a transfer. */
 export async function updateMember(
   trx: Trx,
   acting: Acting,
@@ -233,6 +284,8 @@ export async function updateMember(
   const teamId = acting.team.id;
   const target = await memberIn(trx, teamId, userId);
   const who = { id: target.user_id, name: target.full_name };
+  const refusal = changes.cap === undefined ? null : capRefusal(acting, target, changes.cap);
+  if (refusal) throw refusal;
   if (changes.role !== undefined && changes.role !== target.role) {
     if (acting.role !== 'owner') throw forbidden('Only the team’s owner can change roles.');
     if (target.role === 'owner') throw forbidden('The owner’s role changes only by handing ownership to another member.');
@@ -261,16 +314,67 @@ export async function removeMember(trx: Trx, acting: Acting, userId: string, now
   await recordAudit(trx, { teamId, actor: acting.person, action: leaving ? 'member.left' : 'member.removed', target: who, detail: target.role, ip: acting.ip, at: now });
 }
 
+/** What a transfer changed, for the mails that tell both people. */
+export interface Handover {
+  former: Person;
+  next: Person;
+  /** The team's running subscription moved to the new owner (there is a card on file). */
+  billingMoved: boolean;
+}
+
+const day = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString().slice(0, 10));
+
+/** The new owner still pays for a plan of their own: it cannot sit beside the team's (a person has one subscription). */
+function newOwnerPays(name: string, own: SubscriptionsTable, now: number): ApiError {
+  const plan = findPlan(planAt(own, now))!.name;
+  const ends = own.cancel_at_period_end === 1 ? `It ends on ${day(own.current_period_end)}` : 'They can cancel it on their subscription page; it then ends at the end of its period';
+  return new ApiError(
+    409,
+    'new_owner_has_subscription',
+    `${name} pays for their own ${plan} plan, and the team’s subscription would become theirs. ${ends}, and they can take over the team after that.`,
+    { field: 'user_id' },
+  );
+}
+
+/**
+ * The team's billing follows ownership (decisions.md, "Team money and roles"): the running Team
+ * subscription, with its provider customer and ids, moves to the new owner's account, so their
+ * plan changes, the billing page and every later provider event act on it, and the former owner
+ * is back on their own plan (Free, unless they pay for one apart). On PostgreSQL both users are
+ * locked after the team, the order billing events take too, so an event for either waits for
+ * the move or runs before it.
+ */
+async function handBillingOver(trx: Trx, engine: Engine, team: TeamsTable, to: Person, now: number): Promise<boolean> {
+  const from = team.billing_user_id;
+  if (engine === 'postgres') {
+    await trx.selectFrom('users').select('id').where('id', 'in', [from, to.id]).orderBy('id').forNoKeyUpdate().execute();
+  }
+  const paying = await findSubscription(trx, from);
+  const teamSubscription = from !== to.id && paying?.plan === 'team' && paying.status !== 'canceled';
+  if (teamSubscription) {
+    const own = await findSubscription(trx, to.id);
+    if (own && planAt(own, now) !== 'free') throw newOwnerPays(to.name, own, now);
+    // What is left of an ended subscription of theirs is only history; the team's takes its place.
+    if (own) await trx.deleteFrom('subscriptions').where('user_id', '=', to.id).execute();
+    await trx.updateTable('subscriptions').set({ user_id: to.id, updated_at: now }).where('user_id', '=', from).execute();
+  }
+  await trx.updateTable('teams').set({ billing_user_id: to.id, updated_at: now }).where('id', '=', team.id).execute();
+  return teamSubscription;
+}
+
 /**
  * The owner hands ownership to a member and becomes an admin, in one transaction: the old owner's
  * row is demoted before the new one is promoted, so the one-owner index holds at every statement,
- * and a failure leaves both as they were. The team is never without an owner to anyone else.
+ * and a failure leaves both as they were. The team is never without an owner to anyone else. The
+ * team's billing moves with ownership, in the same transaction.
  */
-export async function transferOwnership(trx: Trx, acting: Acting, userId: string, now: number): Promise<void> {
+export async function transferOwnership(trx: Trx, engine: Engine, acting: Acting, userId: string, now: number): Promise<Handover> {
   if (acting.role !== 'owner') throw forbidden('Only the team’s owner can hand ownership to someone else.');
   const teamId = acting.team.id;
   if (userId === acting.person.id) throw new ApiError(400, 'invalid_input', 'You already own the team; choose another member.', { field: 'user_id' });
   const target = await memberIn(trx, teamId, userId);
+  const next = { id: target.user_id, name: target.full_name };
+  const billingMoved = await handBillingOver(trx, engine, acting.team, next, now);
   const demoted = await trx
     .updateTable('team_members')
     .set({ role: 'admin' })
@@ -281,5 +385,6 @@ export async function transferOwnership(trx: Trx, acting: Acting, userId: string
   if (Number(demoted.numUpdatedRows) !== 1) throw forbidden('Only the team’s owner can hand ownership to someone else.');
   const promoted = await trx.updateTable('team_members').set({ role: 'owner' }).where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst();
   if (Number(promoted.numUpdatedRows) !== 1) throw memberNotFound();
-  await recordAudit(trx, { teamId, actor: acting.person, action: 'team.ownership_transferred', target: { id: target.user_id, name: target.full_name }, detail: target.role, ip: acting.ip, at: now });
+  await recordAudit(trx, { teamId, actor: acting.person, action: 'team.ownership_transferred', target: next, detail: target.role, ip: acting.ip, at: now });
+  return { former: acting.person, next, billingMoved };
 }

@@ -25,6 +25,14 @@ export interface TokenService {
    * very same successor without the server ever storing a token in the clear.
    */
   successorOf(token: string): string;
+  /**
+   * The key `verification_uri_complete` carries beside a device sign-in's user code: derived from the
+   * code with the server secret, so the add-on's own link proves its code was not guessed, and
+   * nothing more is stored.
+   */
+  linkKeyOf(userCode: string): string;
+  /** Whether `key` is the link key of `userCode` (compared in constant time). */
+  linkKeyMatches(userCode: string, key: string): boolean;
 }
 
 /** Tokens (refresh, reset) are kept only as this hash. */
@@ -39,6 +47,8 @@ export function randomToken(): string {
 export function createTokenService(secret: string, clock: Clock): TokenService {
   const key = crypto.createHash('sha256').update(`access:${secret}`).digest();
   const rotationKey = crypto.createHash('sha256').update(`refresh:${secret}`).digest();
+  const linkKey = crypto.createHash('sha256').update(`device-link:${secret}`).digest();
+  const linkKeyOf = (userCode: string) => crypto.createHmac('sha256', linkKey).update(userCode).digest('base64url');
   const sign = createSigner({ key, algorithm: 'HS256' });
   // Only HS256 is accepted: `alg: none` and any other algorithm fail verification. Expiry is
   // checked below against the injectable clock.
@@ -78,6 +88,12 @@ export function createTokenService(secret: string, clock: Clock): TokenService {
     newRefreshToken: randomToken,
     successorOf(token) {
       return crypto.createHmac('sha256', rotationKey).update(token).digest('base64url');
+    },
+    linkKeyOf,
+    linkKeyMatches(userCode, key) {
+      const expected = Buffer.from(linkKeyOf(userCode));
+      const given = Buffer.from(key);
+      return given.length === expected.length && crypto.timingSafeEqual(given, expected);
     },
   };
 }

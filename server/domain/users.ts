@@ -10,8 +10,24 @@ import { ApiError } from '../errors';
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
+/**
+ * What no address needs and a look-alike does: format characters (bidi embeddings, overrides and
+ * isolates, zero-width spaces and joiners, soft hyphens, BOM) and line or paragraph separators.
+ */
+const HIDDEN_IN_EMAIL = /[\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/**
+ * An address as stored and compared: trimmed and lower-cased. One that reads as another does
+ * (`ａdmin@…`, a hidden U+202E or U+200B) is refused as names are, on every call that takes an
+ * address: sign-up, sign-in, reset requests and invitations. The refusal depends on the text alone,
+ * never on whether an account has it, so sign-in and reset requests tell nothing more by it.
+ * Full-width and other compatibility characters are the ones Unicode's NFKC folds into others.
+ */
 export function normaliseEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
+  if (HIDDEN_IN_EMAIL.test(email) || email.normalize('NFKC') !== email.normalize('NFC')) {
+    throw new ApiError(400, 'invalid_input', 'Email must not contain invisible, text-direction, full-width or other look-alike characters.', { field: 'email' });
+  }
   if (email.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(email)) {
     throw new ApiError(400, 'invalid_input', 'Email is invalid.', { field: 'email' });
   }

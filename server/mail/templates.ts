@@ -49,7 +49,9 @@ export function teamInvitationMail(
   const as = invitation.role === 'admin' ? 'an admin' : 'a member';
   return {
     to,
-    subject: `${invitation.inviterName} invited you to ${invitation.teamName} on ${brand.brandName}`,
+    // Names and team names are typed by people: they go in the body as plain text, never in the
+    // subject, where a mail client shows them as the sender's own words.
+    subject: `You are invited to join a team on ${brand.brandName}`,
     text: [
       'Hello,',
       '',
@@ -63,5 +65,36 @@ export function teamInvitationMail(
       '',
       `— The ${brand.brandName} team (${brand.supportEmail})`,
     ].join('\n'),
+  };
+}
+
+/**
+ * To each side of an ownership transfer (decisions.md, "Team money and roles"). Subjects carry no
+ * text anyone typed; the team's name is in the body only.
+ */
+export function ownershipTransferredMail(
+  to: string,
+  transfer: { teamName: string; formerName: string; newName: string; recipient: 'former' | 'new'; billingMoved: boolean; subscriptionUrl: string },
+  brand: Brand,
+): MailMessage {
+  const { teamName, formerName, newName } = transfer;
+  const toNew = transfer.recipient === 'new';
+  const lines = toNew
+    ? [`${formerName} handed the ownership of the team "${teamName}" on ${brand.brandName} to you. You now manage its subscription: plan changes, cancelling, the card and the billing page, from your subscription page:`]
+    : [`You handed the ownership of the team "${teamName}" on ${brand.brandName} to ${newName}. You are now an admin of the team; its subscription is managed by ${newName} from now on, and your own subscription page shows your own plan again:`];
+  lines.push('', transfer.subscriptionUrl);
+  if (transfer.billingMoved) {
+    lines.push(
+      '',
+      toNew
+        ? `The card on file for the team's subscription was added by the former owner, ${formerName}, and is charged until you replace it. You can replace it with your own on the billing page.`
+        : `The card on file for the team's subscription was added by you, the former owner, and is charged until ${newName} replaces it. ${newName}, the new owner, can replace it on the billing page.`,
+    );
+  }
+  lines.push('', `If you did not expect this, contact us at ${brand.supportEmail}.`, '', `— The ${brand.brandName} team`);
+  return {
+    to,
+    subject: toNew ? `You now own a team on ${brand.brandName}` : `You handed over your team on ${brand.brandName}`,
+    text: ['Hello,', '', ...lines].join('\n'),
   };
 }

@@ -19,10 +19,28 @@ export function registerBodyParsers(app: FastifyInstance): void {
     if (body === '' && !takesBody(request)) return done(null, undefined);
     parseJson(request, body as string, done);
   });
-  // Any other type: only an empty body of a call that takes none gets through, unread.
-  app.addContentTypeParser('*', (request, _payload, done) => {
-    const empty = request.headers['content-length'] === '0' && request.headers['transfer-encoding'] === undefined;
-    if (empty && !takesBody(request)) return done(null, undefined);
-    done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']), undefined);
+  // Any other type, or none: only an empty body of a call that takes none gets through, unread. A
+  // chunked body's length is known only at its end: it is empty when it ends before any byte comes
+  // (the first byte refuses it, and nothing more is read).
+  app.addContentTypeParser('*', (request, payload, done) => {
+    const refuse = () => done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']), undefined);
+    if (takesBody(request) || (request.headers['content-length'] ?? '0') !== '0') return refuse();
+    if (request.headers['transfer-encoding'] === undefined) return done(null, undefined);
+    let answered = false;
+    const answer = (empty: boolean) => {
+      if (answered) return;
+      answered = true;
+      payload.removeAllListeners('data');
+      if (empty) done(null, undefined);
+      else refuse();
+    };
+    payload.on('data', () => answer(false));
+    payload.once('end', () => answer(true));
+    payload.once('error', (error: Error) => {
+      if (!answered) {
+        answered = true;
+        done(error, undefined);
+      }
+    });
   });
 }

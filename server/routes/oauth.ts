@@ -22,14 +22,26 @@ export const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
 const MINUTE = 60_000;
 /**
- * Wrong user codes a signed-in person may try (RFC 8628 §5.1). With 20^8 codes and 900 s each,
+ * Wrong user codes a signed-in person may type (RFC 8628 §5.1). With 20^8 codes and 900 s each,
  * 10 guesses in 15 minutes per account and 30 per address leave a guesser hopeless; a person who
- * mistypes a few times is not held back.
+ * mistypes a few times is not held back. A right code gives its place back: it was no guess.
+ *
+ * Two things keep the limits from locking people out of their own sign-in (docs/security.md):
+ * - the add-on's link carries a key (`verification_uri_complete`'s `key`, derived from the code
+ *   with the server secret) that proves the code came from the add-on: a code sent with its key is
+ *   no guess and meets no limit, however many wrong codes the account or its address typed;
+ * - an account's first `CODES_FREE_OF_ADDRESS` wrong codes in the window are not counted against its
+ *   address, so colleagues behind one office address who type their codes right (or nearly) are
+ *   never held back by someone else's guessing there. A guesser still gets at most that many more
+ *   per account, and accounts are bounded per address by the sign-up limit.
+ * A typed code past the limit is refused unread: looking it up would tell a guesser which codes
+ * are live, with no bound at all.
  */
 export const USER_CODE_GUESS_LIMITS = {
   account: { what: 'wrong codes', max: 10, windowMs: 15 * MINUTE },
   ip: { what: 'wrong codes', max: 30, windowMs: 15 * MINUTE },
 } satisfies Record<string, Limit>;
+export const CODES_FREE_OF_ADDRESS = 3;
 /** Device sign-ins started per address: the add-on's requests come from its host's few addresses, so it is generous. */
 export const DEVICE_AUTHORIZATION_LIMIT: Limit = { what: 'sign-in codes requested', max: 300, windowMs: 15 * MINUTE };
 
@@ -156,7 +168,7 @@ export const oauthProtocolRoutes: FastifyPluginAsyncTypebox = async (app) => {
         device_code: deviceCode,
         user_code: shown,
         verification_uri: verificationUri,
-        verification_uri_complete: `${verificationUri}?code=${shown}`,
+        verification_uri_complete: `${verificationUri}?code=${shown}&key=${app.tokens.linkKeyOf(userCode)}`,
         expires_in: device.codeTtlS,
         interval: device.intervalS,
       });
@@ -210,7 +222,12 @@ export const oauthProtocolRoutes: FastifyPluginAsyncTypebox = async (app) => {
 };
 
 const UserCodeBody = Type.Object(
-  { user_code: Text({ minLength: 1, maxLength: 20, description: 'As shown by the add-on: any case, with or without the dash.' }) },
+  {
+    user_code: Text({ minLength: 1, maxLength: 20, description: 'As shown by the add-on: any case, with or without the dash.' }),
+    link_key: Type.Optional(
+      Text({ minLength: 1, maxLength: 100, description: "The `key` of `verification_uri_complete`, when the page was opened from the add-on's link: the code is then no guess." }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -227,21 +244,37 @@ export const deviceLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.database;
   app.addHook('onRequest', app.authenticate);
 
+  /** Takes a place under one limit (or throws the 429); answers how many it holds and how to give it back. */
+  const takePlace = async (key: string, limit: Limit) => {
+    const { counts, ticket } = await consume(app.rateLimits, [[key, limit]]);
+    return { count: counts[0]!, giveBack: () => app.rateLimits.release([key], ticket) };
+  };
+
   /**
-   * Every code tried takes a place under the guessing limits first (atomically, so a burst gets
-   * no more than the limit); a code that names a live sign-in gives it back, as it was no guess.
+   * A typed code takes a place under the guessing limits first (each atomically, so a burst gets no
+   * more than the limit): the account's, and past its first few, the address's (see
+   * USER_CODE_GUESS_LIMITS); a code that names a live sign-in gives them back, as it was no guess.
+   * A code sent with its link key is no guess and takes none.
    */
-  async function withGuessLimit(userId: string, ip: string, typed: string, work: (code: string) => Promise<GrantLookup>) {
-    const code = normaliseUserCode(typed);
+  async function withGuessLimit(userId: string, ip: string, body: { user_code: string; link_key?: string }, work: (code: string) => Promise<GrantLookup>) {
+    const code = normaliseUserCode(body.user_code);
     if (!code) throw new ApiError(400, 'invalid_user_code', 'Enter the 8 letters the add-on shows, like BCDF-GHJK.', { field: 'user_code' });
-    const keys: Array<[string, Limit]> = [
-      [`user-code:account:${userId}`, USER_CODE_GUESS_LIMITS.account],
-      [`user-code:ip:${ip}`, USER_CODE_GUESS_LIMITS.ip],
-    ];
-    const { ticket } = await consume(app.rateLimits, keys);
+    const places: Array<{ giveBack(): Promise<void> }> = [];
+    if (body.link_key === undefined || !app.tokens.linkKeyMatches(code, body.link_key)) {
+      const account = await takePlace(`user-code:account:${userId}`, USER_CODE_GUESS_LIMITS.account);
+      places.push(account);
+      if (account.count > CODES_FREE_OF_ADDRESS) {
+        try {
+          places.push(await takePlace(`user-code:ip:${ip}`, USER_CODE_GUESS_LIMITS.ip));
+        } catch (error) {
+          await account.giveBack();
+          throw error;
+        }
+      }
+    }
     const found = await work(code);
     if (found.kind === 'pending' || found.kind === 'decided') {
-      await app.rateLimits.release(keys.map(([key]) => key), ticket);
+      for (const place of places) await place.giveBack();
       return { code, grant: found.grant };
     }
     if (found.kind === 'expired') throw new ApiError(410, 'user_code_expired', 'This code has expired. Start the sign-in again in the add-on.');
@@ -272,7 +305,7 @@ export const deviceLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { code, grant } = await withGuessLimit(request.auth!.userId, request.ip, request.body.user_code, (code) =>
+      const { code, grant } = await withGuessLimit(request.auth!.userId, request.ip, request.body, (code) =>
         findGrantByUserCode(db, code, app.clock.now()),
       );
       return view(code, grant);
@@ -296,7 +329,7 @@ export const deviceLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       async (request) => {
         const { userId } = request.auth!;
-        const { code, grant } = await withGuessLimit(userId, request.ip, request.body.user_code, (code) =>
+        const { code, grant } = await withGuessLimit(userId, request.ip, request.body, (code) =>
           decideGrant(db, code, userId, decision === 'approve' ? 'approved' : 'denied', app.clock.now()),
         );
         request.log.info({ event: `oauth.device_${decision}`, userId, ip: request.ip }, `device sign-in ${decision === 'approve' ? 'approved' : 'denied'}`);

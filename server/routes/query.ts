@@ -8,7 +8,7 @@ import { QueryAbandoned, runQuery, type QueryOutcome, type QueryServices } from 
 import { dailyUsage, usageAt } from '../domain/usageReport';
 import { ApiError, errorBody } from '../errors';
 import { credentialId } from '../plugins/auth';
-import { DailyUsageSchema, ErrorSchema, MultilineText, UsageSchema, type ErrorBody } from '../../contract/schemas';
+import { DailyUsageSchema, ErrorSchema, FormulaCheckSchema, MultilineText, UsageSchema, type ErrorBody } from '../../contract/schemas';
 
 /** Bounds of one query's data: what a selection in the add-on can reasonably hold. */
 export const MAX_CELLS = 10_000;
@@ -30,6 +30,12 @@ const QueryBody = Type.Object(
         description: `The selected range, row by row: at most ${MAX_CELLS} cells (an empty row counts as one) and 1 MiB.`,
       }),
     ),
+    range: Type.Optional(
+      Type.String({
+        pattern: '^\\$?[A-Za-z]{1,3}\\$?[0-9]{1,7}(:\\$?[A-Za-z]{1,3}\\$?[0-9]{1,7})?$',
+        description: 'Where `data` sits in the sheet, such as "C3:F40": `data[0][0]` is its first cell. A1 when absent.',
+      }),
+    ),
     stream: Type.Optional(
       Type.Boolean({ description: 'Answer as server-sent events, as `Accept: text/event-stream` asks (see the 200 answer).' }),
     ),
@@ -47,6 +53,9 @@ const QueryAnswer = Type.Object({
   usage: UsageSchema,
   request_id: Type.String({ description: 'The Idempotency-Key sent, or the id the server gave the query.' }),
   replayed: Type.Boolean({ description: 'True when this answers a retry of an already answered Idempotency-Key.' }),
+  formula: Type.Union([FormulaCheckSchema, Type.Null()], { description: 'The formula the answer shows, checked on `data`; null when it shows none (and on a replay).' }),
+  verified: Type.Boolean({ description: 'True only when the formula shown parsed and evaluated without an error on `data`.' }),
+  engine: Type.String({ description: '"offline" for the built-in assistant, else the name of the model that answered.' }),
 });
 
 const IdempotencyHeaders = Type.Object({
@@ -243,7 +252,7 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
             credential: { kind: request.auth!.kind, id: credentialId(request.auth!) },
             // The session check read it for this very request.
             plan: findPlan(request.currentUser!.plan)!,
-            request: { task, prompt, ...(data ? { data } : {}) },
+            request: { task, prompt, ...(data ? { data } : {}), ...(request.body.range ? { range: request.body.range } : {}) },
             key,
             // The processing time runs from receiving the request to having the answer.
             elapsedMs: () => Math.max(1, Math.ceil(reply.elapsedTime)),

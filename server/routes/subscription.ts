@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { findPlan, PLAN_IDS } from '../../contract/plans';
 import { findSubscription, findTeamSubscription, planAt, subscriptionView } from '../domain/subscriptions';
 import { ApiError } from '../errors';
-import { membershipOf } from '../domain/teams';
+import { alreadyInTeamToPay, inTeamPaidByAnother } from '../domain/teams';
 import { CheckoutSchema, ErrorSchema, SubscriptionSchema, Text } from '../../contract/schemas';
 
 /** Stripe accepts keys of up to 255 characters; ours adds the user and the plan to the client's. */
@@ -62,12 +62,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const now = app.clock.now();
       const plan = findPlan(planAt(row, now))!;
       if (target.id === plan.id) throw new ApiError(409, 'already_on_plan', `You are already on the ${plan.name} plan.`);
-      // A Team checkout makes its payer a team's owner, and a person is in one team at a time: a
-      // member paying for Team would pay for a team they could never have.
-      const membership = target.id === 'team' ? await membershipOf(db, user.id) : undefined;
-      if (membership && membership.team.billing_user_id !== user.id) {
-        throw new ApiError(409, 'already_in_team', 'You are in a team already, and its Team plan is yours while you are in it. Leave the team first to pay for a team of your own.');
-      }
+      if (target.id === 'team' && (await inTeamPaidByAnother(db, user.id))) throw alreadyInTeamToPay();
       const clientKey = request.headers['idempotency-key'];
       const change = {
         user,

@@ -22,7 +22,8 @@ import {
   type Acting,
 } from '../domain/teams';
 import { deliverLater } from '../mail/mailer';
-import { teamInvitationMail } from '../mail/templates';
+import { ownershipTransferredMail, teamInvitationMail } from '../mail/templates';
+import { returnUrls } from '../billing/provider';
 import { DisplayText, Email, ErrorSchema, Text } from '../../contract/schemas';
 import { AuditPageSchema, InvitedRoleSchema, MyTeamSchema, TeamInvitationSchema, TeamMemberSchema, TeamSchema, TeamUsageSchema } from '../../contract/teams';
 
@@ -159,11 +160,21 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Hand ownership to a member; the owner becomes an admin',
         security: bearerOnly,
         body: Type.Object({ user_id: Text({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
-        response: { 204: Type.Null(), ...e(400, 401, 403, 404) },
+        response: { 204: Type.Null(), ...e(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
-      await acting(request, (trx, who) => transferOwnership(trx, who, request.body.user_id, app.clock.now()));
+      // Periods that ended are written down first (test mode), so what moves is what runs now: for
+      // an owner's request only, and outside the transfer's transaction (settling writes in its own).
+      const membership = await membershipOf(db, request.auth!.userId);
+      if (membership?.role === 'owner') await Promise.all([app.billing.settle(membership.team.billing_user_id), app.billing.settle(request.body.user_id)]);
+      const { team, handover } = await acting(request, async (trx, who) => ({ team: who.team, handover: await transferOwnership(trx, engine, who, request.body.user_id, app.clock.now()) }));
+      const people = await db.selectFrom('users').select(['id', 'email']).where('id', 'in', [handover.former.id, handover.next.id]).execute();
+      for (const person of people) {
+        const recipient = person.id === handover.next.id ? 'new' : 'former';
+        const transfer = { teamName: team.name, formerName: handover.former.name, newName: handover.next.name, recipient, billingMoved: handover.billingMoved } as const;
+        deliverLater(app.mailer, app.log, ownershipTransferredMail(person.email, { ...transfer, subscriptionUrl: returnUrls(app.config.publicUrl).manage }, app.config.web));
+      }
       return reply.status(204).send(null);
     },
   );
@@ -176,12 +187,12 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Invite someone by email (admins); the mail carries a single-use link valid 7 days',
         security: bearerOnly,
         body: Type.Object({ email: Email, role: InvitedRoleSchema }, { additionalProperties: false }),
-        response: { 201: TeamInvitationSchema, ...e(400, 401, 403, 404, 409) },
+        response: { 201: TeamInvitationSchema, ...e(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
       const now = app.clock.now();
-      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await invite(trx, who, request.body.email, request.body.role, now) }));
+      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await invite(trx, engine, who, request.body.email, request.body.role, now) }));
       mailInvitation(who, issued);
       return reply.status(201).send(issued.invitation);
     },
@@ -206,12 +217,12 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Send a pending invitation again with a new link; the old link stops working (admins)',
         security: bearerOnly,
         params: IdParams,
-        response: { 200: TeamInvitationSchema, ...e(401, 403, 404) },
+        response: { 200: TeamInvitationSchema, ...e(401, 403, 404, 429) },
       },
     },
     async (request) => {
       const now = app.clock.now();
-      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await resend(trx, who, request.params.id, now) }));
+      const { who, issued } = await acting(request, async (trx, who) => ({ who, issued: await resend(trx, engine, who, request.params.id, now) }));
       mailInvitation(who, issued);
       return issued.invitation;
     },

@@ -1,6 +1,6 @@
 import type { AxiosRequestConfig } from 'axios';
 import type { PlanId } from '../../contract/plans';
-import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, Subscription, Usage, User } from '../../contract/schemas';
+import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, FormulaCheck, Subscription, Usage, User } from '../../contract/schemas';
 import type { ApiKeyInfo, CreatedApiKey, DeviceGrant, NewApiKey, Scope as ApiKeyScope, SessionInfo } from '../../contract/credentials';
 import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
 import { streamQuery } from './streamQuery';
@@ -89,11 +89,14 @@ export const teamApi = {
 };
 
 /** The approval page's calls: look a user code up, then approve or deny it. */
+/** The code, with the add-on's link key when the page came from its link (no guess, so no guessing limit). */
+const codeBody = (userCode: string, linkKey: string | null) => ({ user_code: userCode, ...(linkKey ? { link_key: linkKey } : {}) });
+
 export const deviceApi = {
-  lookup: (userCode: string, { signal }: Opts = {}) =>
-    request<DeviceGrant>({ method: 'POST', url: '/oauth/device/lookup', data: { user_code: userCode }, signal }),
-  decide: (decision: 'approve' | 'deny', userCode: string, { signal }: Opts = {}) =>
-    request<DeviceGrant>({ method: 'POST', url: `/oauth/device/${decision}`, data: { user_code: userCode }, signal }),
+  lookup: (userCode: string, linkKey: string | null, { signal }: Opts = {}) =>
+    request<DeviceGrant>({ method: 'POST', url: '/oauth/device/lookup', data: codeBody(userCode, linkKey), signal }),
+  decide: (decision: 'approve' | 'deny', userCode: string, linkKey: string | null, { signal }: Opts = {}) =>
+    request<DeviceGrant>({ method: 'POST', url: `/oauth/device/${decision}`, data: codeBody(userCode, linkKey), signal }),
 };
 
 /** The profile's "Sessions and devices" and "API keys". */
@@ -112,10 +115,13 @@ export interface QueryAnswer {
   tokens: { prompt: number; completion: number; total: number };
   processing_time_ms: number;
   usage: UsageStats;
+  /** The formula the answer shows, as the server's engine checked it on the data. */
+  formula: FormulaCheck | null;
+  verified: boolean;
 }
 
 export const queryApi = {
   /** One query, answered as it is written (server-sent events): `onDelta` sees each piece of the answer. */
-  ask: (body: { task: 'analyze'; prompt: string; data: Array<Array<string | number>> }, options: Opts & { onDelta: (text: string) => void }) =>
+  ask: (body: { task: 'analyze' | 'formula'; prompt: string; data: Array<Array<string | number>> }, options: Opts & { onDelta: (text: string) => void }) =>
     streamQuery<QueryAnswer>(body, options),
 };

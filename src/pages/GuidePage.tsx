@@ -1,4 +1,4 @@
-import { Box, Button, Card, Container, Heading, HStack, List, Stack, Table, Text } from '@chakra-ui/react';
+import { Badge, Box, Button, Card, Code, Container, Heading, HStack, List, Stack, Table, Text } from '@chakra-ui/react';
 import { useId } from 'react';
 import { SAMPLE_TABLE, tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
 import { useAuthRef } from '../app/auth';
@@ -6,6 +6,7 @@ import { RouterLink } from '../app/RouterLink';
 import { InstallAddOnButton } from '../components/InstallAddOnButton';
 import { PageHeader } from '../components/PageHeader';
 import * as messages from '../content/messages';
+import type { QueryAnswer } from '../lib/api';
 import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 
@@ -13,6 +14,25 @@ const t = messages.guide;
 
 /** The try-it chart the guide runs; tests may hand in one with fake effects. */
 export const TryQueryChart = createChartContext(tryQueryMachine);
+
+/** The formula an answer shows, its value on the sample table, and whether the server's engine checked it. */
+function CheckedFormula({ formula, verified }: { formula: NonNullable<QueryAnswer['formula']>; verified: boolean }) {
+  const value = Array.isArray(formula.value) ? formula.value.map((row) => row.join(', ')).join('; ') : typeof formula.value === 'number' ? formula.value.toLocaleString() : String(formula.value);
+  return (
+    <Stack gap="1" borderLeftWidth="3px" borderColor={verified ? 'green.solid' : 'orange.solid'} ps="3">
+      <Text fontWeight="semibold" fontSize="sm">
+        {t.formulaTitle}
+      </Text>
+      <Code alignSelf="flex-start" fontSize="sm" whiteSpace="pre-wrap" wordBreak="break-all">
+        {formula.text}
+      </Code>
+      {verified && <Text fontSize="sm">{t.formulaValue(value)}</Text>}
+      <Badge alignSelf="flex-start" colorPalette={verified ? 'green' : 'orange'} whiteSpace="normal">
+        {verified ? t.formulaChecked : t.formulaUnchecked(formula.error ?? '')}
+      </Badge>
+    </Stack>
+  );
+}
 
 function TryIt() {
   const auth = useAuthRef();
@@ -86,6 +106,7 @@ function TryIt() {
             <Text whiteSpace="pre-wrap" fontSize="sm">
               {answer.answer}
             </Text>
+            {answer.formula && <CheckedFormula formula={answer.formula} verified={answer.verified} />}
             <Text fontSize="sm" color="fg.muted">
               {t.usageNow(answer.usage.monthly_queries ?? 0, answer.usage.daily_tokens ?? 0)}
             </Text>

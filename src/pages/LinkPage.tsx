@@ -80,14 +80,16 @@ function Confirm({ grant, problem, approving, denying, onApprove, onDeny, onOthe
     [t.codeShown, grant.user_code],
     [t.requestedAt, new Date(grant.requested_at).toLocaleString()],
     [t.requestedFrom, grant.ip],
-    ...(grant.user_agent ? [[t.device, grant.user_agent] as [string, string]] : []),
+    ...(grant.user_agent ? [[t.device, t.reportedAs(grant.user_agent)] as [string, string]] : []),
   ];
+  const email = useAuthSelector((s) => s.context.user?.email ?? '');
   return (
     <Stack gap="5">
       <Heading as="h2" size="lg">
         {t.confirmTitle}
       </Heading>
       <Text>{t.confirmLead(grant.client_name)}</Text>
+      <Text fontWeight="medium">{t.approvesAs(email)}</Text>
       <DataList.Root orientation="horizontal">
         {rows.map(([label, value]) => (
           <DataList.Item key={label}>
@@ -127,7 +129,7 @@ function LinkFlow({ signedIn }: { signedIn: boolean }) {
   const auth = useAuthRef();
   const [params] = useSearchParams();
   const location = useLocation();
-  const actor = LinkChart.useActor({ input: { auth: signedIn ? auth : null, code: params.get('code') ?? '' } });
+  const actor = LinkChart.useActor({ input: { auth: signedIn ? auth : null, code: params.get('code') ?? '', linkKey: params.get('key') } });
   const view = useSelector(actor, (s) => ({
     state: typeof s.value === 'string' ? s.value : 'start',
     code: s.context.code,

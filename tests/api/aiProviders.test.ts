@@ -64,6 +64,8 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     const res = await query(access_token, body);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ answer: '=SUMIF(A:A,"North",B:B)', tokens: { prompt: 57, completion: 12, total: 69 } });
+    // Checked on the data at once, and good: no second call.
+    expect(res.json()).toMatchObject({ formula: { text: '=SUMIF(A:A,"North",B:B)', valid: true, value: 120, error: null }, verified: true, engine: 'fake-model' });
     expect(res.json().usage).toMatchObject({ monthly_queries: 1, daily_tokens: 69 });
 
     const sent = fake.requests.at(-1)!;
@@ -72,6 +74,88 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     expect(sent.body.max_tokens).toBe(300);
     expect(sent.body.messages[0]).toEqual({ role: 'system', content: expect.stringContaining('formula') });
     expect(sent.body.messages[1]!.content).toBe('Total revenue of North\n\nSpreadsheet data, one JSON array per row:\n["Region","Revenue"]\n["North",120]');
+  });
+
+  const sales = [
+    ['Region', 'Revenue'],
+    ['North', 120],
+    ['South', 80],
+  ];
+  const fenced = (formula: string) => `Here it is:\n\`\`\`excel\n${formula}\n\`\`\`\nIt adds the North rows.`;
+
+  it('sends a formula that fails on the data back once with its error, and shows the repaired one verified', async () => {
+    const { access_token } = await register(ctx.app);
+    const before = fake.requests.length;
+    const broken = fenced('=VLOOKUP("North",A2:B3,3,FALSE)');
+    const good = fenced('=SUMIF(A2:A3,"North",B2:B3)');
+    fake.script(
+      { kind: 'answer', content: broken, usage: { prompt_tokens: 50, completion_tokens: 20 } },
+      { kind: 'answer', content: good, usage: { prompt_tokens: 90, completion_tokens: 15 } },
+    );
+    const res = await query(access_token, { task: 'formula', prompt: 'Total revenue of North', data: sales });
+    expect(res.json()).toMatchObject({
+      answer: good,
+      formula: { text: '=SUMIF(A2:A3,"North",B2:B3)', valid: true, value: 120, error: null, references: ['A2:A3', 'B2:B3'], functions: ['SUMIF'] },
+      verified: true,
+      engine: 'fake-model',
+      // Both calls count.
+      tokens: { prompt: 140, completion: 35, total: 175 },
+      usage: { monthly_queries: 1, daily_tokens: 175 },
+    });
+    expect(fake.requests.length - before).toBe(2);
+    const repair = fake.requests.at(-1)!.body.messages;
+    expect(repair.slice(2)).toEqual([
+      { role: 'assistant', content: broken },
+      { role: 'user', content: expect.stringContaining('The formula =VLOOKUP("North",A2:B3,3,FALSE) gives #REF! on the data') },
+    ]);
+  });
+
+  it('shows a formula still failing after the repair round unverified, with its error, and counts both calls', async () => {
+    const { access_token } = await register(ctx.app);
+    fake.script(
+      { kind: 'answer', content: fenced('=SUMIF(A2:A3,"North",B2:B3)/0'), usage: { prompt_tokens: 50, completion_tokens: 20 } },
+      { kind: 'answer', content: fenced('=SUMIF(A2:A3,"North",B2:B3'), usage: { prompt_tokens: 95, completion_tokens: 18 } },
+    );
+    const res = await query(access_token, { task: 'explain', prompt: 'What does my North total do?', data: sales });
+    expect(res.json()).toMatchObject({
+      formula: { text: '=SUMIF(A2:A3,"North",B2:B3', valid: false, value: null, error: '#ERROR!' },
+      verified: false,
+      tokens: { prompt: 145, completion: 38, total: 183 },
+      usage: { daily_tokens: 183 },
+    });
+    expect(fake.requests.at(-1)!.body.messages.at(-1)!.content).toContain('gives #DIV/0! on the data');
+  });
+
+  it('makes no repair round the day has no room for: the first formula is shown unverified', async () => {
+    const { access_token, user } = await register(ctx.app);
+    const body = { task: 'formula', prompt: 'Total revenue of North', data: sales };
+    // Earlier queries of the day leave room for the prompt and 150 tokens of answer: one call, not two.
+    const { day } = periodsAt(ctx.clock.now());
+    const spent = 1000 - messageTokens(body as never) - 150;
+    await ctx.app.database.db.insertInto('usage_days').values({ user_id: user.id, day, queries: 0, tokens: spent, last_grant: 0 }).execute();
+    const before = fake.requests.length;
+    fake.script({ kind: 'answer', content: fenced('=SUMIF(A2:A3,"North",B2:B3)/0'), usage: { prompt_tokens: 50, completion_tokens: 20 } });
+    const res = await query(access_token, body);
+    expect(fake.requests.length - before).toBe(1);
+    expect(fake.requests.at(-1)!.body.max_tokens).toBe(150);
+    expect(res.json()).toMatchObject({ formula: { error: '#DIV/0!' }, verified: false, tokens: { total: 70 }, usage: { daily_tokens: spent + 70 } });
+  });
+
+  it('tells the model where the data sits, and checks its formula there', async () => {
+    const { access_token } = await register(ctx.app);
+    fake.script({ kind: 'answer', content: fenced('=SUMIF(C4:C5,"North",D4:D5)') });
+    const res = await query(access_token, { task: 'formula', prompt: 'Total revenue of North', data: sales, range: 'C3:D5' });
+    expect(fake.requests.at(-1)!.body.messages[1]!.content).toMatch(/^Total revenue of North\n\nThe data sits at C3:D5\.\n\nSpreadsheet data/);
+    expect(res.json()).toMatchObject({ formula: { value: 120, error: null }, verified: true });
+  });
+
+  it('never passes a function the engine cannot evaluate as verified', async () => {
+    const { access_token } = await register(ctx.app);
+    const xlookup = fenced('=XLOOKUP("North",A2:A3,B2:B3)');
+    fake.script({ kind: 'answer', content: xlookup }, { kind: 'answer', content: xlookup });
+    const res = await query(access_token, { task: 'formula', prompt: 'Revenue of North', data: sales });
+    expect(res.json()).toMatchObject({ formula: { valid: true, value: null, error: 'unsupported_function' }, verified: false });
+    expect(fake.requests.at(-1)!.body.messages.at(-1)!.content).toMatch(/uses a function the checker cannot evaluate \(the engine does not evaluate XLOOKUP\)/);
   });
 
   it('asks for no more tokens than are left today, and approximates counts the provider does not report', async () => {
@@ -159,6 +243,10 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     fake.script({ kind: 'malformed' });
     expect((await query(access_token, { task: 'ask', prompt: canary })).statusCode).toBe(502);
     expect((await query(access_token, { task: 'ask', prompt: canary })).json().answer).toBe(`You said: ${canary}`);
+    // A formula quoting the canary that fails on the data, twice: checked, sent back, shown unverified.
+    fake.script({ kind: 'answer', content: `\`\`\`\n=SUM("${canary}"\n\`\`\`` }, { kind: 'answer', content: `\`\`\`\n=VLOOKUP("${canary}",A1:A2,2,FALSE)\n\`\`\`` });
+    const checked = await query(access_token, { task: 'formula', prompt: `Find ${canary}`, data: [['Name'], [canary]] });
+    expect(checked.json()).toMatchObject({ verified: false, formula: { text: expect.stringContaining(canary) } });
     expect(logs).toContain('query.provider_failed');
     expect(logs).not.toContain(canary);
   });

@@ -5,7 +5,8 @@ import { ENGINES, bearer, post, register, useTestApp } from '../helpers/testApp'
 /**
  * Issue #19: two different checkouts (Professional and Team, in two tabs) paid at the same moment
  * both passed the "plan changed" check made before the payment was applied, and both applied: the
- * second replaced the first, which went on billing with no plan behind it.
+ * second replaced the first, which went on billing with no plan behind it. Issue #33 (finding 14): the
+ * refused one, never charged, was still logged on PostgreSQL as a second subscription to refund.
  */
 jest.setTimeout(30_000);
 
@@ -28,6 +29,12 @@ describe.each(ENGINES)('two payments at once on %s', (engine) => {
   const eventsOf = (userId: string) =>
     ctx.app.database.db.selectFrom('billing_events').select('outcome').where('user_id', '=', userId).orderBy('outcome').execute();
 
+  const secondSubscriptionsLoggedFor = (userId: string) =>
+    ctx
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('"billing.second_subscription"') && line.includes(userId));
+
   it('applies one of two checkouts for different plans paid at once and refuses the other, for each of five users', async () => {
     const users = await Promise.all(Array.from({ length: 5 }, () => register(ctx.app)));
     const tokens = await Promise.all(
@@ -48,6 +55,9 @@ describe.each(ENGINES)('two payments at once on %s', (engine) => {
       expect(me.json()).toMatchObject({ plan, status: 'active' });
       const outcomes = (await eventsOf(user.user.id)).map((event) => event.outcome);
       expect(outcomes.filter((outcome) => outcome === 'applied')).toEqual(['applied']);
+      // ... and the log agrees (issue 33, finding 14): nothing was charged, so nothing is logged as a
+      // second subscription to refund by hand.
+      expect(secondSubscriptionsLoggedFor(user.user.id)).toEqual([]);
       // Paying the refused checkout again is refused too.
       const again = await pay(paid[0] === professional ? tokens[i]![1]! : tokens[i]![0]!);
       expect(again.statusCode).toBe(410);
@@ -92,5 +102,7 @@ describe.each(ENGINES)('two payments at once on %s', (engine) => {
     expect([...outcomes].sort()).toEqual(['applied', 'refused']);
     const row = await ctx.app.database.db.selectFrom('subscriptions').selectAll().where('user_id', '=', user.user.id).executeTakeFirstOrThrow();
     expect(row.provider_subscription_id).toBe(outcomes[0] === 'applied' ? 'sub_a' : 'sub_b');
+    // A provider's second subscription was charged: that one is logged, to be refunded by hand.
+    expect(secondSubscriptionsLoggedFor(user.user.id)).toHaveLength(1);
   });
 });

@@ -34,6 +34,8 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
     });
   const pay = (pagePath: string, card: string, extra: Record<string, string> = {}) =>
     submit('/billing/test/checkout', { token: tokenOf(pagePath), card_number: card, expiry: '12/34', cvc: '123', action: 'pay', ...extra });
+  /** One input of a page, as markup. */
+  const inputOf = (html: string, id: string) => new RegExp(`<input id="${id}"[^>]*>`).exec(html)?.[0] ?? '';
   const startCheckout = async (token: string, plan: string) => {
     const res = await checkout(token, plan);
     expect(res.statusCode).toBe(200);
@@ -139,8 +141,10 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       expect(declined.statusCode).toBe(402);
       expect(declined.body).toContain('Your card was declined. No payment was taken and your plan has not changed.');
       expect(declined.body).toContain('Subscribe to Team');
-      // Nothing of the card is echoed back.
-      expect(/<input id="card_number"[^>]*>/.exec(declined.body)?.[0]).not.toContain('value=');
+      // What was typed stays for the next try (issue 33, finding 15), but never the CVC.
+      expect(inputOf(declined.body, 'card_number')).toContain('value="4000 0000 0000 0002"');
+      expect(inputOf(declined.body, 'expiry')).toContain('value="12/34"');
+      expect(inputOf(declined.body, 'cvc')).not.toContain('value=');
       expect(await subscription(user.access_token)).toEqual(freeSubscription);
 
       expect((await pay(path, '4242424242424242')).statusCode).toBe(303);
@@ -152,14 +156,27 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       ['letters', { card_number: 'abcd efgh ijkl mnop' }, 'This card number is not valid.'],
       ['a past expiry date', { card_number: '4242424242424242', expiry: '01/20' }, 'This card has expired.'],
       ['a malformed expiry date', { card_number: '4242424242424242', expiry: '13/30' }, 'Enter the expiry date as MM/YY'],
+      ['a month 13 typed without a slash', { card_number: '4242424242424242', expiry: '1330' }, 'Enter the expiry date as MM/YY'],
       ['no CVC', { card_number: '4242424242424242', cvc: '' }, 'Enter the 3 or 4 digit security code'],
     ])('rejects %s as invalid and changes nothing', async (_what, fields, message) => {
       const user = await register(ctx.app);
       const path = await startCheckout(user.access_token, 'professional');
-      const res = await submit('/billing/test/checkout', { token: tokenOf(path), expiry: '12/34', cvc: '123', action: 'pay', ...fields });
+      const typed: Record<string, string> = { expiry: '12/34', cvc: '123', ...fields };
+      const res = await submit('/billing/test/checkout', { token: tokenOf(path), action: 'pay', ...typed });
       expect(res.statusCode).toBe(400);
       expect(res.body).toContain(message);
       expect(await subscription(user.access_token)).toEqual(freeSubscription);
+      // The form comes back as it was typed, the CVC aside: one wrong field does not cost the others.
+      expect(inputOf(res.body, 'card_number')).toContain(`value="${typed.card_number}"`);
+      expect(inputOf(res.body, 'expiry')).toContain(`value="${typed.expiry}"`);
+      expect(inputOf(res.body, 'cvc')).not.toContain('value=');
+    });
+
+    it.each(['1230', '12/30', '12 / 30', '1/30'])('accepts the expiry typed as %p', async (expiry) => {
+      const user = await register(ctx.app);
+      const paid = await pay(await startCheckout(user.access_token, 'professional'), '4242424242424242', { expiry });
+      expect(paid.statusCode).toBe(303);
+      expect((await subscription(user.access_token)).plan).toBe('professional');
     });
 
     it('cancels: back to /subscription?checkout=cancel, plan unchanged, the link is spent', async () => {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { USER_CODE_GUESS_LIMITS } from '../../server/routes/oauth';
+import { CODES_FREE_OF_ADDRESS, USER_CODE_GUESS_LIMITS } from '../../server/routes/oauth';
 import { askForCode, form, link, poll, tally } from '../helpers/addon';
 import { bearer, ENGINES, newAddress, post, register, LIMIT_STORES, useTestApp, useTestAppWithStore } from '../helpers/testApp';
 
@@ -31,11 +31,12 @@ describe.each(ENGINES)('device sign-in on %s', (engine) => {
       device_code: expect.any(String),
       user_code: expect.stringMatching(USER_CODE),
       verification_uri: `${ctx.config.publicUrl}/link`,
-      verification_uri_complete: `${ctx.config.publicUrl}/link?code=${body.user_code}`,
+      verification_uri_complete: `${ctx.config.publicUrl}/link?code=${body.user_code}&key=${new URL(body.verification_uri_complete).searchParams.get('key')}`,
       expires_in: 900,
       interval: 5,
     });
     expect(body.device_code.length).toBeGreaterThanOrEqual(40);
+    expect(new URL(body.verification_uri_complete).searchParams.get('key')).toMatch(/^[\w-]{43}$/);
     // The codes are stored only hashed.
     const row = await ctx.app.database.db.selectFrom('device_grants').selectAll().orderBy('created_at', 'desc').executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(body.device_code);
@@ -244,13 +245,59 @@ describe.each(CASES)('guessing user codes on %s with the %s store', (engine, sto
     expect(refused.json()).toMatchObject({ error: { code: 'rate_limited' } });
   });
 
-  it('lets one address try no more wrong codes at once than its limit, whichever accounts send them', async () => {
-    const people = await Promise.all(Array.from({ length: 4 }, () => register(ctx.app)));
+  it('lets one address try no more wrong codes at once than its limit, past each account’s first few, whichever accounts send them', async () => {
+    const people = await Promise.all(Array.from({ length: 6 }, () => register(ctx.app)));
     const from = newAddress();
     const answers = await Promise.all(
       people.flatMap((person) => Array.from({ length: 10 }, () => link(ctx.app, person.access_token, 'lookup', wrongCode(), from))),
     );
-    expect(tally(answers)).toEqual({ 404: USER_CODE_GUESS_LIMITS.ip.max, 429: 40 - USER_CODE_GUESS_LIMITS.ip.max });
+    const free = people.length * CODES_FREE_OF_ADDRESS;
+    expect(tally(answers)).toEqual({ 404: free + USER_CODE_GUESS_LIMITS.ip.max, 429: 60 - free - USER_CODE_GUESS_LIMITS.ip.max });
+  });
+
+  /** The add-on's link, as the page sends it: the code with the link's key. */
+  const fromLink = (token: string, action: 'lookup' | 'approve', codes: { verification_uri_complete: string }, from: string) => {
+    const url = new URL(codes.verification_uri_complete);
+    return ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/oauth/device/${action}`,
+      payload: { user_code: url.searchParams.get('code'), link_key: url.searchParams.get('key') },
+      headers: bearer(token),
+      remoteAddress: from,
+    });
+  };
+
+  it('takes the account’s own code from the add-on’s link after the account typed its whole allowance of wrong codes; typed, the code waits', async () => {
+    const person = await register(ctx.app);
+    const from = newAddress();
+    for (let i = 0; i < USER_CODE_GUESS_LIMITS.account.max; i++) expect((await link(ctx.app, person.access_token, 'lookup', wrongCode(), from)).statusCode).toBe(404);
+    const codes = await askForCode(ctx.app);
+    // Typed, it cannot be told from a guess: past the limit it is not even looked up.
+    expect((await link(ctx.app, person.access_token, 'lookup', codes.user_code, from)).statusCode).toBe(429);
+    // A key of another code, or none that fits, is a typed code.
+    const other = await askForCode(ctx.app);
+    const borrowed = new URL(other.verification_uri_complete).searchParams.get('key')!;
+    const wrongKey = await ctx.app.inject({ method: 'POST', url: '/api/v1/oauth/device/lookup', payload: { user_code: codes.user_code, link_key: borrowed }, headers: bearer(person.access_token), remoteAddress: from });
+    expect(wrongKey.statusCode).toBe(429);
+    expect((await fromLink(person.access_token, 'lookup', codes, from)).statusCode).toBe(200);
+    expect((await fromLink(person.access_token, 'approve', codes, from)).statusCode).toBe(200);
+    expect((await poll(ctx.app, codes.device_code)).statusCode).toBe(200);
+  });
+
+  it('never holds back a colleague who types their code right behind an address others guessed from', async () => {
+    const office = newAddress();
+    const guessers = await Promise.all(Array.from({ length: 6 }, () => register(ctx.app)));
+    await Promise.all(guessers.flatMap((guesser) => Array.from({ length: 10 }, () => link(ctx.app, guesser.access_token, 'lookup', wrongCode(), office))));
+    // The address is spent: a guesser's next typed code gets 429 …
+    expect((await link(ctx.app, guessers[0]!.access_token, 'lookup', wrongCode(), office)).statusCode).toBe(429);
+    // … while colleagues go on: right codes, and their own first few typing mistakes, are answered.
+    for (let i = 0; i < 3; i++) {
+      const colleague = await register(ctx.app);
+      const codes = await askForCode(ctx.app);
+      expect((await link(ctx.app, colleague.access_token, 'lookup', wrongCode(), office)).statusCode).toBe(404);
+      expect((await link(ctx.app, colleague.access_token, 'lookup', codes.user_code, office)).statusCode).toBe(200);
+      expect((await link(ctx.app, colleague.access_token, 'approve', codes.user_code, office)).statusCode).toBe(200);
+    }
   });
 
   it('does not count a right code against the limit', async () => {

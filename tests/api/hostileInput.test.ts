@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { offlineProvider } from '../../server/ai/offline';
 import { buildApp } from '../../server/app';
 import { ConfigError, loadConfig } from '../../server/config';
+import { teamOwner } from '../helpers/teams';
 import { bearer, ENGINES, newAccount, post, register, useTestApp } from '../helpers/testApp';
 
 /** Issue #19: what an attack on the running server found, each answered with a clear 4xx. */
@@ -35,6 +37,36 @@ describe.each(ENGINES)('hostile input on %s', (engine) => {
       headers: { ...bearer(other.access_token), 'content-type': 'text/plain', 'content-length': '0' },
     });
     expect(plain.statusCode).toBe(204);
+  });
+
+  it('ends the session on a logout with an empty chunked body and no or a non-JSON Content-Type, and refuses a chunked text body', async () => {
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = ctx.app.server.address() as net.AddressInfo;
+    /** One raw request (Node's clients choose the framing themselves); answers the status line's code. */
+    const send = (token: string, headers: string, body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const socket = net.connect({ port, host: '127.0.0.1' });
+        let got = '';
+        socket.on('data', (chunk: Buffer) => {
+          got += chunk.toString();
+          const status = /^HTTP\/1\.1 (\d{3})/.exec(got);
+          if (status) {
+            socket.destroy();
+            resolve(Number(status[1]));
+          }
+        });
+        socket.on('error', reject);
+        socket.write(`POST /api/v1/auth/logout HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n${headers}Transfer-Encoding: chunked\r\n\r\n${body}`);
+      });
+    const alive = async (token: string) => (await ctx.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) })).statusCode === 200;
+    for (const type of ['', 'Content-Type: text/plain\r\n', 'Content-Type: application/x-www-form-urlencoded\r\n', 'Content-Type: application/json\r\n']) {
+      const { access_token } = await register(ctx.app);
+      expect(await send(access_token, type, '0\r\n\r\n')).toBe(204);
+      expect(await alive(access_token)).toBe(false);
+    }
+    const { access_token } = await register(ctx.app);
+    expect(await send(access_token, 'Content-Type: text/plain\r\n', '3\r\nbye\r\n0\r\n\r\n')).toBe(415);
+    expect(await alive(access_token)).toBe(true);
   });
 
   it('still refuses an empty or non-JSON body on a call that needs one', async () => {
@@ -104,6 +136,28 @@ describe.each(ENGINES)('hostile input on %s', (engine) => {
     expect([joined.statusCode, joined.json().full_name]).toEqual([200, 'می\u200Cخواهم 👩\u200D💻']);
   });
 
+  it('refuses an email with bidi, zero-width or full-width characters on every call that takes one, 400 naming the field, whether or not an account has it', async () => {
+    const owner = await teamOwner(ctx);
+    const known = await register(ctx.app);
+    const [local, domain] = known.account.email.split('@');
+    const tricky = [`${local}\u202E@${domain}`, `${local}\u200B@${domain}`, `\uFF41dmin@${domain}`, `${local}@${domain}\uFF0Ecom`, `${local}\u2066@${domain}`, `${local}\u00AD@${domain}`];
+    const refusal = { error: { code: 'invalid_input', message: 'Email must not contain invisible, text-direction, full-width or other look-alike characters.', field: 'email' } };
+    for (const email of tricky) {
+      const answers = [
+        await post(ctx.app, '/api/v1/auth/register', newAccount({ email })),
+        await post(ctx.app, '/api/v1/auth/login/email', { email, password: known.account.password }),
+        await post(ctx.app, '/api/v1/auth/password-reset-request', { email }),
+        await post(ctx.app, '/api/v1/teams/me/invitations', { email, role: 'member' }, bearer(owner.access_token)),
+      ];
+      expect({ email, answers: answers.map((res) => [res.statusCode, res.json()]) }).toEqual({ email, answers: answers.map(() => [400, refusal]) });
+    }
+    // An address of no account is refused alike: the refusal tells nothing about accounts.
+    const nobody = await post(ctx.app, '/api/v1/auth/login/email', { email: `nobody\u202E@${domain}`, password: 'x' });
+    expect([nobody.statusCode, nobody.json()]).toEqual([400, refusal]);
+    // Letters of other scripts are not look-alikes of this kind.
+    expect((await post(ctx.app, '/api/v1/auth/register', newAccount({ email: `jos\u00e9.${local}@${domain}` }))).statusCode).toBe(201);
+  });
+
   it('refuses a lone surrogate in full_name (it would come back as replacement characters)', async () => {
     const account = newAccount();
     const json = JSON.stringify({ ...account, full_name: 'ANAME' }).replace('ANAME', 'Ann \\ud800 Lee');
@@ -152,7 +206,7 @@ describe('offline provider on a table of many rows', () => {
 
 describe('connection bounds', () => {
   it('default to bounded values and refuse what Node would refuse or no number', () => {
-    expect(loadConfig({}).connections).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 10_000 });
+    expect(loadConfig({}).connections).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000, maxConnectionsPerAddress: 256 });
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' })).toThrow('HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS');
     for (const [name, value] of [['REQUEST_TIMEOUT_MS', '0'], ['MAX_CONNECTIONS', 'many'], ['KEEP_ALIVE_TIMEOUT_MS', '-1']] as const) {
       expect(() => loadConfig({ [name]: value })).toThrow(`${name}: must be a whole number`);

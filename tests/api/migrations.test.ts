@@ -211,3 +211,53 @@ describe.each([
     }
   });
 });
+
+describe.each([
+  ['SQLite', databaseAt],
+  ['PostgreSQL', postgresAt],
+])('a team handed over before billing followed ownership, on %s', (_name, at) => {
+  it("moves the team's running subscription to its owner where nothing is lost or doubled, and leaves the rest", async () => {
+    const database = await at('2026-11-24T0300-answer-query-function');
+    const { db } = database;
+    try {
+      const now = Date.UTC(2026, 10, 23, 12);
+      const later = Date.now() + 20 * 86_400_000;
+      await addUsers(db, ['ada', 'bob', 'cy', 'dee', 'eve', 'fay'], now);
+      const team = async (id: string, billing: string, owner: string) => {
+        await db.insertInto('teams').values({ id, name: id, billing_user_id: billing, default_monthly_query_cap: null, created_at: now, updated_at: now }).execute();
+        await db.insertInto('team_members').values({ team_id: id, user_id: owner, role: 'owner', monthly_query_cap: null, joined_at: now }).execute();
+      };
+      const subscription = (user_id: string, plan: 'professional' | 'team', status: 'active' | 'canceled', id: string) =>
+        db
+          .insertInto('subscriptions')
+          .values({ user_id, plan, status, current_period_start: now, current_period_end: later, cancel_at_period_end: 0, scheduled_plan: null, provider: 'stripe', provider_customer_id: `cus_${id}`, provider_subscription_id: id, provider_updated_at: now, updated_at: now })
+          .execute();
+      // Handed from ada to bob; from cy to dee, who pays for a Professional of their own; from eve
+      // to fay, whose Team plan had ended.
+      await team('t1', 'ada', 'bob');
+      await team('t2', 'cy', 'dee');
+      await team('t3', 'eve', 'fay');
+      await subscription('ada', 'team', 'active', 'sub_t1');
+      await subscription('cy', 'team', 'active', 'sub_t2');
+      await subscription('dee', 'professional', 'active', 'sub_dee');
+      await subscription('eve', 'team', 'canceled', 'sub_t3');
+
+      await database.migrateTo('2026-11-26T0100-team-billing-follows-owner');
+      const teams = await db.selectFrom('teams').select(['id', 'billing_user_id']).orderBy('id').execute();
+      expect(teams).toEqual([
+        { id: 't1', billing_user_id: 'bob' },
+        { id: 't2', billing_user_id: 'cy' },
+        { id: 't3', billing_user_id: 'fay' },
+      ]);
+      const held = await db.selectFrom('subscriptions').select(['user_id', 'provider_subscription_id']).orderBy('user_id').execute();
+      expect(held).toEqual([
+        { user_id: 'bob', provider_subscription_id: 'sub_t1' },
+        { user_id: 'cy', provider_subscription_id: 'sub_t2' },
+        { user_id: 'dee', provider_subscription_id: 'sub_dee' },
+        { user_id: 'eve', provider_subscription_id: 'sub_t3' },
+      ]);
+    } finally {
+      await database.close();
+    }
+  });
+});

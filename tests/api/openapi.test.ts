@@ -49,6 +49,21 @@ describe.each(ENGINES)('the OpenAPI document on %s', (engine) => {
     expect(doc.info).toMatchObject({ license: { name: expect.stringMatching(/Proprietary/), url: `${ctx.config.publicUrl}/terms` } });
   });
 
+  it('describes the checked formula of a query answer, and where the data sits', async () => {
+    type Schema = { type?: string; nullable?: boolean; required?: string[]; properties: Record<string, Schema> };
+    type Post = { responses: Record<string, { content: Record<string, { schema: Schema }> }>; requestBody: { content: Record<string, { schema: Schema }> } };
+    const doc = (await servedDocument(ctx)) as unknown as { paths: Record<string, { post: Post }> };
+    const query = doc.paths['/api/v1/query']!.post;
+    const answer = query.responses['200']!.content['application/json']!.schema;
+    expect(answer.required).toEqual(expect.arrayContaining(['formula', 'verified', 'engine']));
+    expect(answer.properties.verified!.type).toBe('boolean');
+    expect(answer.properties.engine!.type).toBe('string');
+    const formula = answer.properties.formula!;
+    expect(formula).toMatchObject({ type: 'object', nullable: true });
+    expect(Object.keys(formula.properties)).toEqual(['text', 'valid', 'value', 'error', 'references', 'functions']);
+    expect(query.requestBody.content['application/json']!.schema.properties.range).toMatchObject({ type: 'string' });
+  });
+
   it('names, sums up and tags every operation, with unique operation ids', async () => {
     const ops = operations(await servedDocument(ctx));
     const incomplete = ops.filter(([, , op]) => !op.operationId || !op.summary || !op.tags?.length || !op.security);

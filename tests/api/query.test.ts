@@ -66,10 +66,11 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
     expect(body.task).toBe('analyze');
     expect(body.answer.split('\n')).toEqual([
       expect.stringContaining('3 rows × 3 columns (the first row is used as headers)'),
-      'A "Region": 3 values, 0 numeric, 0 blanks.',
-      'B "Revenue": 2 values, 2 numeric, 1 blank; sum 200.5, mean 100.25, min 80, max 120.5.',
-      'C "Units": 2 values, 2 numeric, 1 blank; sum 10, mean 5, min 3, max 7.',
+      'A "Region": 3 values, 0 numeric, 0 blanks; 3 distinct. No text value repeats.',
+      'B "Revenue": 2 values, 2 numeric, 1 blank; sum 200.5, mean 100.25, min 80, max 120.5; 2 distinct.',
+      'C "Units": 2 values, 2 numeric, 1 blank; sum 10, mean 5, min 3, max 7; 2 distinct.',
     ]);
+    expect(body).toMatchObject({ formula: null, verified: false, engine: 'offline' });
     // The documented approximation: about four bytes of UTF-8 a token.
     expect(body.tokens.completion).toBe(approxTokens(body.answer));
     expect(body.tokens.prompt).toBeGreaterThan(approxTokens('Summarise my sales' + JSON.stringify(data.slice(1))));
@@ -84,6 +85,82 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
     });
     expect(body.replayed).toBe(false);
     expect(await usage(ctx.app, access_token)).toEqual(body.usage);
+  });
+
+  it('analyzes distinct and frequent values, trends, outliers (1.5 × IQR) and strong correlations', async () => {
+    const { access_token } = await register(ctx.app);
+    const data = [
+      ['Region', 'Units', 'Revenue'],
+      ['North', 10, 100],
+      ['South', 12, 118],
+      ['North', 14, 141],
+      ['East', 16, 160],
+      ['North', 18, 179],
+      ['South', 90, 200],
+    ];
+    const res = await query(ctx.app, access_token, { task: 'analyze', prompt: 'What stands out?', data });
+    // Worked by hand: quartiles of Units 12.5 and 17.5, so 90 is past 17.5 + 1.5 × 5; slopes by least squares over rows 0–5.
+    expect(res.json().answer.split('\n').slice(1)).toEqual([
+      'A "Region": 6 values, 0 numeric, 0 blanks; 3 distinct. Most frequent: "North" (3), "South" (2).',
+      'B "Units": 6 values, 6 numeric, 0 blanks; sum 160, mean 26.6666666667, min 10, max 90; 6 distinct. Trend in row order: rising (slope 12 a row). Outliers (beyond 1.5 × IQR): 90 (row 7).',
+      'C "Revenue": 6 values, 6 numeric, 0 blanks; sum 898, mean 149.666666667, min 100, max 200; 6 distinct. Trend in row order: rising (slope 20.06 a row). Outliers (beyond 1.5 × IQR): none.',
+      'Strong correlations (|r| ≥ 0.7): B "Units" and C "Revenue" (r = 0.72).',
+    ]);
+  });
+
+  it('answers formula and explain offline with a formula the engine checked on the data, placed by range', async () => {
+    const { access_token, user } = await register(ctx.app);
+    await setPlan(ctx.app.database.db, user.id, 'team', ctx.clock.now());
+    const data = [
+      ['Region', 'Revenue'],
+      ['North', 120],
+      ['South', 80],
+      ['North', 30],
+    ];
+    const built = (await query(ctx.app, access_token, { task: 'formula', prompt: 'Total Revenue for North', data, range: 'C3:D6' })).json();
+    expect(built.answer.split('\n')).toEqual([
+      'Understood: the total of Revenue where Region is "North".',
+      '=SUMIF(C4:C6,"North",D4:D6)',
+      '=SUMIF(C4:C6,"North",D4:D6) gives 150 on the selected data (checked by the formula engine).',
+    ]);
+    expect(built).toMatchObject({
+      formula: { text: '=SUMIF(C4:C6,"North",D4:D6)', valid: true, value: 150, error: null, references: ['C4:C6', 'D4:D6'], functions: ['SUMIF'] },
+      verified: true,
+      engine: 'offline',
+    });
+
+    const explained = (await query(ctx.app, access_token, { task: 'explain', prompt: 'What does MAX(B2:B4)-MIN(B2:B4) give?', data })).json();
+    expect(explained.answer.split('\n')).toEqual([
+      '=MAX(B2:B4)-MIN(B2:B4) gives 90 on the selected data.',
+      'Functions:',
+      '- MAX: gives the largest of its numbers.',
+      '- MIN: gives the smallest of its numbers.',
+      'Ranges it reads:',
+      '- B2:B4: column B "Revenue"',
+      'How it computes, innermost first:',
+      '1. MAX(B2:B4) → 120',
+      '2. MIN(B2:B4) → 30',
+      '3. The operators around them give 90.',
+    ]);
+    expect(explained).toMatchObject({ formula: { value: 90, error: null }, verified: true });
+
+    // Every kind of value goes out as it is: an array, a truth value, text.
+    const values = await Promise.all(
+      ['=TRANSPOSE(B2:B3)', '=A2="north"', '=A3&"!"'].map(async (formula) => (await query(ctx.app, access_token, { task: 'explain', prompt: formula, data })).json().formula.value),
+    );
+    expect(values).toEqual([[[120, 80]], true, 'South!']);
+
+    const broken = (await query(ctx.app, access_token, { task: 'explain', prompt: '=SUM(B2:B4', data })).json();
+    expect(broken.answer.split('\n')).toEqual([
+      'The formula =SUM(B2:B4 does not parse: at position 11, expected a closing parenthesis ")" but found the end of the formula.',
+      '    =SUM(B2:B4',
+      '              ^',
+    ]);
+    expect(broken).toMatchObject({ formula: { valid: false, error: '#ERROR!', value: null }, verified: false });
+
+    const unsupported = (await query(ctx.app, access_token, { task: 'formula', prompt: 'Is =XLOOKUP("North",A2:A4,B2:B4) right?', data })).json();
+    expect(unsupported.answer).toMatch(/^Writing this formula needs an AI model.*\nThe formula in the request was checked: =XLOOKUP\("North",A2:A4,B2:B4\) gives unsupported_function on the selected data: the engine does not evaluate XLOOKUP\.$/s);
+    expect(unsupported).toMatchObject({ formula: { valid: true, value: null, error: 'unsupported_function', functions: ['XLOOKUP'] }, verified: false });
   });
 
   it('cuts the answer to the tokens left today', async () => {
@@ -149,8 +226,8 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
     const { access_token } = await register(ctx.app);
     const res = await query(ctx.app, access_token, { task: 'analyze', prompt: 'Describe', data: [[1, 'x'], [2, true], [0.1, 0.2]] });
     expect(res.json().answer.split('\n').slice(1)).toEqual([
-      'A: 3 values, 3 numeric, 0 blanks; sum 3.1, mean 1.03333333333, min 0.1, max 2.',
-      'B: 3 values, 1 numeric, 0 blanks; sum 0.2, mean 0.2, min 0.2, max 0.2.',
+      'A: 3 values, 3 numeric, 0 blanks; sum 3.1, mean 1.03333333333, min 0.1, max 2; 3 distinct. Trend in row order: falling (slope -0.45 a row).',
+      'B: 3 values, 1 numeric, 0 blanks; sum 0.2, mean 0.2, min 0.2, max 0.2; 3 distinct. No text value repeats.',
     ]);
     const empty = await query(ctx.app, access_token, { task: 'analyze', prompt: 'Describe' });
     expect(empty.statusCode).toBe(200);
@@ -235,7 +312,12 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
     const data = Array.from({ length: 100 }, (_, row) => Array.from({ length: 100 }, (_, column) => row * 100 + column));
     const res = await query(ctx.app, access_token, { task: 'analyze', prompt: 'Describe', data });
     expect(res.statusCode).toBe(200);
-    expect(res.json().answer.split('\n')[1]).toBe('A: 100 values, 100 numeric, 0 blanks; sum 495000, mean 4950, min 0, max 9900.');
+    const lines = res.json().answer.split('\n');
+    expect(lines[1]).toBe(
+      'A: 100 values, 100 numeric, 0 blanks; sum 495000, mean 4950, min 0, max 9900; 100 distinct. Trend in row order: rising (slope 100 a row). Outliers (beyond 1.5 × IQR): none.',
+    );
+    // 100 columns that rise together: the ten strongest pairs, and a count of the rest.
+    expect(lines.at(-1)).toMatch(/^Strong correlations \(\|r\| ≥ 0\.7\): A and B \(r = 1\.00\);.*; and 4940 more pairs\.$/);
   });
 
   it('gives a query sent without an Idempotency-Key a time-ordered id (a UUIDv7)', async () => {
@@ -362,16 +444,26 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
 
   it('keeps prompts and data out of the database, the logs and the data directory', async () => {
     const canary = `CANARY-${crypto.randomUUID()}`;
-    const { access_token } = await register(ctx.app);
+    const { access_token, user } = await register(ctx.app);
+    // Room in the day for every path below.
+    await setPlan(ctx.app.database.db, user.id, 'team', ctx.clock.now());
     const data = [
-      ['Region', `${canary} header`],
-      ['North', `${canary} cell`],
+      ['Region', `${canary} header`, 'Units'],
+      ['North', `${canary} cell`, 5],
+      ['South', `${canary} cell`, 7],
     ];
     const answered = await query(ctx.app, access_token, { task: 'analyze', prompt: `Look at ${canary}`, data }, { 'idempotency-key': 'canary-1' });
     expect(answered.statusCode).toBe(200);
     // It went through the whole path: the answer names the column it read.
     expect(answered.json().answer).toContain(canary);
     await query(ctx.app, access_token, { task: 'formula', prompt: `Use ${canary}`, data });
+    // The formula engine's paths: a request built into a formula, a formula explained, one that does not parse.
+    const built = await query(ctx.app, access_token, { task: 'formula', prompt: `total Units for ${canary} cell`, data });
+    expect(built.json()).toMatchObject({ verified: true, formula: { value: 12, text: expect.stringContaining(canary) } });
+    const explained = await query(ctx.app, access_token, { task: 'explain', prompt: `=IF(B2="${canary} cell",C2,0)`, data });
+    expect(explained.json()).toMatchObject({ verified: true, formula: { value: 5 } });
+    const broken = await query(ctx.app, access_token, { task: 'explain', prompt: `=SUM("${canary}"`, data });
+    expect(broken.json().answer).toContain(canary);
     await query(ctx.app, access_token, { task: 'analyze', prompt: `Look at ${canary}`, data }, { 'idempotency-key': 'canary-1' });
     await query(ctx.app, access_token, { task: 'ask', prompt: `${canary} `.repeat(200) });
     await query(ctx.app, access_token, { task: 'ask', prompt: 'x', data: [[{ note: canary }]] });

@@ -109,6 +109,8 @@ describe.each(ENGINES)('retention job on %s', (engine) => {
     expect(await count('team_audit_log', `at < ${Date.UTC(2026, 11, 1)}`)).toBe(0);
     // The invitation the member accepted expired in December 2026.
     expect(await count('team_invitations', 'true')).toBe(0);
+    // Its mail stopped counting a day after it went.
+    expect(await count('invitation_mails', 'true')).toBe(0);
     expect(await count('usage_seconds', `second < ${Math.floor(ctx.clock.now() / 1000) - 3600}`)).toBe(0);
     expect(await count('usage_seconds', 'true')).toBeGreaterThan(0);
   });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
+import { exemptPeers, networkOf } from '../../server/plugins/connections';
 import { atProductionHashCost, useTestApp } from '../helpers/testApp';
 
 /**
@@ -34,9 +35,10 @@ interface Client {
   closed: Promise<number>;
 }
 
-function connect(port: number): Promise<Client> {
+/** A connection to the server on 127.0.0.1, from `localAddress` (all of 127/8 is this machine). */
+function connect(port: number, localAddress = '127.0.0.1'): Promise<Client> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ port, host: '127.0.0.1' });
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress });
     let data = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (data += chunk));
@@ -78,6 +80,8 @@ describe('slow, idle and too many clients', () => {
       REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
       MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+      // Every client here is 127.0.0.1: the cap of the whole process is what is tested.
+      MAX_CONNECTIONS_PER_ADDRESS: '0',
     },
   });
   let port: number;
@@ -170,6 +174,61 @@ describe('slow, idle and too many clients', () => {
     huge.socket.write(`GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`);
     await huge.closed;
     expect(answers(huge.received())).toEqual([{ status: 431, body: productError('headers_too_large') }]);
+  });
+});
+
+describe('one client network and every connection slot', () => {
+  const PER_ADDRESS = 40;
+  const ctx = useTestApp('sqlite', { env: { MAX_CONNECTIONS: '300', MAX_CONNECTIONS_PER_ADDRESS: String(PER_ADDRESS) } });
+  const open: net.Socket[] = [];
+  let port: number;
+  beforeAll(async () => {
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (ctx.app.server.address() as net.AddressInfo).port;
+  });
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.destroy();
+  });
+
+  it('holds at most MAX_CONNECTIONS_PER_ADDRESS idle sockets of one address (429 to the rest) while another client is served', async () => {
+    // As many idle sockets from 127.0.0.2 as the whole process may hold: without a bound per address they take every place.
+    const flood = await Promise.all(Array.from({ length: 300 }, () => connect(port, '127.0.0.2')));
+    open.push(...flood.map(({ socket }) => socket));
+    // The refused ones are answered and closed at once; the held ones stay open (their headers timeout is 10 s).
+    const refused = flood.map(() => false);
+    const allRefused = new Promise<void>((resolve) => {
+      let count = 0;
+      flood.forEach((client, i) =>
+        client.closed.then(() => {
+          refused[i] = true;
+          if ((count += 1) === 300 - PER_ADDRESS) resolve();
+        }),
+      );
+    });
+    await allRefused;
+    for (const client of flood.filter((_, i) => refused[i])) {
+      expect(answers(client.received())).toEqual([{ status: 429, body: productError('too_many_connections') }]);
+      expect(client.received()).toMatch(/\r\nRetry-After: 1\r\n/);
+    }
+    const other = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+    expect(other.status).toBe(200);
+    // The held ones are still open, and served.
+    const held = flood.filter((_, i) => !refused[i]);
+    expect(held).toHaveLength(PER_ADDRESS);
+    held[0]!.socket.write('GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    for (let i = 0; i < 200 && answers(held[0]!.received()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answers(held[0]!.received()).map(({ status }) => status)).toEqual([200]);
+  });
+
+  it('counts an IPv6 client by its /64 and an IPv4-mapped one as IPv4, and leaves trusted proxies uncounted', () => {
+    expect(networkOf('2001:db8:1:2:aaaa::1')).toBe(networkOf('2001:db8:1:2:ffff:ffff:ffff:ffff'));
+    expect(networkOf('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(networkOf('2001:db8:1:3::1')).not.toBe(networkOf('2001:db8:1:2::1'));
+    expect(networkOf('::ffff:10.0.0.7')).toBe('10.0.0.7');
+    expect(exemptPeers(false)('127.0.0.1')).toBe(false);
+    expect(exemptPeers(1)('203.0.113.9')).toBe(true);
+    const listed = exemptPeers(['10.0.0.0/8', 'loopback', '2001:db8::7']);
+    expect([listed('10.1.2.3'), listed('::ffff:10.1.2.3'), listed('127.0.0.1'), listed('::1'), listed('2001:db8::7'), listed('203.0.113.9')]).toEqual([true, true, true, true, true, false]);
   });
 });
 

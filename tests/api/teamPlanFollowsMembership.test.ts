@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app';
 import { join, payFor, teamOwner, type Account } from '../helpers/teams';
-import { ENGINES, bearer, checkedAgainstDocument, register, useTestApp } from '../helpers/testApp';
+import { ENGINES, bearer, register, useSecondInstance, useTestApp } from '../helpers/testApp';
 
 /**
  * The session check that runs on every request reads the user's plan with it, and SQLite keeps
@@ -12,18 +11,14 @@ import { ENGINES, bearer, checkedAgainstDocument, register, useTestApp } from '.
  */
 describe.each(ENGINES)('the effective plan follows team membership at once on %s', (engine) => {
   const ctx = useTestApp(engine);
-  let other: FastifyInstance;
-  beforeAll(async () => {
-    other = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
-  });
-  afterAll(() => other.close());
+  const second = useSecondInstance(ctx);
 
   const call = (app: FastifyInstance, method: 'GET' | 'DELETE', url: string, who: Account) =>
     app.inject({ method, url: `/api/v1${url}`, headers: bearer(who.access_token) });
   /** The plan both instances answer with, read by several requests at once (each one's session check). */
   async function plans(who: Account): Promise<string[]> {
     const answers = await Promise.all(
-      [ctx.app, other, ctx.app, other].flatMap((app) => [call(app, 'GET', '/users/me', who), call(app, 'GET', '/subscription/me', who)]),
+      [ctx.app, second.current, ctx.app, second.current].flatMap((app) => [call(app, 'GET', '/users/me', who), call(app, 'GET', '/subscription/me', who)]),
     );
     return [...new Set(answers.map((res, i) => (i % 2 === 0 ? res.json().subscription_plan : res.json().plan)))];
   }
@@ -43,7 +38,7 @@ describe.each(ENGINES)('the effective plan follows team membership at once on %s
     expect(await plans(pro)).toEqual(['team']);
 
     // Removed by the owner through the other instance.
-    expect((await call(other, 'DELETE', `/teams/me/members/${free.user.id}`, owner)).statusCode).toBe(204);
+    expect((await call(second.current, 'DELETE', `/teams/me/members/${free.user.id}`, owner)).statusCode).toBe(204);
     expect(await plans(free)).toEqual(['free']);
     // Leaving through the first.
     expect((await call(ctx.app, 'DELETE', `/teams/me/members/${pro.user.id}`, pro)).statusCode).toBe(204);

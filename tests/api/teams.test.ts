@@ -47,7 +47,8 @@ describe.each(ENGINES)('team workspaces on %s', (engine) => {
       expect(sent.statusCode).toBe(201);
       expect(sent.json()).toEqual({ id: expect.any(String), email: member.account.email, role: 'member', expires_at: new Date(ctx.clock.now() + 7 * 86_400_000).toISOString() });
       const mail = await ctx.mail.latestTo(member.account.email);
-      expect(mail.subject).toBe('Grace Hopper invited you to Grace Hopper’s team on SheetMind');
+      expect(mail.subject).toBe('You are invited to join a team on SheetMind');
+      expect(mail.text).toContain('Grace Hopper invited you to join the team "Grace Hopper’s team" on SheetMind as a member.');
       const token = await invitationToken(ctx, member.account.email);
       expect(mail.text).toContain(`${ctx.config.publicUrl}/invite/${token}`);
       // Stored only hashed.

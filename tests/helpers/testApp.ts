@@ -119,6 +119,19 @@ export function checkedAgainstDocument(app: FastifyInstance): FastifyInstance {
   return app;
 }
 
+/**
+ * A second instance of the app on the test app's database (its own handle: its own cache on SQLite,
+ * its own pool on PostgreSQL), sharing its clock and mail; `current` is set before the tests run.
+ */
+export function useSecondInstance(ctx: TestContext): { current: FastifyInstance } {
+  const other = {} as { current: FastifyInstance };
+  beforeAll(async () => {
+    other.current = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
+  });
+  afterAll(() => other.current?.close());
+  return other;
+}
+
 let counter = 0;
 
 /** A unique, valid registration body. */

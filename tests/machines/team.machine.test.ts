@@ -93,15 +93,36 @@ describe('invite form chart', () => {
   function form(invite: (email: string) => Promise<TeamInvitation>) {
     const sent: string[] = [];
     const notified: string[] = [];
+    const described: Array<string | undefined> = [];
     const actor = createActor(
       inviteFormMachine.provide({
         actors: { invite: fromPromise<TeamInvitation, AuthInput & { email: string; role: 'admin' | 'member' }>(({ input }) => invite(input.email)) },
-        actions: { sent: () => sent.push('sent'), notify: (_, { title }) => notified.push(title) },
+        actions: { sent: () => sent.push('sent'), notify: (_, { title, description }) => (notified.push(title), described.push(description)) },
       }),
       { input: { auth } },
     ).start();
-    return { actor, sent, notified };
+    return { actor, sent, notified, described };
   }
+
+  it('tells an admin who invites an admin that only the owner can', async () => {
+    const { actor, notified, described } = form(() => Promise.reject(refusal(403, 'forbidden')));
+    actor.send({ type: 'draft.email', value: 'bob@example.com' });
+    actor.send({ type: 'draft.role', value: 'admin' });
+    actor.send({ type: 'form.submit' });
+    await settle();
+    expect(notified).toEqual([messages.team.actionFailed]);
+    expect(described).toEqual(['Only the team’s owner can invite admins. Invite them as a member, or ask the owner.']);
+    expect(actor.getSnapshot().context.error).toBeNull();
+  });
+
+  it('shows an invitation to one’s own address refused under the field, in words of its own', async () => {
+    const { actor, notified } = form(() => Promise.reject(refusal(409, 'cannot_invite_yourself')));
+    actor.send({ type: 'draft.email', value: 'ada@example.com' });
+    actor.send({ type: 'form.submit' });
+    await settle();
+    expect(actor.getSnapshot().context.error).toBe('This is your own address: you are already in this team.');
+    expect(notified).toEqual([]);
+  });
 
   it('checks the address before sending, and shows a refusal about it under the field', async () => {
     const { actor } = form(() => Promise.reject(refusal(409, 'invitation_pending')));
@@ -152,6 +173,15 @@ describe('invitation chart', () => {
     const { actor } = invitation(() => Promise.reject(refusal(404, 'invalid_invitation')), async () => ({ team: { name: '' }, role: 'member' }));
     await settle();
     expect(actor.getSnapshot().value).toBe('invalid');
+  });
+
+  it('says in words of its own why an admin invitation from someone no longer the owner cannot be accepted', async () => {
+    const { actor } = invitation(async () => ({ ...preview, role: 'admin' }), () => Promise.reject(refusal(403, 'forbidden')));
+    await settle();
+    actor.send({ type: 'invitation.accept' });
+    await settle();
+    expect(actor.getSnapshot().value).toBe('showing');
+    expect(actor.getSnapshot().context.failure).toBe('This invitation would make you an admin, but whoever sent it no longer owns the team. Ask the team’s owner to send it again.');
   });
 
   it('keeps a mismatch on the page in words, and goes to the team page once joined', async () => {

@@ -74,6 +74,9 @@ export const linkPaths = (Object.keys(ARRIVALS) as Array<keyof typeof ARRIVALS>)
 export const linkCoverage = chartCoverage(linkMachine, linkPaths.map(({ path }) => path));
 
 const heading = (name: string): Sight => ({ role: 'heading', level: 2, name });
+/** Which account approves: the signed-in one (each runner has its own), named by its address. */
+const [beforeEmail, afterEmail] = t.approvesAs('\u0000').split('\u0000').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+const approvingAccount = new RegExp(`^${beforeEmail}\\S+@\\S+${afterEmail}$`);
 const field = (state: LinkSnapshot): Sight[] => [
   { label: t.codeLabel, value: state.context.code },
   state.context.problem ? { text: state.context.problem } : { text: t.codeHelp },
@@ -83,7 +86,9 @@ const confirm = (state: LinkSnapshot): Sight[] => [
   heading(t.confirmTitle),
   { text: t.confirmLead(grant.client_name) },
   { text: grant.ip },
-  { text: grant.user_agent! },
+  // What the device said of itself, not shown as a fact.
+  { text: t.reportedAs(grant.user_agent!) },
+  { text: approvingAccount },
   { text: CODE },
   { text: t.confirmWarning },
   ...(state.context.problem ? [{ role: 'alert', name: undefined } as Sight, { text: state.context.problem }] : []),

@@ -15,14 +15,19 @@ import type { Sight } from '../helpers/sights';
 
 const t = messages.guide;
 
-const answer = (text: string, monthly: number): QueryAnswer => ({
+const answer = (text: string, monthly: number, formula: QueryAnswer['formula'], verified: boolean): QueryAnswer => ({
   answer: text,
   tokens: { prompt: 120, completion: 80, total: 200 },
   processing_time_ms: 412,
   usage: { monthly_queries: monthly, daily_tokens: monthly * 200, queries_per_minute: 1, processing_time: 0.4, total_queries: monthly },
+  formula,
+  verified,
 });
-const first = answer('Revenue: mean 11,450, from 7,300 (West, Jan) to 15,100 (East, Jan). East sells most.', 1);
-const second = answer('Units: mean 296, standard deviation 74. East leads both months.', 2);
+const sumif = '=SUMIF(A2:A9,"North",C2:C9)';
+// A checked formula, then one the engine could not evaluate (as a model's might be).
+const first = answer(`Understood: the total of Revenue where Region is "North". ${sumif}`, 1, { text: sumif, valid: true, value: 26300, error: null, references: ['A2:A9', 'C2:C9'], functions: ['SUMIF'] }, true);
+const xlookup = '=XLOOKUP("North",A2:A9,C2:C9)';
+const second = answer(`Try ${xlookup}`, 2, { text: xlookup, valid: true, value: null, error: 'unsupported_function', references: ['A2:A9', 'C2:C9'], functions: ['XLOOKUP'] }, false);
 export const QUOTA = 'All 100 queries of the Free plan for this month are used. They renew on 2026-12-01 (UTC).';
 
 export const tryQueryOutcomes: ActorOutcome[] = [
@@ -64,6 +69,11 @@ function tryIt(state: TryQuerySnapshot): Sight[] {
           { in: panel, role: 'status' },
           { in: panel, text: t.answerTitle },
           { in: panel, text: shown.answer! },
+          { in: panel, text: t.formulaTitle },
+          { in: panel, text: shown.formula!.text },
+          ...(shown.verified
+            ? ([{ in: panel, text: t.formulaValue((shown.formula!.value as number).toLocaleString()) }, { in: panel, text: t.formulaChecked }] satisfies Sight[])
+            : ([{ in: panel, text: t.formulaUnchecked(shown.formula!.error!) }, { in: panel, text: t.formulaChecked, absent: true }] satisfies Sight[])),
           { in: panel, text: t.usageNow(shown.usage.monthly_queries!, shown.usage.daily_tokens!) },
           { in: panel, role: 'link', name: t.seeDashboard },
         ] satisfies Sight[])

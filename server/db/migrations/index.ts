@@ -11,6 +11,8 @@ import * as addonCredentials from './2026-11-23T2300-addon-credentials';
 import * as teams from './2026-11-24T0100-teams';
 import * as retention from './2026-11-24T0200-retention';
 import * as answerQueryFunction from './2026-11-24T0300-answer-query-function';
+import * as teamBillingFollowsOwner from './2026-11-26T0100-team-billing-follows-owner';
+import * as invitationMails from './2026-11-26T1300-invitation-mails';
 import * as abandonedQueries from './2026-11-26T1500-abandoned-queries';
 import * as reserveSettleFunctions from './2026-11-26T1510-reserve-settle-functions';
 
@@ -28,6 +30,8 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T0100-teams': teams,
   '2026-11-24T0200-retention': retention,
   '2026-11-24T0300-answer-query-function': answerQueryFunction,
+  '2026-11-26T0100-team-billing-follows-owner': teamBillingFollowsOwner,
+  '2026-11-26T1300-invitation-mails': invitationMails,
   '2026-11-26T1500-abandoned-queries': abandonedQueries,
   '2026-11-26T1510-reserve-settle-functions': reserveSettleFunctions,
 };

@@ -17,6 +17,9 @@ export const link = {
   requestedAt: 'Asked at',
   requestedFrom: 'From address',
   device: 'Device',
+  /** The User-Agent the device sent: its own words about itself, which anyone can write. */
+  reportedAs: (agent: string) => `reported as “${agent}” (the device’s own words, not checked)`,
+  approvesAs: (email: string) => `You are signed in as ${email}: approving lets the add-on use this account.`,
   codeShown: 'Code',
   approve: 'Approve',
   approving: 'Approving...',

@@ -63,6 +63,8 @@ export const team = {
   inviteSubmit: 'Send invitation',
   inviteBusy: 'Sending…',
   inviteSent: (email: string) => `Invitation sent to ${email}.`,
+  /** An admin's invitation with the role admin: only the owner makes admins. */
+  inviteAdminForbidden: 'Only the team’s owner can invite admins. Invite them as a member, or ask the owner.',
   emailRequired: 'Enter the email address of the person to invite.',
   emailInvalid: 'This does not look like an email address.',
   noSeatsLeft: 'All seats are taken. Revoke an invitation or remove a member to invite someone new.',
@@ -115,6 +117,7 @@ export const team = {
     not_in_team: 'You are not in a team any more.',
     forbidden: 'Only the team’s owner or an admin can do this.',
     already_in_team: 'This person is already in a team. Someone can be in one team at a time.',
+    cannot_invite_yourself: 'This is your own address: you are already in this team.',
     invitation_pending: 'This address already has an invitation waiting. Use Resend on it instead.',
     seat_limit_reached: 'All 10 seats of the Team plan are taken, pending invitations included. Revoke an invitation or remove a member first.',
     member_not_found: 'This person is no longer in the team.',
@@ -147,6 +150,8 @@ export const invitation = {
     invalid_invitation: 'This invitation link no longer works: it was used, revoked, replaced or it expired.',
     invitation_email_mismatch: 'This invitation is for another email address. Sign in with the invited address to accept it.',
     already_in_team: 'You are already in a team. Leave it first to join this one.',
+    // The one 403 of an accept: an admin invitation whose sender no longer owns the team.
+    forbidden: 'This invitation would make you an admin, but whoever sent it no longer owns the team. Ask the team’s owner to send it again.',
   } as Record<string, string>,
   acceptFailed: 'Could not join the team',
 } as const;

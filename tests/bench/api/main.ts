@@ -44,11 +44,13 @@
  *
  * The parts: `options.ts` (knobs), `servers.ts` (apps, processes, accounts), `seedSql.ts` and
  * `seeding.ts` (the seeded databases), `targets.ts` and `specs.ts` (what is measured, in which
- * order), `measure.ts` (autocannon, the race, fsync), `report.ts` (the printed tables).
+ * order), `measure.ts` (autocannon, the race, fsync), `report.ts` (the printed tables),
+ * `assistant.ts` (the offline assistant's explain and formula on 10,000 cells, as a ratio to analyze).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { benchAssistant } from './assistant';
 import { fsyncLatency, measure, preflight, race, type Sample } from './measure';
 import { Cleanup, DURATION_S, INSTANCES, log, ONLY, ROUNDS, WARMUP_S } from './options';
 import { printCountChecks, printFailures, printInstances, printReport, printSeeded, type Races, type SeededPair } from './report';
@@ -58,6 +60,9 @@ import { allSpecs, choose, Deployments } from './specs';
 import type { Target } from './targets';
 
 async function main(): Promise<void> {
+  // The assistant's answers are measured in this process, apart from the servers: BENCH_ONLY=assistant runs them alone.
+  const assistant = ONLY.length === 0 || ONLY.some((part) => 'assistant'.includes(part));
+  if (assistant && ONLY.length > 0 && ONLY.every((part) => 'assistant'.includes(part))) return benchAssistant();
   const cleanup = new Cleanup();
   const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-bench-'));
   cleanup.add('temp dir', async () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
@@ -99,6 +104,7 @@ async function main(): Promise<void> {
     printReport(targets, samples, { before: fsyncBefore, after: fsyncLatency(tmpRoot) });
     printInstances(byName.get('query (1 PostgreSQL process)'), byName.get(`query (${INSTANCES} PostgreSQL processes)`), INSTANCES, samples);
     printSeeded(pairs, samples, targets[0]!, deployments.seeding);
+    if (assistant) benchAssistant();
     const answered = printFailures(targets, samples);
     if (!printCountChecks(targets, samples, races) || !answered) process.exitCode = 1;
   } finally {

@@ -28,7 +28,7 @@ const SEEDED_GOAL = 0.85;
 const rpsOf = (samples: Samples, target: Target) => median(samples.get(target)!.map((s) => s.rps));
 const formatRps = (rps: number) => rps.toFixed(rps < 100 ? 1 : 0);
 
-function table(header: string[], rows: string[][]): void {
+export function table(header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   console.log(line(header));
