@@ -197,6 +197,26 @@ describe.each(ENGINES)('abandoned queries on %s', (engine) => {
     expect(await ledger(user.id)).toEqual([]);
   });
 
+  it.each([
+    ['plain', {}],
+    ['streamed', { stream: true }],
+  ])('aborts the repair round of a formula query (%s) and refunds it when the client leaves during the second call', async (_how, extra) => {
+    const { access_token, user } = await register(ctx.app);
+    const before = { ...fake.counts };
+    // The first formula fails on the data (column 3 of a 2-column range), so a second call repairs it; that one never answers.
+    fake.script({ kind: 'answer', content: '```excel\n=VLOOKUP("North",A2:B3,3,FALSE)\n```', usage: { prompt_tokens: 50, completion_tokens: 20 } }, { kind: 'hang' });
+    const data = [['Region', 'Revenue'], ['North', 120], ['South', 80]];
+    const query = openQuery(port, access_token, { task: 'formula', prompt: 'Total revenue of North', data, ...extra });
+    await fake.received(before.received + 2);
+    expect(fake.requests.at(-1)!.body.messages.at(-1)!.content).toContain('gives #REF! on the data');
+    query.leave();
+    await fake.aborted(before.aborted + 1);
+    // What the provider spent: both of the first call's counts, and the repair call's prompt.
+    await eventually(() => day(user.id), { queries: 0, tokens: 0, abandoned_queries: 1, abandoned_tokens: 70 + promptOf(fake) });
+    expect(await usage(access_token)).toEqual(nothingUsed);
+    expect(await ledger(user.id)).toEqual([]);
+  });
+
   it('still counts a query whose client stayed', async () => {
     const { access_token, user } = await register(ctx.app);
     fake.script({ kind: 'answer', content: 'here', usage: { prompt_tokens: 40, completion_tokens: 9 } });

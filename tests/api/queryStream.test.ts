@@ -56,10 +56,41 @@ describe.each(ENGINES)('streamed answers on %s', (engine) => {
         usage: { monthly_queries: 1, daily_tokens: 38, queries_per_minute: 1, processing_time: expect.any(Number), total_queries: 1 },
         request_id: expect.any(String),
         replayed: false,
+        formula: null,
+        verified: false,
+        engine: 'fake-model',
       },
     });
     // The model was asked to stream, and to count the tokens in its last chunk.
     expect(fake.requests.at(-1)!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('streams the first answer of a formula query and sends the repaired one, checked, in done', async () => {
+    const { access_token } = await register(ctx.app);
+    const fenced = (formula: string) => `\`\`\`excel\n${formula}\n\`\`\` adds North.`;
+    const broken = fenced('=VLOOKUP("North",A2:B3,3,FALSE)');
+    const good = fenced('=SUMIF(A2:A3,"North",B2:B3)');
+    fake.script(
+      { kind: 'answer', content: broken, usage: { prompt_tokens: 50, completion_tokens: 20 } },
+      { kind: 'answer', content: good, usage: { prompt_tokens: 90, completion_tokens: 15 } },
+    );
+    const data = [['Region', 'Revenue'], ['North', 120], ['South', 80]];
+    const res = await ask(app, access_token, { task: 'formula', prompt: 'Total revenue of North', data, stream: true });
+    const events = sseEvents(res.body);
+    // The deltas are the first answer's, as the model wrote it; the repair round is not streamed.
+    expect(events.filter((e) => e.event === 'delta').map((e) => (e.data as { text: string }).text).join('')).toBe(broken);
+    expect(events.at(-1)).toEqual({
+      event: 'done',
+      data: expect.objectContaining({
+        answer: good,
+        formula: expect.objectContaining({ text: '=SUMIF(A2:A3,"North",B2:B3)', valid: true, value: 120, error: null }),
+        verified: true,
+        engine: 'fake-model',
+        tokens: { prompt: 140, completion: 35, total: 175 },
+        usage: expect.objectContaining({ monthly_queries: 1, daily_tokens: 175 }),
+      }),
+    });
+    expect(fake.requests.slice(-2).map((r) => r.body.stream ?? false)).toEqual([true, false]);
   });
 
   it('answers an error before the first byte with its HTTP status and error body', async () => {
