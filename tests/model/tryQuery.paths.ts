@@ -40,7 +40,7 @@ export const tryQueryOutcomes: ActorOutcome[] = [
 export type TryQuerySnapshot = SnapshotFrom<typeof tryQueryMachine>;
 
 /** A piece of the answer as the model writes it; the chart shows the pieces so far. */
-export const DELTA = 'Revenue: mean 11,450 ';
+export const DELTA = 'Understood: the total of Revenue ';
 
 const model = createTestModel(toTestModelMachine(tryQueryMachine), {
   input: { auth: null },
