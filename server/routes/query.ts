@@ -197,8 +197,9 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     database,
     ai: app.ai,
     clock: app.clock,
-    // Longer than any provider call can take: a reservation still unsettled then was left by a server that stopped mid-query.
-    abandonedAfterMs: app.config.ai.timeoutMs + 60_000,
+    // Longer than any query's provider calls can take (two for a formula checked and repaired, each
+    // within the timeout): a reservation still unsettled then was left by a server that stopped mid-query.
+    abandonedAfterMs: 2 * app.config.ai.timeoutMs + 60_000,
   };
 
   app.post(

@@ -230,7 +230,12 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     const soon = await query(access_token, { task: 'ask', prompt: 'still there?' }, { 'idempotency-key': key });
     expect([soon.statusCode, soon.json().error.code]).toEqual([409, 'request_in_progress']);
 
+    // A formula query may still be in its repair round, a second call of up to the timeout (1.5 s here).
     ctx.clock.advance(1500 + 60_000 + 1);
+    const repairing = await query(access_token, { task: 'ask', prompt: 'still there?' }, { 'idempotency-key': key });
+    expect([repairing.statusCode, repairing.json().error?.code]).toEqual([409, 'request_in_progress']);
+
+    ctx.clock.advance(1500);
     const later = await query(access_token, { task: 'ask', prompt: 'still there?' }, { 'idempotency-key': key });
     expect(later.json()).toMatchObject({ answer: 'You said: still there?', replayed: false, usage: { monthly_queries: 1, daily_tokens: 49 } });
   });
