@@ -17,6 +17,8 @@ export interface Config {
   dataDir: string;
   /** `null` means the embedded SQLite file in `dataDir`. */
   databaseUrl: string | null;
+  /** PostgreSQL connections of the pool (`DATABASE_POOL_SIZE`). */
+  databasePoolSize: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Where the production SPA build lives; the server serves it with history fallback. */
   webDir: string;
@@ -357,6 +359,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     host: listenHost,
     dataDir: path.resolve(cwd, str(env, 'DATA_DIR', 'data')),
     databaseUrl,
+    databasePoolSize: wholeNumber(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
     logLevel: logLevel as Config['logLevel'],
     webDir: path.resolve(cwd, str(env, 'WEB_DIR', 'dist/web')),
     corsOrigins,

@@ -22,22 +22,31 @@ const failure = (error: unknown) => {
   return (error.code && messages.guide.errors[error.code]) || error.serverMessage || messages.guide.failed;
 };
 
-/** The guide's try-it panel: one real `formula` query on the sample table, counted like any other; the answer shows the formula the server checked. */
+/**
+ * The guide's try-it panel: one real `formula` query on the sample table, counted like any other,
+ * streamed: `asking.waiting` until the first piece of the answer, then `asking.streaming` with the
+ * answer so far in `partial`, which the streaming actor hands to the chart as `query.delta` events.
+ * The final answer (the `done` event's, which a repair round may have replaced) shows the formula
+ * the server checked.
+ */
 export const tryQueryMachine = setup({
   types: {
-    context: {} as { auth: AuthActorRef; answer: QueryAnswer | null; problem: string | null },
-    events: {} as { type: 'query.ask' },
+    context: {} as { auth: AuthActorRef; answer: QueryAnswer | null; partial: string | null; problem: string | null },
+    events: {} as { type: 'query.ask' } | { type: 'query.delta'; text: string },
     input: {} as { auth: AuthActorRef },
     tags: {} as 'busy',
   },
   actors: {
-    ask: fromPromise<QueryAnswer, { auth: AuthActorRef }>(({ input: { auth }, signal }) =>
-      withAuthRetry(auth, () => queryApi.ask({ task: 'formula', prompt: messages.guide.prompt, data: SAMPLE_TABLE }, { signal })),
+    ask: fromPromise<QueryAnswer, { auth: AuthActorRef; onDelta: (text: string) => void }>(({ input: { auth, onDelta }, signal }) =>
+      withAuthRetry(auth, () => queryApi.ask({ task: 'formula', prompt: messages.guide.prompt, data: SAMPLE_TABLE }, { signal, onDelta })),
     ),
+  },
+  actions: {
+    append: assign({ partial: ({ context, event }) => (context.partial ?? '') + (event.type === 'query.delta' ? event.text : '') }),
   },
 }).createMachine({
   id: 'tryQuery',
-  context: ({ input }) => ({ auth: input.auth, answer: null, problem: null }),
+  context: ({ input }) => ({ auth: input.auth, answer: null, partial: null, problem: null }),
   initial: 'idle',
   states: {
     idle: { on: { 'query.ask': 'asking' } },
@@ -46,9 +55,14 @@ export const tryQueryMachine = setup({
       invoke: {
         id: 'ask',
         src: 'ask',
-        input: ({ context }) => ({ auth: context.auth }),
-        onDone: { target: 'idle', actions: assign({ answer: ({ event }) => event.output, problem: null }) },
-        onError: { target: 'idle', actions: assign({ problem: ({ event }) => failure(event.error) }) },
+        input: ({ context, self }) => ({ auth: context.auth, onDelta: (text: string) => self.send({ type: 'query.delta', text }) }),
+        onDone: { target: 'idle', actions: assign({ answer: ({ event }) => event.output, partial: null, problem: null }) },
+        onError: { target: 'idle', actions: assign({ partial: null, problem: ({ event }) => failure(event.error) }) },
+      },
+      initial: 'waiting',
+      states: {
+        waiting: { on: { 'query.delta': { target: 'streaming', actions: 'append' } } },
+        streaming: { on: { 'query.delta': { actions: 'append' } } },
       },
     },
   },

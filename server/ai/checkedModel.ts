@@ -1,7 +1,7 @@
 import { checkFormula, publicCheck, type CheckedFormula } from './formulas/engine';
 import { fencedFormula } from './formulas/extract';
 import { makeSheet, type Sheet } from './formulas/sheet';
-import { ProviderError, type AiAnswer, type AiProvider, type AiRequest, type TokenCounts } from './provider';
+import { CallAborted, ProviderError, type AiAnswer, type AiProvider, type AiRequest, type TokenCounts } from './provider';
 
 /** The tasks whose answers show a formula the server checks. */
 const CHECKED_TASKS = new Set(['formula', 'explain']);
@@ -40,6 +40,11 @@ function correction(check: CheckedFormula): string {
  * on the data; one that does not parse or evaluates to an error goes back to the model once, with
  * the error, and the second is checked the same way. Both calls' tokens are counted, within the
  * query's reservation: the repair round is made only when the reservation has room for it.
+ *
+ * The call's signal goes to both calls, so a client that leaves aborts whichever is running; an
+ * abort during the repair round says what both calls spent. A streamed call (`onDelta`) streams
+ * the first call's answer only: the repair round's answer replaces it whole, as the final answer
+ * (the `done` event's, docs/metering.md).
  */
 export function checkedModel(model: AiProvider, name: string): AiProvider {
   return {
@@ -48,11 +53,11 @@ export function checkedModel(model: AiProvider, name: string): AiProvider {
     // Room for the repair round: its prompt repeats the first with the first answer, then its own answer.
     maxCompletionTokens: (request) =>
       isChecked(request) ? 3 * model.maxCompletionTokens(request) + model.promptTokens(request) + CORRECTION_TOKENS : model.maxCompletionTokens(request),
-    async answer(request, completionTokens) {
-      if (!isChecked(request)) return model.answer(request, completionTokens);
+    async answer(request, completionTokens, options = {}) {
+      if (!isChecked(request)) return model.answer(request, completionTokens, options);
       const limit = model.maxCompletionTokens(request);
       const sheet = makeSheet(request.data ?? [], request.range);
-      const first = await model.answer(request, Math.min(completionTokens, limit));
+      const first = await model.answer(request, Math.min(completionTokens, limit), options);
       const check = checkAnswer(first.answer, sheet);
       if (check === null || works(check)) return { ...first, formula: check && publicCheck(check) };
       const repair: AiRequest = { ...request, followUp: { answer: first.answer, correction: correction(check) } };
@@ -60,11 +65,14 @@ export function checkedModel(model: AiProvider, name: string): AiProvider {
       const unrepaired: AiAnswer = { ...first, formula: publicCheck(check) };
       if (room < MIN_REPAIR_TOKENS) return unrepaired;
       let second: AiAnswer;
+      // The client may have left while the first answer was checked.
+      if (options.signal?.aborted) throw new CallAborted(first.tokens);
       try {
-        second = await model.answer(repair, room);
+        second = await model.answer(repair, room, options.signal ? { signal: options.signal } : {});
       } catch (error) {
         // The first answer stands, unverified: its tokens were spent.
         if (error instanceof ProviderError) return unrepaired;
+        if (error instanceof CallAborted) throw new CallAborted(add(first.tokens, error.spent));
         throw error;
       }
       const tokens = add(first.tokens, second.tokens);

@@ -1,5 +1,9 @@
+import http from 'node:http';
+import https from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AiConfig } from '../config';
-import { approxTokens, chatMessages, messageTokens, ProviderError, type AiProvider } from './provider';
+import { approxTokens, CallAborted, chatMessages, messageTokens, ProviderError, tokenCounts, type AiProvider, type TokenCounts } from './provider';
+import { retryBudget, type RetryBudget } from './retryBudget';
 
 /** Two retries: a brief 429 or 5xx usually clears, a longer outage should fail fast. */
 const MAX_ATTEMPTS = 3;
@@ -12,6 +16,12 @@ interface Completion {
   usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
 }
 
+/** One chunk of a streamed completion (`data: {…}` of its server-sent events). */
+interface CompletionChunk {
+  choices?: Array<{ delta?: { content?: unknown } }>;
+  usage?: Completion['usage'] | null;
+}
+
 const count = (value: unknown): number | null => (Number.isInteger(value) && (value as number) >= 0 ? (value as number) : null);
 
 /** Seconds of a `Retry-After` header given in seconds (the form APIs use); null otherwise. */
@@ -19,65 +29,158 @@ function retryAfterSeconds(header: string | null): number | null {
   return header !== null && /^\d+$/.test(header.trim()) ? Number(header.trim()) : null;
 }
 
-async function readBounded(response: Response): Promise<string | null> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
+const malformed = () => new ProviderError('malformed', 'The AI provider sent an answer that could not be read.');
+
+/** The body's text, or null past MAX_RESPONSE_BYTES; `each` sees every piece as it comes. */
+async function readBounded(response: http.IncomingMessage, each?: (text: string) => void): Promise<string | null> {
+  const decoder = new TextDecoder();
+  let text = '';
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  for await (const value of response as AsyncIterable<Buffer>) {
     size += value.length;
     if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel();
+      response.destroy();
       return null;
     }
-    chunks.push(value);
+    const piece = decoder.decode(value, { stream: true });
+    text += piece;
+    each?.(piece);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return text + decoder.decode();
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * POSTs `body` and resolves with the response once its headers are in. Node's own HTTP client
+ * rather than fetch: a call waiting on the model holds about half the memory (a socket and a
+ * native parser, where fetch keeps a larger state per request), and thousands of calls wait at once.
+ */
+function post(endpoint: URL, agent: http.Agent, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const request = (endpoint.protocol === 'https:' ? https : http).request(
+      endpoint,
+      { method: 'POST', agent, signal, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      resolve,
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/**
+ * Reads a streamed completion (OpenAI's server-sent events: `data: {chunk}` lines, then
+ * `data: [DONE]`), handing each piece of text to `onDelta` as it comes; `written` keeps what was
+ * handed on, so an aborted call knows what it spent. Token counts come from the last chunk's
+ * `usage` (sent when `stream_options.include_usage` is asked), else are approximated.
+ */
+async function readStream(response: http.IncomingMessage, written: { text: string }, onDelta: (text: string) => void) {
+  let pending = '';
+  let usage: CompletionChunk['usage'] = null;
+  let ended = false;
+  const line = (raw: string) => {
+    const trimmed = raw.trim();
+    if (!trimmed.startsWith('data:') || ended) return;
+    const data = trimmed.slice(5).trim();
+    if (data === '[DONE]') {
+      ended = true;
+      return;
+    }
+    let chunk: CompletionChunk;
+    try {
+      chunk = JSON.parse(data) as CompletionChunk;
+    } catch {
+      throw malformed();
+    }
+    if (chunk.usage) usage = chunk.usage;
+    const content = chunk.choices?.[0]?.delta?.content;
+    if (typeof content === 'string' && content !== '') {
+      written.text += content;
+      onDelta(content);
+    }
+  };
+  const whole = await readBounded(response, (piece) => {
+    pending += piece;
+    let end: number;
+    while ((end = pending.indexOf('\n')) >= 0) {
+      line(pending.slice(0, end));
+      pending = pending.slice(end + 1);
+    }
+  });
+  if (whole === null) throw malformed();
+  line(pending);
+  return { answer: written.text, usage };
+}
 
 /**
  * Any OpenAI-compatible chat-completions endpoint. One deadline covers every attempt; 429 and 5xx
- * are retried with backoff (or the `Retry-After` asked for, when it fits in the deadline). Token
- * counts are the provider's own; only when it reports none are they approximated.
+ * are retried with backoff (or the `Retry-After` asked for, when it fits in the deadline), while
+ * the retry budget allows (`retryBudget.ts`) and only before any of the answer was handed on. Token
+ * counts are the provider's own; only when it reports none are they approximated. A call with
+ * `onDelta` is streamed (`stream: true`); a provider that answers it with a plain completion
+ * instead hands the whole answer on at once. `signal` aborts the call where it is, the backoff
+ * included.
  */
-export function openAiProvider(config: AiConfig): AiProvider {
-  const endpoint = `${config.baseUrl}/chat/completions`;
+export function openAiProvider(config: AiConfig, budget: RetryBudget = retryBudget()): AiProvider {
+  const endpoint = new URL(`${config.baseUrl}/chat/completions`);
+  // Kept-alive connections, as many as there are calls in flight.
+  const agent = new (endpoint.protocol === 'https:' ? https : http).Agent({ keepAlive: true, maxSockets: Infinity });
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
+  const streamHeaders = { ...headers, accept: 'text/event-stream, application/json' };
 
   return {
     promptTokens: messageTokens,
     maxCompletionTokens: () => config.maxCompletionTokens,
-    async answer(request, completionTokens) {
-      const body = JSON.stringify({ model: config.model, messages: chatMessages(request), max_tokens: completionTokens });
+    async answer(request, completionTokens, { signal, onDelta } = {}) {
+      const streamed = onDelta !== undefined;
+      const body = JSON.stringify({
+        model: config.model,
+        messages: chatMessages(request),
+        max_tokens: completionTokens,
+        ...(streamed ? { stream: true, stream_options: { include_usage: true } } : {}),
+      });
+      const estimatedPrompt = messageTokens(request);
       const deadline = Date.now() + config.timeoutMs;
+      const written = { text: '' };
+      const spent = (): TokenCounts => tokenCounts(estimatedPrompt, approxTokens(written.text));
       const once = async () => {
-        let response: Response;
-        let text: string | null;
+        const timeout = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+        let response: http.IncomingMessage;
+        let ok = false;
+        let answer: string | null;
+        let usage: Completion['usage'] | null = null;
         try {
-          response = await fetch(endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
-          text = await readBounded(response);
-        } catch (error) {
-          // By name: a DOMException from fetch is not an `Error` of every realm (jest's, for one).
-          if ((error as { name?: unknown } | null)?.name === 'TimeoutError') {
-            throw new ProviderError('timeout', `The AI provider did not answer within ${config.timeoutMs} ms.`);
+          response = await post(endpoint, agent, streamed ? streamHeaders : headers, body, signal ? AbortSignal.any([signal, timeout]) : timeout);
+          const status = response.statusCode ?? 0;
+          ok = status >= 200 && status < 300;
+          if (ok && streamed && (response.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+            ({ answer, usage } = await readStream(response, written, onDelta));
+          } else {
+            const text = await readBounded(response);
+            if (!ok) answer = null;
+            else ({ answer, usage } = parseCompletion(text));
+            if (answer !== null && streamed) {
+              written.text = answer;
+              onDelta(answer);
+            }
           }
-          throw new ProviderError('failed', 'The AI provider could not be reached.', { retryable: true });
+        } catch (error) {
+          if (signal?.aborted) throw new CallAborted(spent());
+          if (error instanceof ProviderError) throw error;
+          if (timeout.aborted) throw new ProviderError('timeout', `The AI provider did not answer within ${config.timeoutMs} ms.`);
+          throw new ProviderError('failed', 'The AI provider could not be reached.', { retryable: written.text === '' });
         }
-        if (response.ok) return parseCompletion(text, messageTokens(request));
-        const retryAfterS = retryAfterSeconds(response.headers.get('retry-after'));
-        if (response.status === 429) {
+        if (ok) {
+          const prompt = count(usage?.prompt_tokens) ?? estimatedPrompt;
+          return { answer: answer!, tokens: tokenCounts(prompt, count(usage?.completion_tokens) ?? approxTokens(answer!)) };
+        }
+        const retryAfterS = retryAfterSeconds(response.headers['retry-after'] ?? null);
+        if (response.statusCode === 429) {
           throw new ProviderError('rate_limited', 'The AI provider is busy.', { status: 429, retryable: true, ...(retryAfterS !== null ? { retryAfterS } : {}) });
         }
-        throw new ProviderError('failed', `The AI provider answered with HTTP ${response.status}.`, {
-          status: response.status,
-          retryable: response.status >= 500,
-        });
+        const status = response.statusCode ?? 0;
+        throw new ProviderError('failed', `The AI provider answered with HTTP ${status}.`, { status, retryable: status >= 500 });
       };
+      budget.called();
       for (let attempt = 1; ; attempt++) {
         try {
           return await once();
@@ -85,16 +188,19 @@ export function openAiProvider(config: AiConfig): AiProvider {
           if (!(error instanceof ProviderError) || !error.detail.retryable || attempt === MAX_ATTEMPTS) throw error;
           const backoff = BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
           const wait = error.detail.retryAfterS !== undefined ? error.detail.retryAfterS * 1000 : backoff;
-          if (Date.now() + wait >= deadline) throw error;
-          await sleep(wait);
+          if (Date.now() + wait >= deadline || !budget.mayRetry()) throw error;
+          try {
+            await sleep(wait, undefined, signal ? { signal } : {});
+          } catch {
+            throw new CallAborted(spent());
+          }
         }
       }
     },
   };
 }
 
-function parseCompletion(text: string | null, estimatedPrompt: number) {
-  const malformed = () => new ProviderError('malformed', 'The AI provider sent an answer that could not be read.');
+function parseCompletion(text: string | null): { answer: string; usage: Completion['usage'] | null } {
   if (text === null) throw malformed();
   let completion: Completion;
   try {
@@ -104,7 +210,5 @@ function parseCompletion(text: string | null, estimatedPrompt: number) {
   }
   const answer = completion?.choices?.[0]?.message?.content;
   if (typeof answer !== 'string') throw malformed();
-  const prompt = count(completion.usage?.prompt_tokens) ?? estimatedPrompt;
-  const completionTokens = count(completion.usage?.completion_tokens) ?? approxTokens(answer);
-  return { answer, tokens: { prompt, completion: completionTokens, total: prompt + completionTokens } };
+  return { answer, usage: completion.usage ?? null };
 }

@@ -46,8 +46,31 @@ export interface AiProvider {
   promptTokens(request: AiRequest): number;
   /** The most tokens an answer to the request may take. */
   maxCompletionTokens(request: AiRequest): number;
-  /** Answers in at most `completionTokens` tokens; fails with a ProviderError. */
-  answer(request: AiRequest, completionTokens: number): Promise<AiAnswer>;
+  /**
+   * Answers in at most `completionTokens` tokens; fails with a ProviderError, or with CallAborted
+   * when `options.signal` aborts it.
+   */
+  answer(request: AiRequest, completionTokens: number, options?: AnswerOptions): Promise<AiAnswer>;
+}
+
+export interface AnswerOptions {
+  /** Aborts the call (its client left): the provider stops, and CallAborted says what it spent. */
+  signal?: AbortSignal;
+  /** Receives the answer piece by piece as the model writes it: the call is then streamed where the provider can. */
+  onDelta?: (text: string) => void;
+}
+
+/** The call was aborted by its signal; `spent` is what the provider had taken so far (approximated where it did not say). */
+export class CallAborted extends Error {
+  constructor(readonly spent: TokenCounts) {
+    super('The call was aborted.');
+    this.name = 'CallAborted';
+  }
+}
+
+/** Token counts of a prompt and an answer. */
+export function tokenCounts(prompt: number, completion: number): TokenCounts {
+  return { prompt, completion, total: prompt + completion };
 }
 
 export type ProviderFailure = 'timeout' | 'rate_limited' | 'failed' | 'malformed';

@@ -19,8 +19,11 @@ export type { SqlTransaction } from './statements';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   engine: Engine;
-  /** Answers whether the database can run a statement now. */
-  ping(): Promise<boolean>;
+  /**
+   * Answers whether the database can run a statement now, within `timeoutMs`: on PostgreSQL on a
+   * connection of its own, so it never waits behind the pool's queue.
+   */
+  ping(timeoutMs?: number): Promise<boolean>;
   /**
    * Runs one read on a hot path straight on the driver, as a statement prepared once (SQLite) or
    * a named prepared statement (PostgreSQL), built with Kysely (`db` or a `sql` template); first
@@ -49,12 +52,14 @@ export interface DatabaseOptions {
   /** `postgres://…` selects PostgreSQL; otherwise SQLite in `dataDir`. */
   databaseUrl: string | null;
   dataDir: string;
+  /** PostgreSQL's pool size; 20 when not given. */
+  databasePoolSize?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   let handle: DatabaseHandle;
   if (options.databaseUrl) {
-    const { pool, db, ping, preparedFirst, inTransaction } = openPostgres(options.databaseUrl);
+    const { pool, db, ping, preparedFirst, inTransaction, close } = openPostgres(options.databaseUrl, options.databasePoolSize);
     handle = {
       db,
       engine: 'postgres',
@@ -62,7 +67,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       preparedFirst,
       keyedRead: postgresKeyedReads(pool),
       groupCommit: postgresGroupCommit(inTransaction),
-      close: () => db.destroy(),
+      close,
     };
   } else {
     const { file, statements, db, ping, preparedFirst, walPath } = openSqlite(options.dataDir);

@@ -4,7 +4,9 @@ import { compile, statementBuilder, type SqlTransaction } from './statements';
 import type { Database } from './types';
 
 /**
- * The PostgreSQL engine: a pool of 20 connections shared by Kysely and the hand-written statements.
+ * The PostgreSQL engine: a pool of `DATABASE_POOL_SIZE` connections (20 by default) shared by
+ * Kysely and the hand-written statements, and one connection of its own for the health probe, so
+ * a probe never queues behind thousands of queries for a pooled connection.
  *
  * Invariants:
  * - BIGINT columns (epoch milliseconds) are read as numbers: well inside Number's exact range.
@@ -21,22 +23,31 @@ import type { Database } from './types';
 
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/** Rejects when `work` takes longer than `ms` (a probe on a connection stuck somewhere). */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /** `?` placeholders as PostgreSQL's `$1, $2, …`. */
 export function numberedParams(sqlText: string): string {
   let n = 0;
   return sqlText.replace(/\?/g, () => `$${++n}`);
 }
 
-export function openPostgres(databaseUrl: string) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 20, options: '-c plan_cache_mode=force_generic_plan' });
+export function openPostgres(databaseUrl: string, poolSize = 20) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: '-c plan_cache_mode=force_generic_plan' });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  const probes = new pg.Pool({ connectionString: databaseUrl, max: 1, idleTimeoutMillis: 60_000 });
+  probes.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   // Health checks that come while one is on its way share its answer: one round trip for all.
   let pinging: Promise<boolean> | null = null;
-  const ping = () =>
-    (pinging ??= pool
-      .query('select 1')
+  const ping = (timeoutMs = 1000) =>
+    (pinging ??= withTimeout(probes.query('select 1'), timeoutMs)
       .then(() => true, () => false)
       .finally(() => {
         pinging = null;
@@ -86,7 +97,11 @@ export function openPostgres(databaseUrl: string) {
       client.release(broken);
     }
   };
-  return { pool, db, ping, preparedFirst, inTransaction };
+  const close = async () => {
+    await probes.end();
+    await db.destroy();
+  };
+  return { pool, db, ping, preparedFirst, inTransaction, close };
 }
 
 export type PostgresEngine = ReturnType<typeof openPostgres>;

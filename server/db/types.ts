@@ -1,4 +1,5 @@
 import type { PlanId } from '../../contract/plans';
+import type { Generated } from 'kysely';
 import type { Subscription } from '../../contract/schemas';
 
 /** Times are stored as epoch milliseconds (INTEGER on SQLite, BIGINT on PostgreSQL): one shape on both engines. */
@@ -160,6 +161,9 @@ export interface UsageDaysTable {
   tokens: number;
   /** Tokens granted to the latest reservation (reported back by the statement that took it). */
   last_grant: number;
+  /** Queries refunded because their client left, and the tokens the provider had spent on them: the operator's, never the plan's. */
+  abandoned_queries: Generated<number>;
+  abandoned_tokens: Generated<number>;
 }
 
 export type LedgerStatus = 'reserved' | 'settled';

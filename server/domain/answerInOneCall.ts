@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Plan } from '../../contract/plans';
 import type { AiAnswer } from '../ai/provider';
 import { perTurn } from '../db/batching';
 import type { DatabaseHandle } from '../db/database';
@@ -79,6 +80,22 @@ function answerTogether(database: DatabaseHandle, args: Waiting['args']): Promis
   return new Promise((resolve, reject) => ask({ args, resolve, reject }));
 }
 
+/** The error a metering function's refusal (its SQLSTATE, and the message it raised) stands for. */
+export function refusal(code: string, detail: string | null, plan: Plan, now: number): Error {
+  switch (code) {
+    case 'SMMON':
+      return monthlyQuotaExceeded(plan, now);
+    case 'SMDAY':
+      return dailyTokensExceeded(plan, now);
+    case 'SMCAP':
+      return memberCapReached(Number(detail), now);
+    case 'SMDUP':
+      return new DuplicateRequest();
+    default:
+      return new Error(`a metering function refused with ${code}`);
+  }
+}
+
 export async function answerInOneCall(
   database: DatabaseHandle,
   request: ReservationRequest,
@@ -104,22 +121,8 @@ export async function answerInOneCall(
     completion_tokens: completion,
     processing_ms: processingMs,
   });
-  switch (row.refusal) {
-    case null:
-      break;
-    case 'SMPAR':
-      return PARTIAL_GRANT;
-    case 'SMMON':
-      throw monthlyQuotaExceeded(plan, now);
-    case 'SMDAY':
-      throw dailyTokensExceeded(plan, now);
-    case 'SMCAP':
-      throw memberCapReached(Number(row.detail), now);
-    case 'SMDUP':
-      throw new DuplicateRequest();
-    default:
-      throw new Error(`answer_queries refused with ${row.refusal}`);
-  }
+  if (row.refusal === 'SMPAR') return PARTIAL_GRANT;
+  if (row.refusal !== null) throw refusal(row.refusal, row.detail, plan, now);
   return {
     reservation: { userId, requestId, month, day, second: Math.floor(now / 1000), reservedTokens: prompt + completion, completionTokens: completion, teamId: row.team_id },
     usage: toUsage(row),

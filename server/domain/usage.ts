@@ -302,20 +302,42 @@ export function reservationOf(row: UsageLedgerTable): Reservation {
   };
 }
 
-/** Gives back the query and tokens of a reservation whose provider failed. */
-export async function refundQuery(tx: SqlTransaction, reservation: Reservation): Promise<void> {
+/** Why a query is given back, beyond its provider failing. */
+export interface GiveBack {
+  /** Its client left: what the provider had spent on it, kept for the operator (`abandoned_*` of the day). */
+  abandoned?: TokenCounts;
+  /** It was settled already (to `abandoned`'s tokens), in this many milliseconds. */
+  settledMs?: number;
+}
+
+/**
+ * Gives back the query and tokens of a reservation whose provider failed, or of a query whose
+ * client left before its answer was complete (settled already or not): the user's figures are as
+ * if it was never sent, and the tokens the provider spent on an abandoned one are the operator's.
+ */
+export async function refundQuery(tx: SqlTransaction, reservation: Reservation, { abandoned, settledMs }: GiveBack = {}): Promise<void> {
   const { userId, requestId, month, day } = reservation;
+  const settled = settledMs !== undefined;
   await tx.run(
     tx.db
       .updateTable('usage_months')
-      .set((eb) => ({ queries: eb('queries', '-', 1) }))
+      .set((eb) => ({
+        queries: eb('queries', '-', 1),
+        ...(settled ? { settled: eb('settled', '-', 1), processing_ms: eb('processing_ms', '-', settledMs) } : {}),
+      }))
       .where('user_id', '=', userId)
       .where('month', '=', month),
   );
+  // A settled query holds the tokens it used; a reserved one its reservation.
+  const held = settled ? abandoned!.total : reservation.reservedTokens;
   await tx.run(
     tx.db
       .updateTable('usage_days')
-      .set((eb) => ({ queries: eb('queries', '-', 1), tokens: eb('tokens', '-', reservation.reservedTokens) }))
+      .set((eb) => ({
+        queries: eb('queries', '-', 1),
+        tokens: eb('tokens', '-', held),
+        ...(abandoned ? { abandoned_queries: eb('abandoned_queries', '+', 1), abandoned_tokens: eb('abandoned_tokens', '+', abandoned.total) } : {}),
+      }))
       .where('user_id', '=', userId)
       .where('day', '=', day),
   );
@@ -325,10 +347,10 @@ export async function refundQuery(tx: SqlTransaction, reservation: Reservation):
       .deleteFrom('usage_ledger')
       .where('user_id', '=', userId)
       .where('request_id', '=', requestId)
-      .where('status', '=', 'reserved')
+      .where('status', '=', settled ? 'settled' : 'reserved')
       .returning('request_id'),
   );
-  if (removed.length === 0) throw new Error(`usage request ${requestId} was not reserved`);
+  if (removed.length === 0) throw new Error(`usage request ${requestId} was not ${settled ? 'settled' : 'reserved'}`);
   await tx.run(
     tx.db
       .updateTable('usage_seconds')

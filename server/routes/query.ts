@@ -1,13 +1,14 @@
+import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProviderError, TASKS, type Cell, type Task } from '../ai/provider';
 import { findPlan } from '../../contract/plans';
-import { runQuery, type QueryServices } from '../domain/queries';
+import { QueryAbandoned, runQuery, type QueryOutcome, type QueryServices } from '../domain/queries';
 import { dailyUsage, usageAt } from '../domain/usageReport';
-import { ApiError } from '../errors';
+import { ApiError, errorBody } from '../errors';
 import { credentialId } from '../plugins/auth';
-import { DailyUsageSchema, ErrorSchema, FormulaCheckSchema, MultilineText, UsageSchema } from '../../contract/schemas';
+import { DailyUsageSchema, ErrorSchema, FormulaCheckSchema, MultilineText, UsageSchema, type ErrorBody } from '../../contract/schemas';
 
 /** Bounds of one query's data: what a selection in the add-on can reasonably hold. */
 export const MAX_CELLS = 10_000;
@@ -34,6 +35,9 @@ const QueryBody = Type.Object(
         pattern: '^\\$?[A-Za-z]{1,3}\\$?[0-9]{1,7}(:\\$?[A-Za-z]{1,3}\\$?[0-9]{1,7})?$',
         description: 'Where `data` sits in the sheet, such as "C3:F40": `data[0][0]` is its first cell. A1 when absent.',
       }),
+    ),
+    stream: Type.Optional(
+      Type.Boolean({ description: 'Answer as server-sent events, as `Accept: text/event-stream` asks (see the 200 answer).' }),
     ),
   },
   { additionalProperties: false },
@@ -95,6 +99,78 @@ export function providerFailure(error: ProviderError): ApiError {
   }
 }
 
+/**
+ * Aborted when the client leaves before its answer is complete: the connection closes before the
+ * answer was all handed to it (or had closed before the handler ran).
+ */
+function clientLeaves(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const left = new AbortController();
+  let finished = false;
+  reply.raw.once('finish', () => (finished = true));
+  reply.raw.once('close', () => {
+    if (!finished) left.abort();
+  });
+  if (request.raw.socket?.destroyed) left.abort();
+  return left.signal;
+}
+
+/** Before the answer's first byte: the error as an HTTP answer; a query whose client left is answered to no one. */
+function failed(error: unknown, reply: FastifyReply): FastifyReply {
+  if (error instanceof QueryAbandoned) return reply.hijack();
+  throw error instanceof ProviderError ? providerFailure(error) : error;
+}
+
+/** After the answer's first byte: the error as the body of an `error` event. */
+function errorEvent(error: unknown, request: FastifyRequest): ErrorBody {
+  const known = error instanceof ProviderError ? providerFailure(error) : error;
+  if (known instanceof ApiError) return errorBody(known.code, known.message);
+  request.log.error({ err: error }, 'unhandled error');
+  return errorBody('internal_error', 'Something went wrong on our side. Please try again.');
+}
+
+const EVENT_STREAM = /(^|,)\s*text\/event-stream/i;
+
+/**
+ * A streamed answer (server-sent events): `delta` events with `{text}` as the model writes, then
+ * one `done` with the answer object of a plain call, or one `error` with `{error: {code, message}}`.
+ * The status and headers go out with the first piece of the answer, so an error before it (a
+ * quota, the provider failing) is an HTTP error like a plain call's. An answer worked out in
+ * memory, or replayed, comes as one delta (none for a replay's null answer) and its `done`.
+ */
+async function streamAnswer(request: FastifyRequest, reply: FastifyReply, ask: (onDelta: (text: string) => void) => Promise<QueryOutcome>) {
+  const events = new PassThrough();
+  // Written after the client left: the stream is gone, and so is the need to tell anyone.
+  events.on('error', () => undefined);
+  const send = (event: string, data: unknown) => {
+    if (!events.writableEnded && !events.destroyed) events.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  let opened!: (value: 'open') => void;
+  const open = new Promise<'open'>((resolve) => (opened = resolve));
+  const answered = ask((text) => {
+    send('delta', { text });
+    opened('open');
+  });
+  let first: 'open' | QueryOutcome;
+  try {
+    first = await Promise.race([open, answered]);
+  } catch (error) {
+    return failed(error, reply);
+  }
+  reply.header('content-type', 'text/event-stream; charset=utf-8').header('x-accel-buffering', 'no');
+  if (first === 'open') {
+    answered.then(
+      (outcome) => send('done', outcome),
+      (error: unknown) => send('error', errorEvent(error, request)),
+    ).finally(() => events.end());
+  } else {
+    if (first.replayed) reply.header('Idempotent-Replayed', 'true');
+    if (first.answer !== null) send('delta', { text: first.answer });
+    send('done', first);
+    events.end();
+  }
+  return reply.send(events);
+}
+
 export const queryErrors = {
   400: ErrorSchema,
   401: ErrorSchema,
@@ -121,8 +197,9 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     database,
     ai: app.ai,
     clock: app.clock,
-    // Longer than any provider call can take: a reservation still unsettled then was left by a server that stopped mid-query.
-    abandonedAfterMs: app.config.ai.timeoutMs + 60_000,
+    // Longer than any query's provider calls can take (two for a formula checked and repaired, each
+    // within the timeout): a reservation still unsettled then was left by a server that stopped mid-query.
+    abandonedAfterMs: 2 * app.config.ai.timeoutMs + 60_000,
   };
 
   app.post(
@@ -136,7 +213,23 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ bearer: [] }],
         headers: IdempotencyHeaders,
         body: QueryBody,
-        response: { 200: QueryAnswer, ...queryErrors },
+        response: {
+          200: {
+            description: 'The answer: a JSON object, or with `Accept: text/event-stream` (or `"stream": true`) server-sent events.',
+            content: {
+              'application/json': { schema: QueryAnswer },
+              'text/event-stream': {
+                schema: Type.String({
+                  description:
+                    '`event: delta` with `data: {"text": …}` as the model writes, then one `event: done` whose data is the JSON answer object, ' +
+                    'or one `event: error` with `data: {"error": {"code", "message"}}` when the query fails after the first byte (it is then not counted). ' +
+                    'An error before the first byte is an HTTP error, as for a JSON answer.',
+                }),
+              },
+            },
+          },
+          ...queryErrors,
+        },
       },
     },
     async (request, reply) => {
@@ -151,8 +244,9 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           field: 'Idempotency-Key',
         });
       }
-      try {
-        const outcome = await runQuery(
+      const signal = clientLeaves(request, reply);
+      const ask = (onDelta?: (text: string) => void) =>
+        runQuery(
           { ...services, log: request.log },
           {
             userId,
@@ -163,12 +257,17 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
             key,
             // The processing time runs from receiving the request to having the answer.
             elapsedMs: () => Math.max(1, Math.ceil(reply.elapsedTime)),
+            signal,
+            ...(onDelta ? { onDelta } : {}),
           },
         );
+      if (request.body.stream === true || EVENT_STREAM.test(request.headers.accept ?? '')) return streamAnswer(request, reply, ask);
+      try {
+        const outcome = await ask();
         if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
         return outcome;
       } catch (error) {
-        throw error instanceof ProviderError ? providerFailure(error) : error;
+        return failed(error, reply);
       }
     },
   );

@@ -3,6 +3,7 @@ import type { PlanId } from '../../contract/plans';
 import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, FormulaCheck, Subscription, Usage, User } from '../../contract/schemas';
 import type { ApiKeyInfo, CreatedApiKey, DeviceGrant, NewApiKey, Scope as ApiKeyScope, SessionInfo } from '../../contract/credentials';
 import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
+import { streamQuery } from './streamQuery';
 import type { TokenPair } from './tokenStorage';
 
 export type { DailyUsage, User };
@@ -123,6 +124,7 @@ export interface QueryAnswer {
 }
 
 export const queryApi = {
-  ask: (body: { task: 'analyze' | 'formula'; prompt: string; data: Array<Array<string | number>> }, { signal }: Opts = {}) =>
-    request<QueryAnswer>({ method: 'POST', url: '/query', data: body, signal }),
+  /** One query, answered as it is written (server-sent events): `onDelta` sees each piece of the answer. */
+  ask: (body: { task: 'analyze' | 'formula'; prompt: string; data: Array<Array<string | number>> }, options: Opts & { onDelta: (text: string) => void }) =>
+    streamQuery<QueryAnswer>(body, options),
 };

@@ -37,7 +37,12 @@ function CheckedFormula({ formula, verified }: { formula: NonNullable<QueryAnswe
 function TryIt() {
   const auth = useAuthRef();
   const actor = TryQueryChart.useActor({ input: { auth } });
-  const { answer, problem, busy } = useSelector(actor, (s) => ({ answer: s.context.answer, problem: s.context.problem, busy: s.hasTag('busy') }));
+  const { answer, partial, problem, busy } = useSelector(actor, (s) => ({
+    answer: s.context.answer,
+    partial: s.context.partial,
+    problem: s.context.problem,
+    busy: s.hasTag('busy'),
+  }));
   const id = useId();
   const [header, ...rows] = SAMPLE_TABLE;
   return (
@@ -86,7 +91,16 @@ function TryIt() {
             {problem}
           </Text>
         )}
-        {answer && (
+        {partial !== null && (
+          // The answer as the model writes it; announced once whole, not piece by piece.
+          <Stack role="status" aria-busy="true" gap="3" borderWidth="1px" borderRadius="md" p="4">
+            <Text fontWeight="semibold">{t.answerTitle}</Text>
+            <Text whiteSpace="pre-wrap" fontSize="sm">
+              {partial}
+            </Text>
+          </Stack>
+        )}
+        {answer && partial === null && (
           <Stack role="status" gap="3" borderWidth="1px" borderRadius="md" p="4">
             <Text fontWeight="semibold">{t.answerTitle}</Text>
             <Text whiteSpace="pre-wrap" fontSize="sm">

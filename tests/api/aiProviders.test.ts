@@ -179,6 +179,14 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     expect(fake.requests.length - before).toBe(3);
   });
 
+  it('does not retry past the query deadline: a Retry-After longer than what is left ends the query at once', async () => {
+    const { access_token } = await register(ctx.app);
+    const before = fake.requests.length;
+    fake.script({ kind: 'status', status: 429, retryAfter: '2' });
+    const res = await query(access_token, { task: 'ask', prompt: 'later?' });
+    expect([res.statusCode, res.json().error.code, fake.requests.length - before]).toEqual([503, 'provider_busy', 1]);
+  });
+
   const failures: Array<[string, FakeBehaviour[], number, string, number]> = [
     ['429 on every try', Array(3).fill({ kind: 'status', status: 429, retryAfter: '0' }), 503, 'provider_busy', 3],
     ['500 on every try', Array(3).fill({ kind: 'status', status: 500 }), 502, 'provider_error', 3],
@@ -222,7 +230,12 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     const soon = await query(access_token, { task: 'ask', prompt: 'still there?' }, { 'idempotency-key': key });
     expect([soon.statusCode, soon.json().error.code]).toEqual([409, 'request_in_progress']);
 
+    // A formula query may still be in its repair round, a second call of up to the timeout (1.5 s here).
     ctx.clock.advance(1500 + 60_000 + 1);
+    const repairing = await query(access_token, { task: 'ask', prompt: 'still there?' }, { 'idempotency-key': key });
+    expect([repairing.statusCode, repairing.json().error?.code]).toEqual([409, 'request_in_progress']);
+
+    ctx.clock.advance(1500);
     const later = await query(access_token, { task: 'ask', prompt: 'still there?' }, { 'idempotency-key': key });
     expect(later.json()).toMatchObject({ answer: 'You said: still there?', replayed: false, usage: { monthly_queries: 1, daily_tokens: 49 } });
   });

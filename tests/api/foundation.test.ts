@@ -21,8 +21,8 @@ async function recreate(url: string): Promise<void> {
 describe.each(ENGINES)('API foundation on %s', (engine) => {
   const ctx = useTestApp(engine);
 
-  it('reports the database as reachable on GET /api/v1/health', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/health' });
+  it.each(['/api/v1/health', '/api/v1/health/ready'])('reports the database as reachable on GET %s', async (url) => {
+    const res = await ctx.app.inject({ method: 'GET', url });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ status: 'ok', database: 'ok', engine, mail: 'ok' });
     expect(res.headers['cache-control']).toBe('no-store');
@@ -30,7 +30,7 @@ describe.each(ENGINES)('API foundation on %s', (engine) => {
 
   it('answers each of many health checks made at once (they share one probe), and the ones after them', async () => {
     for (let wave = 0; wave < 2; wave++) {
-      const answers = await Promise.all(Array.from({ length: 20 }, () => ctx.app.inject({ method: 'GET', url: '/api/v1/health' })));
+      const answers = await Promise.all(Array.from({ length: 20 }, () => ctx.app.inject({ method: 'GET', url: '/api/v1/health/ready' })));
       for (const res of answers) expect(res.json()).toEqual({ status: 'ok', database: 'ok', engine, mail: 'ok' });
     }
   });
@@ -68,23 +68,28 @@ describe.each(ENGINES)('API foundation on %s', (engine) => {
 });
 
 describe('health when PostgreSQL goes away', () => {
-  it('answers 503 degraded to every check made meanwhile, and ok again once it is back', async () => {
+  it('answers readiness 503 degraded to every check made meanwhile, health from memory at once, and ok again once it is back', async () => {
     const database = await createTestDatabase();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-health-'));
     const app = await buildApp({
       config: loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, WEB_DIR: path.join(dataDir, 'no-web'), DATABASE_URL: database.url }),
     });
+    const ready = () => app.inject({ method: 'GET', url: '/api/v1/health/ready' });
     const health = () => app.inject({ method: 'GET', url: '/api/v1/health' });
     try {
-      expect((await health()).json()).toEqual({ status: 'ok', database: 'ok', engine: 'postgres', mail: 'ok' });
+      expect((await ready()).json()).toEqual({ status: 'ok', database: 'ok', engine: 'postgres', mail: 'ok' });
       await database.drop();
-      const answers = await Promise.all(Array.from({ length: 5 }, health));
+      const answers = await Promise.all(Array.from({ length: 5 }, ready));
       for (const res of answers) {
         expect(res.statusCode).toBe(503);
         expect(res.json()).toEqual({ status: 'degraded', database: 'unreachable', engine: 'postgres', mail: 'ok' });
       }
+      // Liveness: the process answers, with the database as last seen.
+      const live = await health();
+      expect([live.statusCode, live.json()]).toEqual([200, { status: 'degraded', database: 'unreachable', engine: 'postgres', mail: 'ok' }]);
       await recreate(database.url);
-      expect((await health()).statusCode).toBe(200);
+      expect((await ready()).statusCode).toBe(200);
+      expect((await health()).json()).toEqual({ status: 'ok', database: 'ok', engine: 'postgres', mail: 'ok' });
     } finally {
       await app.close();
       await database.drop();

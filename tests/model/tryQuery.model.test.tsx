@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
 import * as messages from '../../src/content/messages';
@@ -30,7 +30,15 @@ describe('try-it chart of the Quick Start Guide, generated paths', () => {
       localStorage.clear();
       const calls = new HeldActorCalls();
       let asked = 0;
-      const machine = tryQueryMachine.provide({ actors: { ask: calls.actor('ask', () => (asked += 1)) } as never });
+      let write = (_text: string) => undefined as void;
+      const machine = tryQueryMachine.provide({
+        actors: {
+          ask: calls.actor('ask', (input: { onDelta: (text: string) => void }) => {
+            asked += 1;
+            write = input.onDelta;
+          }),
+        } as never,
+      });
       const { unmount } = renderSignedIn(
         '/guide',
         <TryQueryChart.Logic.Provider value={machine}>
@@ -44,6 +52,9 @@ describe('try-it chart of the Quick Start Guide, generated paths', () => {
           states: inJsdom(tryQueryViews),
           events: {
             ...outcomeHandlers(['ask'], () => settle),
+            'query.delta': async ({ event }) => {
+              await act(async () => write((event as unknown as { text: string }).text));
+            },
             'query.ask': async () => {
               const before = asked;
               await browser.click(await screen.findByRole('button', { name: t.ask }));

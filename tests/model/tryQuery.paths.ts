@@ -43,9 +43,12 @@ export const tryQueryOutcomes: ActorOutcome[] = [
 
 export type TryQuerySnapshot = SnapshotFrom<typeof tryQueryMachine>;
 
+/** A piece of the answer as the model writes it; the chart shows the pieces so far. */
+export const DELTA = 'Understood: the total of Revenue ';
+
 const model = createTestModel(toTestModelMachine(tryQueryMachine), {
   input: { auth: null },
-  events: [...tryQueryOutcomes, { type: 'query.ask' }],
+  events: [...tryQueryOutcomes, { type: 'query.ask' }, { type: 'query.delta', text: DELTA }],
   serializeState: (state: TryQuerySnapshot, event: ActorOutcome | undefined, previous?: TryQuerySnapshot) =>
     JSON.stringify([state.value, state.context.answer?.answer ?? null, state.context.problem, event?.type ?? null, previous?.value ?? null]),
 } as never);
@@ -55,9 +58,10 @@ export const tryQueryCoverage = chartCoverage(tryQueryMachine, tryQueryPaths.map
 
 const panel = { role: 'region', name: t.tryTitle } as const;
 
-/** The panel as the chart holds it: the sample, the button, the last answer and the last problem. */
+/** The panel as the chart holds it: the sample, the button, the answer so far or the last answer, and the last problem. */
 function tryIt(state: TryQuerySnapshot): Sight[] {
-  const { answer: shown, problem } = state.context;
+  const { answer: last, partial, problem } = state.context;
+  const shown = partial === null ? last : null;
   return [
     { in: panel, role: 'heading', level: 2, name: t.tryTitle },
     { in: panel, text: 'East' },
@@ -79,7 +83,15 @@ function tryIt(state: TryQuerySnapshot): Sight[] {
           { in: panel, text: t.usageNow(shown.usage.monthly_queries!, shown.usage.daily_tokens!) },
           { in: panel, role: 'link', name: t.seeDashboard },
         ] satisfies Sight[])
-      : [{ in: panel, text: t.answerTitle, absent: true } satisfies Sight]),
+      : partial !== null
+        ? ([
+            { in: panel, role: 'status', busy: true },
+            { in: panel, text: t.answerTitle },
+            // The pieces so far: the model's own context may hold the piece more often than the replay sent it.
+            { in: panel, text: new RegExp(`^${DELTA.trim()}`) },
+            { in: panel, role: 'link', name: t.seeDashboard, absent: true },
+          ] satisfies Sight[])
+        : [{ in: panel, text: t.answerTitle, absent: true } satisfies Sight]),
   ];
 }
 

@@ -692,6 +692,30 @@ const STATES: State[] = [
     },
   },
   {
+    // The answer as it comes: the query's stream has sent its first piece and stays open.
+    name: 'guide-streaming',
+    path: '/guide',
+    signedIn: true,
+    fullPage: true,
+    // As text: tsx would wrap a function's arrows in a helper the page does not have.
+    routes: async (page) => {
+      const piece = 'Understood: the total of Revenue where Region is "North".\n=SUMIF(A2:A9,';
+      const event = `event: delta\ndata: ${JSON.stringify({ text: piece })}\n\n`;
+      await page.addInitScript({
+        content: `const sent = window.fetch.bind(window);
+          window.fetch = function (input, init) {
+            if (!String(input instanceof Request ? input.url : input).endsWith('/api/v1/query')) return sent(input, init);
+            const body = new ReadableStream({ start: function (stream) { stream.enqueue(new TextEncoder().encode(${JSON.stringify(event)})); } });
+            return Promise.resolve(new Response(body, { headers: { 'content-type': 'text/event-stream' } }));
+          };`,
+      });
+    },
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.guide.ask }).click();
+      await page.getByText('=SUMIF(A2:A9,', { exact: false }).waitFor();
+    },
+  },
+  {
     name: 'guide-error',
     path: '/guide',
     signedIn: true,

@@ -14,8 +14,10 @@ import * as answerQueryFunction from './2026-11-24T0300-answer-query-function';
 import * as teamBillingFollowsOwner from './2026-11-26T0100-team-billing-follows-owner';
 import * as invitationMails from './2026-11-26T1300-invitation-mails';
 import * as mailOutbox from './2026-11-26T1300-mail-outbox';
+import * as abandonedQueries from './2026-11-26T1500-abandoned-queries';
 import * as usageLedgerByUser from './2026-11-26T1500-usage-ledger-by-user';
 import * as customFunctions from './2026-11-26T1510-custom-functions';
+import * as reserveSettleFunctions from './2026-11-26T1510-reserve-settle-functions';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
@@ -34,6 +36,8 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26T0100-team-billing-follows-owner': teamBillingFollowsOwner,
   '2026-11-26T1300-invitation-mails': invitationMails,
   '2026-11-26T1300-mail-outbox': mailOutbox,
+  '2026-11-26T1500-abandoned-queries': abandonedQueries,
   '2026-11-26T1500-usage-ledger-by-user': usageLedgerByUser,
   '2026-11-26T1510-custom-functions': customFunctions,
+  '2026-11-26T1510-reserve-settle-functions': reserveSettleFunctions,
 };

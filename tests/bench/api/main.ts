@@ -39,6 +39,9 @@
  * and the baseline are measured, a seeded target with its empty twin; the races run only with a
  * query target of their deployment).
  *
+ * `npm run bench:slow` (or BENCH_SLOW_MODEL=1) runs the slow-model mode instead: the gateway while
+ * thousands of queries wait on a model that takes seconds (`slowModel.ts`).
+ *
  * The parts: `options.ts` (knobs), `servers.ts` (apps, processes, accounts), `seedSql.ts` and
  * `seeding.ts` (the seeded databases), `targets.ts` and `specs.ts` (what is measured, in which
  * order), `measure.ts` (autocannon, the race, fsync), `report.ts` (the printed tables),
@@ -52,6 +55,7 @@ import { fsyncLatency, measure, preflight, race, type Sample } from './measure';
 import { Cleanup, DURATION_S, INSTANCES, log, ONLY, ROUNDS, WARMUP_S } from './options';
 import { printCountChecks, printFailures, printInstances, printReport, printSeeded, type Races, type SeededPair } from './report';
 import { startBaseline } from './servers';
+import { runSlowModel } from './slowModel';
 import { allSpecs, choose, Deployments } from './specs';
 import type { Target } from './targets';
 
@@ -62,6 +66,14 @@ async function main(): Promise<void> {
   const cleanup = new Cleanup();
   const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-bench-'));
   cleanup.add('temp dir', async () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
+  if (process.argv.includes('--slow-model') || process.env.BENCH_SLOW_MODEL === '1') {
+    try {
+      if (!(await runSlowModel(cleanup, tmpRoot))) process.exitCode = 1;
+    } finally {
+      await cleanup.runAll();
+    }
+    return;
+  }
   try {
     const fsyncBefore = fsyncLatency(tmpRoot);
     log(`fsync latency of the disk: ${fsyncBefore}`);

@@ -3,7 +3,7 @@
  * and the small helpers every part of it uses. See `main.ts` for what the benchmark measures.
  */
 
-function positiveInt(name: string, fallback: number): number {
+export function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name]?.replace(/[_,]/g, '');
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

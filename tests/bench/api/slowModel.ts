@@ -1,0 +1,363 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { openDatabase, type DatabaseHandle } from '../../../server/db/database';
+import { periodsAt } from '../../../server/domain/usageReport';
+import { newLoopbackAddress, startServer, type RunningServer } from '../../helpers/server';
+import { setPlan } from '../../helpers/fakeAi';
+import { log, median, positiveInt, ROUNDS, type Cleanup } from './options';
+import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
+
+/**
+ * The slow-model mode of the API bench (`npm run bench:slow`, or `BENCH_SLOW_MODEL=1 npm run bench`):
+ * the gateway while thousands of queries wait on a model that takes seconds, as a real one does.
+ *
+ * A local fake OpenAI-compatible model (`fakeModel.ts`, a process of its own on 127.0.0.1) answers
+ * in BENCH_MODEL_DELAY_MS (default 2,000; a streamed answer is written over that time). The app runs
+ * as its own process (`server/main.ts`, as in production) on SQLite or PostgreSQL, with 200 Team
+ * users. Closed-loop clients in this process hold BENCH_IN_FLIGHT queries in flight (default
+ * 1000,5000), spread over 50 loopback addresses, for BENCH_SLOW_DURATION seconds (default 20) after a
+ * warm-up of one and a half model delays. Each run reports:
+ *   - answers/s, and as a ratio to the ideal (in flight ÷ delay): goal ≥ 0.9 at 1,000;
+ *   - the gateway's overhead on each answer (its time less the model's), p50 and p99: goal p99 ≤ 100 ms at 1,000;
+ *   - `GET /api/v1/health` every 100 ms meanwhile (from a process of its own, `healthProbe.ts`), p50 and p99: goal p99 ≤ 50 ms;
+ *   - the app process's RSS (idle before the run, and the most during it);
+ *   - the count check: each user's monthly count grew by exactly the answers they received;
+ *   - for a streamed run (`Accept: text/event-stream`, at the first in-flight figure): time to first byte;
+ *   - an abandon run (clients giving up after 500 ms, before the model answers): the queries charged
+ *     must be 0, and the provider calls still open when the clients stop are reported.
+ * Every round runs every engine and case once; BENCH_ROUNDS (default 3) rounds; BENCH_ENGINES and
+ * BENCH_SLOW_CASES (plain,streamed,abandon) choose fewer. Only loopback
+ * addresses; every loop is bounded by the run's end, every request by a 60 s timeout.
+ */
+
+const DELAY_MS = positiveInt('BENCH_MODEL_DELAY_MS', 2000);
+const RUN_S = positiveInt('BENCH_SLOW_DURATION', 20);
+const IN_FLIGHT = (process.env.BENCH_IN_FLIGHT ?? '1000,5000').split(',').map((part) => {
+  const value = Number(part.trim().replace(/_/g, ''));
+  if (!Number.isInteger(value) || value < 1 || value > 20_000) throw new Error(`BENCH_IN_FLIGHT takes whole numbers from 1 to 20,000, got "${part}"`);
+  return value;
+});
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').map((part) => part.trim()) as Array<'sqlite' | 'postgres'>;
+/** Which runs: `plain` at every in-flight figure, `streamed` and `abandon` at the first. */
+const CASES = (process.env.BENCH_SLOW_CASES ?? 'plain,streamed,abandon').split(',').map((part) => part.trim());
+const USERS = 200;
+const ADDRESSES = 50;
+const GIVE_UP_MS = 500;
+const REQUEST_TIMEOUT_MS = 60_000;
+
+type Kind = 'plain' | 'streamed' | 'abandon';
+
+interface Answer {
+  user: number;
+  startedAt: number;
+  endedAt: number;
+  status: number;
+  firstByteMs: number | null;
+  /** A 200 with the whole answer (`event: done` when streamed). */
+  complete: boolean;
+}
+
+interface RunResult {
+  engine: string;
+  kind: Kind;
+  inFlight: number;
+  answersPerS: number;
+  ratio: number;
+  overheadP50: number;
+  overheadP99: number;
+  ttfbP50: number | null;
+  ttfbP99: number | null;
+  healthP50: number;
+  healthP99: number;
+  rssIdleMb: number;
+  rssMaxMb: number;
+  /** The app process's CPU time per query sent (answered or not). */
+  cpuMsPerQuery: number;
+  countsExact: boolean;
+  charged: number;
+  failures: string;
+  openCallsAtEnd: number;
+}
+
+const percentile = (values: number[], p: number) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+
+/** CPU milliseconds (user and system) the process has used: a load-independent cost, on a machine others share. */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are the 14th and 15th fields of stat, the 12th and 13th after the name.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** The fake model process: its base URL, and its request counts when asked. */
+async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; counts: () => Promise<{ received: number; aborted: number; open: number }> }> {
+  const child: ChildProcess = fork(path.join(__dirname, 'fakeModel.ts'), [String(DELAY_MS)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  cleanup.add('fake model process', async () => {
+    if (child.connected) child.disconnect();
+    if (child.exitCode === null) child.kill();
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { baseUrl: string }).baseUrl));
+    child.once('exit', (code) => reject(new Error(`the fake model exited with ${code}`)));
+  });
+  const counts = () =>
+    new Promise<{ received: number; aborted: number; open: number }>((resolve) => {
+      child.once('message', (message) => resolve((message as { counts: { received: number; aborted: number; open: number } }).counts));
+      child.send('counts');
+    });
+  return { baseUrl, counts };
+}
+
+interface Deployed {
+  server: RunningServer;
+  database: DatabaseHandle;
+  users: Array<{ token: string; userId: string }>;
+}
+
+async function deploy(cleanup: Cleanup, tmpRoot: string, engine: 'sqlite' | 'postgres', modelUrl: string): Promise<Deployed> {
+  const dataDir = path.join(tmpRoot, `slow-${engine}`);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const databaseUrl = engine === 'postgres' ? await newPostgresDatabase(cleanup) : null;
+  const server = await startServer({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    WEB_DIR: path.join(dataDir, 'no-web'),
+    LLM_BASE_URL: modelUrl,
+    LLM_MODEL: 'bench-model',
+    LLM_TIMEOUT_MS: '30000',
+    LLM_MAX_TOKENS: '300',
+    // Registering the bench's users is not what is measured.
+    PASSWORD_HASH_MEMORY_KIB: '1024',
+    PASSWORD_HASH_PASSES: '1',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
+  cleanup.add(`${engine} app process`, async () => void (await server.stop()));
+  const database = await openDatabase({ databaseUrl, dataDir });
+  cleanup.add(`the bench's handle on the ${engine} database`, () => database.close());
+  const users = [];
+  for (let i = 0; i < USERS; i++) {
+    const name = `slow_${engine}_${i}`;
+    const user = await registerAccount(server.baseUrl, { ...ACCOUNT, email: `${name}@example.com`, username: name });
+    await setPlan(database.db, user.userId, 'team', Date.now());
+    users.push(user);
+  }
+  return { server, database, users };
+}
+
+/** Each user's count of queries this month. */
+async function monthCounts(database: DatabaseHandle, userIds: string[]): Promise<Map<string, number>> {
+  const rows = await database.db.selectFrom('usage_months').select(['user_id', 'queries']).where('month', '=', periodsAt(Date.now()).month).where('user_id', 'in', userIds).execute();
+  return new Map(rows.map((row) => [row.user_id, Number(row.queries)]));
+}
+
+/** Waits (at most 30 s) until none of the users has a query reserved: every refund and settlement is in. */
+async function quiet(database: DatabaseHandle, userIds: string[]): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (Date.now() < until) {
+    const [row] = await database.db.selectFrom('usage_ledger').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'reserved').where('user_id', 'in', userIds).execute();
+    if (Number(row!.n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  log('  (some queries were still reserved 30 s after the run)');
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+function ask(url: string, token: string, localAddress: string, kind: Kind, user: number): Promise<Answer> {
+  const payload = JSON.stringify({ task: 'ask', prompt: 'What does this range say about sales in the North?' });
+  const startedAt = performance.now();
+  return new Promise((resolve) => {
+    let status = 0;
+    let body = '';
+    let firstByteMs: number | null = null;
+    let settled = false;
+    const finish = (complete: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ user, startedAt, endedAt: performance.now(), status, firstByteMs, complete });
+    };
+    const request = http.request(
+      `${url}/api/v1/query`,
+      {
+        method: 'POST',
+        agent,
+        localAddress,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          ...(kind === 'streamed' ? { accept: 'text/event-stream' } : {}),
+        },
+      },
+      (response) => {
+        status = response.statusCode ?? 0;
+        response.setEncoding('utf8');
+        response.on('data', (piece: string) => {
+          firstByteMs ??= performance.now() - startedAt;
+          // The end is all the checks need; the answer itself is small.
+          body = (body + piece).slice(-4096);
+        });
+        response.on('end', () => finish(status === 200 && (kind === 'streamed' ? body.includes('event: done') : body.trimEnd().endsWith('}'))));
+        response.on('error', () => finish(false));
+      },
+    );
+    const timer = setTimeout(() => {
+      request.destroy();
+      finish(false);
+    }, kind === 'abandon' ? GIVE_UP_MS : REQUEST_TIMEOUT_MS);
+    request.on('error', () => finish(false));
+    request.end(payload);
+  });
+}
+
+async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: number, model: Awaited<ReturnType<typeof startModel>>): Promise<RunResult> {
+  const { server, database, users } = deployed;
+  const userIds = users.map((user) => user.userId);
+  const pid = server.process.pid!;
+  const before = await monthCounts(database, userIds);
+  const rssIdleMb = rssMb(pid);
+  const cpuBefore = cpuMs(pid);
+  let rssMaxMb = rssIdleMb;
+  const addresses = Array.from({ length: ADDRESSES }, () => newLoopbackAddress());
+  const start = performance.now();
+  const warm = start + DELAY_MS * 1.5;
+  const end = warm + RUN_S * 1000;
+  const answers: Answer[] = [];
+  const client = async (slot: number) => {
+    const user = slot % users.length;
+    while (performance.now() < end) answers.push(await ask(server.baseUrl, users[user]!.token, addresses[slot % ADDRESSES]!, kind, user));
+  };
+  // Health is probed from a process of its own, from the end of the warm-up to the end of the run.
+  const health = new Promise<number[]>((resolve) => {
+    setTimeout(() => {
+      const prober = fork(path.join(__dirname, 'healthProbe.ts'), [server.baseUrl, newLoopbackAddress()], { execArgv: ['--import', 'tsx'] });
+      prober.once('message', (message) => resolve((message as { times: number[] }).times));
+      prober.once('exit', () => resolve([]));
+      setTimeout(() => prober.connected && prober.send('stop'), end - performance.now());
+    }, warm - performance.now());
+  });
+  const sampler = setInterval(() => (rssMaxMb = Math.max(rssMaxMb, rssMb(pid))), 200);
+  let openCallsAtEnd = 0;
+  const atEnd = setTimeout(() => void model.counts().then((counts) => (openCallsAtEnd = counts.open)), end - performance.now());
+  try {
+    await Promise.all(Array.from({ length: inFlight }, (_, slot) => client(slot)));
+  } finally {
+    clearInterval(sampler);
+    clearTimeout(atEnd);
+  }
+  const healthMs = await health;
+  await quiet(database, userIds);
+  const cpuMsPerQuery = (cpuMs(pid) - cpuBefore) / Math.max(1, answers.length);
+  const after = await monthCounts(database, userIds);
+
+  const received = new Map<string, number>();
+  for (const answer of answers) if (answer.complete) received.set(userIds[answer.user]!, (received.get(userIds[answer.user]!) ?? 0) + 1);
+  let countsExact = true;
+  let charged = 0;
+  for (const id of userIds) {
+    const grew = (after.get(id) ?? 0) - (before.get(id) ?? 0);
+    charged += grew;
+    if (grew !== (received.get(id) ?? 0)) countsExact = false;
+  }
+  const measured = answers.filter((answer) => answer.startedAt >= warm && answer.complete);
+  const doneInWindow = answers.filter((answer) => answer.complete && answer.endedAt >= warm && answer.endedAt <= end).length;
+  const answersPerS = doneInWindow / RUN_S;
+  const overheads = measured.map((answer) => answer.endedAt - answer.startedAt - DELAY_MS);
+  const ttfb = kind === 'streamed' ? measured.map((answer) => answer.firstByteMs!) : [];
+  const failureKinds = new Map<string, number>();
+  for (const answer of answers) {
+    if (answer.complete || kind === 'abandon') continue;
+    const what = answer.status === 0 ? 'no answer' : `HTTP ${answer.status}`;
+    failureKinds.set(what, (failureKinds.get(what) ?? 0) + 1);
+  }
+  return {
+    engine,
+    kind,
+    inFlight,
+    answersPerS,
+    ratio: answersPerS / (inFlight / (DELAY_MS / 1000)),
+    overheadP50: percentile(overheads, 50),
+    overheadP99: percentile(overheads, 99),
+    ttfbP50: ttfb.length ? percentile(ttfb, 50) : null,
+    ttfbP99: ttfb.length ? percentile(ttfb, 99) : null,
+    healthP50: percentile(healthMs, 50),
+    healthP99: percentile(healthMs, 99),
+    rssIdleMb,
+    rssMaxMb,
+    cpuMsPerQuery,
+    countsExact,
+    charged: kind === 'abandon' ? charged : Number.NaN,
+    failures: [...failureKinds].map(([what, n]) => `${n} ${what}`).join(', ') || 'none',
+    openCallsAtEnd,
+  };
+}
+
+const fixed = (value: number | null, digits = 0) => (value === null || Number.isNaN(value) ? '' : value.toFixed(digits));
+
+function describe(result: RunResult): string {
+  const what = `${result.engine} ${result.kind} ${result.inFlight}`;
+  if (result.kind === 'abandon') {
+    return `${what}: charged ${result.charged} (goal 0), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query, provider calls open when the clients stopped ${result.openCallsAtEnd} (clients ${result.inFlight}), health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB`;
+  }
+  return (
+    `${what}: ${fixed(result.answersPerS)} answers/s, ratio ${fixed(result.ratio, 2)}, overhead p50/p99 ${fixed(result.overheadP50)}/${fixed(result.overheadP99)} ms, ` +
+    (result.ttfbP50 !== null ? `first byte p50/p99 ${fixed(result.ttfbP50)}/${fixed(result.ttfbP99)} ms, ` : '') +
+    `health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB ` +
+    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query, counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
+  );
+}
+
+export async function runSlowModel(cleanup: Cleanup, tmpRoot: string): Promise<boolean> {
+  log(`slow-model bench: model delay ${DELAY_MS} ms, ${RUN_S} s a run, in flight ${IN_FLIGHT.join(', ')}, engines ${ENGINES.join(', ')}, ${ROUNDS} rounds`);
+  const model = await startModel(cleanup);
+  const deployments = new Map<string, Deployed>();
+  for (const engine of ENGINES) {
+    log(`starting the app on ${engine}, registering ${USERS} users…`);
+    deployments.set(engine, await deploy(cleanup, tmpRoot, engine, model.baseUrl));
+  }
+  const cases = ([...IN_FLIGHT.map((n) => ['plain', n]), ['streamed', IN_FLIGHT[0]!], ['abandon', IN_FLIGHT[0]!]] as Array<[Kind, number]>).filter(([kind]) =>
+    CASES.includes(kind),
+  );
+  const results: RunResult[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const engine of ENGINES) {
+      for (const [kind, inFlight] of cases) {
+        const result = await run(deployments.get(engine)!, engine, kind, inFlight, model);
+        results.push(result);
+        log(`round ${round}/${ROUNDS}  ${describe(result)}`);
+      }
+    }
+  }
+  console.log('\nSlow-model runs (every run; medians below):');
+  for (const result of results) console.log(`- ${describe(result)}`);
+  console.log('\n| run | answers/s (ideal) | ratio | overhead p50 / p99 | first byte p50 / p99 | health p50 / p99 | RSS idle → max | counts | charged |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  let passed = true;
+  for (const engine of ENGINES) {
+    for (const [kind, inFlight] of cases) {
+      const mine = results.filter((r) => r.engine === engine && r.kind === kind && r.inFlight === inFlight);
+      const med = (pick: (r: RunResult) => number | null) => median(mine.map(pick).filter((v): v is number => v !== null && !Number.isNaN(v)));
+      const exact = mine.every((r) => r.countsExact);
+      const charged = kind === 'abandon' ? mine.map((r) => r.charged).join(', ') : '';
+      if (!exact || (kind === 'abandon' && mine.some((r) => r.charged !== 0))) passed = false;
+      const ideal = inFlight / (DELAY_MS / 1000);
+      console.log(
+        `| ${engine}, ${kind}, ${inFlight} in flight | ${kind === 'abandon' ? '0 answered' : `${fixed(med((r) => r.answersPerS))} (${fixed(ideal)})`} | ${kind === 'abandon' ? '' : fixed(med((r) => r.ratio), 2)} | ` +
+          `${kind === 'abandon' ? '' : `${fixed(med((r) => r.overheadP50))} / ${fixed(med((r) => r.overheadP99))} ms`} | ${kind === 'streamed' ? `${fixed(med((r) => r.ttfbP50))} / ${fixed(med((r) => r.ttfbP99))} ms` : ''} | ` +
+          `${fixed(med((r) => r.healthP50), 1)} / ${fixed(med((r) => r.healthP99), 1)} ms | ${fixed(med((r) => r.rssIdleMb))} → ${fixed(med((r) => r.rssMaxMb))} MB | ${exact ? 'exact' : 'WRONG'} | ${charged} |`,
+      );
+    }
+  }
+  return passed;
+}
