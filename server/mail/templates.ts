@@ -97,6 +97,7 @@ export function ownershipTransferredMail(
   lines.push('', `If you did not expect this, contact us at ${brand.supportEmail}.`, '', `— The ${brand.brandName} team`);
   return {
     to,
+    kind: 'ownership_transferred',
     subject: toNew ? `You now own a team on ${brand.brandName}` : `You handed over your team on ${brand.brandName}`,
     text: ['Hello,', '', ...lines].join('\n'),
   };
