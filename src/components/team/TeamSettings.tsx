@@ -120,7 +120,7 @@ export function ChangeConfirmation({ change, userId, team, members, onConfirm, o
 }): ReactNode {
   const words = change && confirmation(change, userId, team, members);
   return (
-    <Dialog.Root role="alertdialog" open={words !== null} onOpenChange={({ open }) => !open && onCancel()} placement="center">
+    <Dialog.Root role="alertdialog" open={words !== null} onOpenChange={({ open }) => !open && onCancel()} placement="center" motionPreset="none">
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner px="4">
