@@ -93,7 +93,13 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
     const statuses = answers.map((res) => res.statusCode);
     expect(statuses.filter((status) => status === 200)).toHaveLength(3);
     expect(answers.filter((res) => res.statusCode !== 200).map((res) => refusal(res).code)).toEqual(Array(17).fill('too_many_invitations'));
-    expect(await mailsTo(email, 5)).toBe(5);
+    // Five mails counted against the address; fewer may go out, since a resend replaces its
+    // invitation's mail while that is still queued (its link is dead), never more.
+    const counted = await ctx.app.database.db.selectFrom('invitation_mails').select((eb) => eb.fn.countAll<number>().as('n')).where('email', '=', email).executeTakeFirstOrThrow();
+    expect(Number(counted.n)).toBe(5);
+    await ctx.app.mailer.drain();
+    await second.current.mailer.drain();
+    expect(ctx.mail.sent.filter((m) => m.to === email).length).toBeLessThanOrEqual(5);
     ctx.clock.advance(HOUR);
   });
 
