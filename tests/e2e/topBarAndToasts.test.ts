@@ -185,6 +185,31 @@ describe('the top bar', () => {
     await context.close();
   });
 
+  it('asks nothing that fails for someone in no team: no 4xx and no console line on /dashboard, /subscription, /profile', async () => {
+    const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.addInitScript((pair: Tokens) => {
+      localStorage.setItem('access_token', pair.access_token);
+      localStorage.setItem('refresh_token', pair.refresh_token);
+    }, tokens);
+    // The raw events, not watchPage's filtered errors: any console line at all, any failed answer.
+    const seen: string[] = [];
+    page.on('console', (message) => seen.push(`console ${message.type()}: ${message.text()} (${message.location().url})`));
+    page.on('pageerror', (error) => seen.push(`page error: ${error.message}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) seen.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+    });
+    page.on('requestfailed', (request) => seen.push(`failed ${request.method()} ${new URL(request.url()).pathname}`));
+    for (const path of ['/dashboard', '/subscription', '/profile']) {
+      // Loaded afresh: the stored session is restored and the top bar asks about the person's team.
+      await page.goto(`${live.server.baseUrl}${path}`, { waitUntil: 'networkidle' });
+      await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).waitFor();
+      expect(await page.getByRole('banner').getByRole('link', { name: messages.layout.team }).count()).toBe(0);
+    }
+    expect(seen).toEqual([]);
+    await context.close();
+  });
+
   it('shows Login and Sign Up to a signed-out visitor, and once a stored session turns out to be dead', async () => {
     const page = await open('/');
     const nav = page.getByRole('banner').getByRole('navigation', { name: messages.layout.mainNav });
