@@ -28,6 +28,9 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const planIdsMatch: Same<Static<typeof PlanIdSchema>, PlanId> = true;
 void planIdsMatch;
 
+/** A team member's role (decisions.md, Teams). */
+export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
+
 export const UserSchema = Type.Object(
   {
     id: Type.String(),
@@ -36,6 +39,11 @@ export const UserSchema = Type.Object(
     username: Type.String(),
     created_at: Type.String({ format: 'date-time' }),
     subscription_plan: PlanIdSchema,
+    team_role: Type.Optional(
+      Type.Union([RoleSchema, Type.Null()], {
+        description: "Only on `GET /users/me`: the caller's role in their team, null when in no team.",
+      }),
+    ),
   },
   { $id: 'User' },
 );

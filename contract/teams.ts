@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { PlanIdSchema } from './schemas';
+import { PlanIdSchema, RoleSchema } from './schemas';
 
 /**
  * The team workspace's wire shapes (decisions.md, Teams): server/routes/teams.ts and invitations.ts
@@ -8,7 +8,7 @@ import { PlanIdSchema } from './schemas';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
+export { RoleSchema };
 export type TeamRole = Static<typeof RoleSchema>;
 export const InvitedRoleSchema = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
 export type InvitedRole = Static<typeof InvitedRoleSchema>;

@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { withAuthRetry, type AuthActorRef } from '../auth/auth.retry';
-import { ApiRequestError, teamApi } from '../../src/lib/api';
+import { authApi } from '../../src/lib/api';
 
 export interface MembershipContext {
   auth: AuthActorRef;
@@ -9,7 +9,7 @@ export interface MembershipContext {
 }
 
 export type MembershipEvent =
-  /** Ask the server (`GET /teams/me`): on signing in, and after something outside the app may have changed it (a paid Team checkout). */
+  /** Ask the server (`GET /users/me`'s `team_role`): on signing in, and after something outside the app may have changed it (a paid Team checkout). */
   | { type: 'membership.check' }
   /** A page shows the Team plan: its payer may own a team now (a paid Team checkout). Asks unless the person is known to be in one. */
   | { type: 'membership.teamPlanSeen' }
@@ -23,7 +23,7 @@ export type MembershipEvent =
  * linked for team members, whatever their plan). Asked of the server once per sign-in and when the
  * Team plan shows for someone not known to be in a team (a paid Team checkout makes its payer an owner); the pages where membership changes (the team page, the invitation) tell it what they
  * learned, so joining or leaving shows at once without the bar asking on every page. A failed
- * check other than `not_in_team` keeps what was known.
+ * check keeps what was known.
  */
 export const membershipMachine = setup({
   types: {
@@ -33,13 +33,9 @@ export const membershipMachine = setup({
   },
   actors: {
     check: fromPromise<boolean, { auth: AuthActorRef }>(async ({ input, signal }) => {
-      try {
-        await withAuthRetry(input.auth, () => teamApi.team({ signal }));
-        return true;
-      } catch (error) {
-        if (error instanceof ApiRequestError && error.code === 'not_in_team') return false;
-        throw error;
-      }
+      // `GET /users/me` rather than `GET /teams/me`: someone in no team gets no 404 (which the browser logs).
+      const me = await withAuthRetry(input.auth, () => authApi.me({ signal }));
+      return me.team_role != null;
     }),
   },
   actions: {

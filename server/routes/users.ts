@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { UsersTable } from '../db/types';
 import { hashPassword, passwordProblem, verifyPassword } from '../domain/passwords';
 import { revokeUserSessions } from '../domain/sessions';
+import { membershipOf } from '../domain/teams';
 import { effectivePlan } from '../domain/subscriptions';
 import { findUserById, normaliseFullName, normaliseUsername, setPasswordHash, toWireUser, updateProfile } from '../domain/users';
 import { ApiError } from '../errors';
@@ -35,8 +36,12 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/users/me',
     { schema: { tags: ['users'], summary: 'The signed-in user', security: [{ bearer: [] }], response: { 200: UserSchema, 401: ErrorSchema } } },
-    // The session check already read the plan: no second query on this hot path.
-    async (request) => toWireUser(request.currentUser!, request.currentUser!.plan),
+    // The session check already read the plan; the role is one keyed read (the app's top bar asks it
+    // rather than `GET /teams/me`, whose 404 for someone in no team the browser logs as an error).
+    async (request) => ({
+      ...toWireUser(request.currentUser!, request.currentUser!.plan),
+      team_role: (await membershipOf(db, request.currentUser!.id))?.role ?? null,
+    }),
   );
 
   app.put(

@@ -26,6 +26,7 @@ function ChangePasswordForm() {
   const auth = useAuthRef();
   const actor = ChangePasswordChart.useActor({ input: { auth }, effects: { notify: toastEffect } });
   const busy = useSelector(actor, (s) => s.hasTag('busy'));
+  const email = useAuthSelector((s) => s.context.user?.email ?? '');
   const form = useFormik<ChangePasswordValues>({
     initialValues: EMPTY_PASSWORDS,
     validationSchema: changePasswordSchema,
@@ -55,6 +56,8 @@ function ChangePasswordForm() {
         </Heading>
         <ValidatedForm form={form}>
           <Stack ref={fields} gap="4" maxW="md">
+            {/* Whose password this is, for password managers (without it Chromium logs that the form lacks one). */}
+            <input type="text" name="username" autoComplete="username" value={email} readOnly hidden />
             <FormField form={form} name="current_password" label={t.currentPassword} type="password" autoComplete="current-password" required />
             <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />
             <FormField form={form} name="confirm_password" label={t.confirmNewPassword} type="password" autoComplete="new-password" required />

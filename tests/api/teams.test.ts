@@ -37,6 +37,29 @@ describe.each(ENGINES)('team workspaces on %s', (engine) => {
     });
   });
 
+  describe("the caller's team role on GET /users/me (what the app's top bar reads)", () => {
+    it('is null in no team, then owner, admin or member as the team has them, and null again after leaving', async () => {
+      const role = async (who: Account) => {
+        const res = await call('GET', '/users/me', who);
+        expect(res.statusCode).toBe(200);
+        return res.json().team_role;
+      };
+      const owner = await register(ctx.app);
+      expect(await role(owner)).toBeNull();
+      await payFor(ctx, owner, 'team');
+      const [member, admin] = [await register(ctx.app), await register(ctx.app)];
+      await join(ctx, owner, member);
+      await join(ctx, owner, admin, 'admin');
+      expect({ owner: await role(owner), admin: await role(admin), member: await role(member) }).toEqual({ owner: 'owner', admin: 'admin', member: 'member' });
+      expect((await call('DELETE', `/teams/me/members/${member.user.id}`, member)).statusCode).toBe(204);
+      expect(await role(member)).toBeNull();
+      // Only that call: the user in a sign-in answer and PUT /users/me's do not carry it.
+      const login = await post(ctx.app, '/api/v1/auth/login/email', { email: owner.account.email, password: owner.account.password });
+      expect(login.json().user).not.toHaveProperty('team_role');
+      expect((await call('PUT', '/users/me', owner, { full_name: 'Ada Byron' })).json()).not.toHaveProperty('team_role');
+    });
+  });
+
   describe('invitations', () => {
     it('mail a single-use link that shows team, inviter and role, and joins the invited account with Team from its next request', async () => {
       const owner = await teamOwner(ctx, { full_name: 'Grace Hopper' });

@@ -21,17 +21,19 @@ beforeAll(async () => {
   tokens = (await res.json()) as Tokens;
 });
 
+/** Stores `pair` before the page's first script runs, as a signed-in visitor's browser has it. */
+const storeTokens = (page: Page, pair: Tokens) =>
+  page.addInitScript((stored: Tokens) => {
+    localStorage.setItem('access_token', stored.access_token);
+    localStorage.setItem('refresh_token', stored.refresh_token);
+  }, pair);
+
 async function open(path: string, options: { signedIn?: Tokens; width?: number } & BrowserContextOptions = {}): Promise<Page> {
   const { signedIn, width = 1280, ...contextOptions } = options;
   const context = await live.browser.newContext({ viewport: { width, height: width < 500 ? 844 : 900 }, ...contextOptions });
   const page = await context.newPage();
   await watchPage(page);
-  if (signedIn) {
-    await page.addInitScript((pair: Tokens) => {
-      localStorage.setItem('access_token', pair.access_token);
-      localStorage.setItem('refresh_token', pair.refresh_token);
-    }, signedIn);
-  }
+  if (signedIn) await storeTokens(page, signedIn);
   await page.goto(`${live.server.baseUrl}${path}`);
   return page;
 }
@@ -173,15 +175,34 @@ describe('the top bar', () => {
   it.each(['/', '/support', '/dashboard', '/privacy'])('never shows Login or Sign Up to a signed-in visitor loading %s', async (path) => {
     const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await page.addInitScript((pair: Tokens) => {
-      localStorage.setItem('access_token', pair.access_token);
-      localStorage.setItem('refresh_token', pair.refresh_token);
-    }, tokens);
+    await storeTokens(page, tokens);
     await watchAccountControls(page);
     await page.goto(`${live.server.baseUrl}${path}`);
     await page.getByRole('banner').getByRole('button', { name: messages.layout.logout }).waitFor();
     await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).waitFor();
     expect(await page.evaluate(() => (window as unknown as { __signedOutSeen: string[] }).__signedOutSeen)).toEqual([]);
+    await context.close();
+  });
+
+  it('asks nothing that fails for someone in no team: no 4xx and no console line on /dashboard, /subscription, /profile', async () => {
+    const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await storeTokens(page, tokens);
+    // The raw events, not watchPage's filtered errors: any console line at all, any failed answer.
+    const seen: string[] = [];
+    page.on('console', (message) => seen.push(`console ${message.type()}: ${message.text()} (${message.location().url})`));
+    page.on('pageerror', (error) => seen.push(`page error: ${error.message}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) seen.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+    });
+    page.on('requestfailed', (request) => seen.push(`failed ${request.method()} ${new URL(request.url()).pathname}`));
+    for (const path of ['/dashboard', '/subscription', '/profile']) {
+      // Loaded afresh: the stored session is restored and the top bar asks about the person's team.
+      await page.goto(`${live.server.baseUrl}${path}`, { waitUntil: 'networkidle' });
+      await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).waitFor();
+      expect(await page.getByRole('banner').getByRole('link', { name: messages.layout.team }).count()).toBe(0);
+    }
+    expect(seen).toEqual([]);
     await context.close();
   });
 

@@ -34,8 +34,9 @@ export async function watchPage(page: Page): Promise<PageWatch> {
   const watch: PageWatch = { consoleErrors: [], cspViolations: [] };
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
-    // The browser's own line for an answer the app expects: the app asks GET /teams/me once a person
-    // is signed in (for the top bar's Team link), and someone in no team gets its documented 404 not_in_team.
+    // The browser's own line for an answer the app expects: the team page asks GET /teams/me, and
+    // someone in no team gets its documented 404 not_in_team (and the Team offer). The top bar does
+    // not ask it (it reads GET /users/me's team_role): topBarAndToasts.test.ts sees no such line elsewhere.
     if (message.text().startsWith('Failed to load resource') && new URL(message.location().url, 'http://x').pathname === '/api/v1/teams/me') return;
     watch.consoleErrors.push(message.text());
   });

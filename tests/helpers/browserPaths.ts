@@ -277,17 +277,6 @@ export class HeldCalls<Name extends string> {
     for (const stale of routes.slice(0, -1)) await stale.abort().catch(() => undefined);
     return routes.at(-1)!;
   }
-  /**
-   * The `count` calls `name` the page makes at once, for a call another part of the page makes too
-   * (the top bar asks `GET /teams/me` on signing in, as the team page does when it opens): all are
-   * answered alike by the caller.
-   */
-  async takeAll(name: Name, count: number, timeout?: number): Promise<Route[]> {
-    await this.arrived(name, timeout, count);
-    const routes = this.held.get(name)!;
-    this.held.set(name, []);
-    return routes;
-  }
 }
 
 /** The real server's answer, passed on unchanged; its JSON body (if any) for the test to read. */

@@ -88,18 +88,9 @@ describe('team chart, generated paths, in Chromium against the real server', () 
       } satisfies Record<string, CallPattern>;
       const held = await HeldCalls.on(page, calls);
       let download: Promise<Download> | null = null;
-      let teamLoads = 0;
 
       /** Ends the held call as the outcome says: passed on to the server, refused, or cut off. */
-      const end = async (name: keyof typeof calls, outcome: ActorOutcome) => {
-        // When the page opens, the top bar asks GET /teams/me too (is the person in a team?): it
-        // gets the same answer. Later loads are the page's alone.
-        if (name === 'team') {
-          const routes = await held.takeAll(name, teamLoads++ === 0 ? 2 : 1);
-          return void (await Promise.all(routes.map((route) => answer(route, outcome))));
-        }
-        return answer(await held.take(name), outcome);
-      };
+      const end = async (name: keyof typeof calls, outcome: ActorOutcome) => answer(await held.take(name), outcome);
       const answer = async (route: Route, outcome: ActorOutcome) => {
         const error = outcome.error as ApiRequestError | undefined;
         if (!error) return void (await answerFromServer(route));

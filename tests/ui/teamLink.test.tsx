@@ -8,7 +8,8 @@ import { renderApp } from '../helpers/renderApp';
 
 /**
  * The top bar links the team page for team members (decisions.md), whatever their plan: what
- * counts is that `GET /teams/me` answers. It is asked once per sign-in (not on every page), and
+ * counts is the `team_role` that `GET /users/me` answers (not `GET /teams/me`, whose 404 for someone in
+ * no team the browser would log as an error). It is asked once per sign-in (not on every page), and
  * joining or leaving shows at once: the invitation, the team page and a paid Team checkout say so.
  */
 
@@ -20,8 +21,12 @@ const myTeam = {
 };
 /** What the pages opened here ask besides. */
 const pages: Record<string, Handler> = { 'GET /subscription/me': { status: 200, body: freeSubscription } };
-const inTeam: Handler = { status: 200, body: myTeam };
-const notInTeam: Handler = { status: 404, body: { error: { code: 'not_in_team', message: 'You are not in a team.' } } };
+/** `GET /users/me` for Ada in the team, and in none. */
+const inTeam: Handler = { status: 200, body: { ...ada, team_role: 'member' } };
+const notInTeam: Handler = { status: 200, body: { ...ada, team_role: null } };
+/** `GET /teams/me`, which the team page itself loads. */
+const teamPage: Handler = { status: 200, body: myTeam };
+const notInTeamPage: Handler = { status: 404, body: { error: { code: 'not_in_team', message: 'You are not in a team.' } } };
 
 const teamSubscription = { ...freeSubscription, plan: 'team', usage_limits: { monthly_queries: -1, daily_tokens: 200_000 } };
 const adaAsMember = {
@@ -45,43 +50,48 @@ let api: ReturnType<typeof signedInApi>;
 afterEach(() => api.restore());
 
 const nav = () => within(screen.getByRole('navigation', { name: t.mainNav }));
-/** Waits until the bar shows the account links, then answers whether Team is among them. */
+/**
+ * Waits until the bar shows the account links and the membership check has been sent (the second
+ * `GET /users/me`: the first restores the stored session), then answers whether Team is among them.
+ */
 async function teamLinkShown(): Promise<boolean> {
   await waitFor(() => expect(nav().getByRole('link', { name: t.dashboard })).toBeInTheDocument());
-  await waitFor(() => expect(api.sent('GET /teams/me').length).toBeGreaterThan(0));
+  await waitFor(() => expect(api.sent('GET /users/me').length).toBeGreaterThanOrEqual(2));
   await act(async () => undefined);
   return nav().queryByRole('link', { name: t.team }) !== null;
 }
 
 describe('the Team link in the top bar', () => {
   it('shows for a team member on the Free plan of their own account', async () => {
-    api = signedInApi({ ...pages, 'GET /teams/me': inTeam }, { ...ada, subscription_plan: 'free' });
+    api = signedInApi(pages, { ...ada, subscription_plan: 'free', team_role: 'member' });
     renderApp('/profile');
     await waitFor(() => expect(nav().getByRole('link', { name: t.team })).toHaveAttribute('href', '/team'));
   });
 
   it('does not show for someone on the Team plan who is in no team', async () => {
-    api = signedInApi({ ...pages, 'GET /teams/me': notInTeam }, { ...ada, subscription_plan: 'team' });
+    api = signedInApi(pages, { ...ada, subscription_plan: 'team', team_role: null });
     renderApp('/profile');
     expect(await teamLinkShown()).toBe(false);
   });
 
   it('is asked once per sign-in, not again on every page', async () => {
-    api = signedInApi({ ...pages, 'GET /teams/me': inTeam }, ada);
+    api = signedInApi({ ...pages, 'GET /users/me': inTeam }, ada);
     const { router } = renderApp('/profile');
     await waitFor(() => expect(nav().getByRole('link', { name: t.team })).toBeInTheDocument());
     await act(() => router.navigate('/subscription'));
     await act(() => router.navigate('/profile'));
     await act(() => router.navigate('/subscription'));
     expect(nav().getByRole('link', { name: t.team })).toBeInTheDocument();
-    expect(api.sent('GET /teams/me')).toHaveLength(1);
+    // One to restore the stored session, one for the membership: none for the pages opened after.
+    expect(api.sent('GET /users/me')).toHaveLength(2);
   });
 
   it('shows as soon as an invitation is accepted', async () => {
     api = signedInApi(
       {
         ...pages,
-        'GET /teams/me': notInTeam,
+        'GET /users/me': notInTeam,
+        'GET /teams/me': notInTeamPage,
         'GET /invitations/tok-1': { status: 200, body: { team_name: myTeam.team.name, inviter_name: 'Ada Lovelace', email: ada.email, role: 'member', expires_at: '2026-12-01T09:00:00.000Z' } },
         'POST /invitations/tok-1/accept': { status: 200, body: { team: myTeam.team, role: 'member' } },
         // The team page it goes on to cannot load: the link comes from the acceptance itself.
@@ -100,7 +110,8 @@ describe('the Team link in the top bar', () => {
     api = signedInApi(
       {
         ...pages,
-        'GET /teams/me': () => (member ? inTeam : notInTeam),
+        'GET /users/me': () => (member ? inTeam : notInTeam),
+        'GET /teams/me': () => (member ? teamPage : notInTeamPage),
         'GET /teams/me/members': { status: 200, body: { members: [adaAsMember] } },
         [`DELETE /teams/me/members/${ada.id}`]: () => ((member = false), { status: 204 }),
         ...dashboardPage,
@@ -115,7 +126,10 @@ describe('the Team link in the top bar', () => {
 
   it('goes when the team page finds the person removed by an admin', async () => {
     let member = true;
-    api = signedInApi({ ...pages, 'GET /teams/me': () => (member ? inTeam : notInTeam) } as Record<string, Handler>, ada);
+    api = signedInApi(
+      { ...pages, 'GET /users/me': () => (member ? inTeam : notInTeam), 'GET /teams/me': () => (member ? teamPage : notInTeamPage) } as Record<string, Handler>,
+      ada,
+    );
     const { router } = renderApp('/profile');
     await waitFor(() => expect(nav().getByRole('link', { name: t.team })).toBeInTheDocument());
     member = false;
@@ -129,7 +143,7 @@ describe('the Team link in the top bar', () => {
     api = signedInApi(
       {
         'GET /subscription/me': () => ({ status: 200, body: paid ? teamSubscription : freeSubscription }),
-        'GET /teams/me': () => (paid ? inTeam : notInTeam),
+        'GET /users/me': () => (paid ? { ...inTeam, body: { ...ada, team_role: 'owner' } } : notInTeam),
       } as Record<string, Handler>,
       ada,
     );
@@ -141,13 +155,14 @@ describe('the Team link in the top bar', () => {
   });
 
   it('starts unknown for the next person who signs in: no Team link while their check is on its way', async () => {
-    let calls = 0;
     let release: (reply: Reply) => void = () => undefined;
     const grace: User = { ...ada, id: 'u-2', email: 'grace@example.com', full_name: 'Grace Hopper', username: 'grace' };
     api = signedInApi(
       {
         ...pages,
-        'GET /teams/me': () => ((calls += 1) === 1 ? inTeam : new Promise<Reply>((resolve) => (release = resolve))),
+        // Ada's session is in a team; Grace's check hangs until released.
+        'GET /users/me': (request) =>
+          request.authorization === 'Bearer access-1' ? inTeam : new Promise<Reply>((resolve) => (release = resolve)),
         'POST /auth/logout': { status: 204 },
         'POST /auth/login/email': { status: 200, body: { access_token: 'access-2', refresh_token: 'refresh-2', user: grace } },
       },
@@ -162,9 +177,9 @@ describe('the Team link in the top bar', () => {
     await userEvent.type(screen.getByLabelText(new RegExp(`^${messages.login.password}`)), 'Analytical-Engine-1843');
     await userEvent.click(screen.getByRole('button', { name: messages.login.submit }));
     await waitFor(() => expect(nav().getByRole('link', { name: t.dashboard })).toBeInTheDocument());
-    await waitFor(() => expect(calls).toBe(2));
+    await waitFor(() => expect(api.sent('GET /users/me').filter((request) => request.authorization === 'Bearer access-2')).toHaveLength(1));
     expect(nav().queryByRole('link', { name: t.team })).toBeNull();
-    await act(async () => release(notInTeam));
+    await act(async () => release({ status: 200, body: { ...grace, team_role: null } }));
     expect(nav().queryByRole('link', { name: t.team })).toBeNull();
   });
 });
