@@ -97,6 +97,9 @@ const RULES = {
   team_invitations: { table: 'team_invitations', key: ['id'], due: (at) => sql`expires_at < ${at.now - INVITATION_DAYS * DAY_MS}` },
   // Counted for a day at most (the team's window), kept one more.
   invitation_mails: { table: 'invitation_mails', key: ['id'], due: (at) => sql`sent_at < ${at.now - 2 * DAY_MS}` },
+  // A mail is tried for 24 hours at most, and its row (text cleared once sent or given up) tells an
+  // invitation's delivery while the invitation lives (7 days); its attempts go with it (on delete cascade).
+  mail_outbox: { table: 'mail_outbox', key: ['id'], due: (at) => sql`created_at < ${at.now - INVITATION_DAYS * DAY_MS}` },
   billing_test_sessions: { table: 'billing_test_sessions', key: ['token_hash'], due: (at) => sql`expires_at < ${at.now - EXPIRED_GRACE_MS}` },
   billing_events: { table: 'billing_events', key: ['id'], due: (at) => sql`received_at < ${at.now - BILLING_EVENT_DAYS * DAY_MS}` },
   team_audit_log: { table: 'team_audit_log', key: ['id'], due: (at) => sql`at < ${at.from}` },

@@ -111,6 +111,9 @@ describe.each(ENGINES)('retention job on %s', (engine) => {
     expect(await count('team_invitations', 'true')).toBe(0);
     // Its mail stopped counting a day after it went.
     expect(await count('invitation_mails', 'true')).toBe(0);
+    // The mails of 2026 (the invitation's, sent) and their attempts.
+    expect(await count('mail_outbox', 'true')).toBe(0);
+    expect(await count('mail_attempts', 'true')).toBe(0);
     expect(await count('usage_seconds', `second < ${Math.floor(ctx.clock.now() / 1000) - 3600}`)).toBe(0);
     expect(await count('usage_seconds', 'true')).toBeGreaterThan(0);
   });
