@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/database';
 import type { Database } from '../db/types';
 import { parseScopes, type Scope } from './scopes';
-import { USER_PLAN_COLUMNS, USER_PLAN_JOIN, userWithPlan, type SessionUser, type UserPlanRow } from './sessions';
+import { CREDENTIAL_USER_COLUMNS, CREDENTIAL_USER_JOIN, credentialUser, hasEnded, liveCredentialsOf, revokeLive, type CredentialUserRow, type SessionUser } from './liveCredentials';
 import { hashToken } from './tokens';
 
 export const API_KEY_PREFIX = 'sm_live_';
@@ -83,9 +83,7 @@ export async function createApiKey(db: Kysely<Database>, userId: string, input: 
 
 /** The user's keys that still work, newest first. */
 export async function liveApiKeys(db: Kysely<Database>, userId: string, now: number): Promise<ApiKeyView[]> {
-  const rows = await db
-    .selectFrom('api_keys')
-    .leftJoin('credential_activity', 'credential_activity.credential_id', 'api_keys.id')
+  const rows = await liveCredentialsOf(db, 'api_keys', userId, now)
     .select([
       'api_keys.id',
       'api_keys.name',
@@ -96,9 +94,6 @@ export async function liveApiKeys(db: Kysely<Database>, userId: string, now: num
       'api_keys.expires_at',
       'credential_activity.last_used_at',
     ])
-    .where('api_keys.user_id', '=', userId)
-    .where('api_keys.revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
     .orderBy('api_keys.created_at', 'desc')
     .orderBy('api_keys.id')
     .execute();
@@ -106,23 +101,15 @@ export async function liveApiKeys(db: Kysely<Database>, userId: string, now: num
 }
 
 /** Revokes one of the user's keys; false when the user has no such key that still works. */
-export async function revokeApiKey(db: Kysely<Database>, userId: string, keyId: string, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('api_keys')
-    .set({ revoked_at: now })
-    .where('id', '=', keyId)
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export function revokeApiKey(db: Kysely<Database>, userId: string, keyId: string, now: number): Promise<boolean> {
+  return revokeLive(db, 'api_keys', userId, keyId, now);
 }
 
 export type KeyCheck =
   | { ok: true; keyId: string; user: SessionUser; scopes: Scope[] }
   | { ok: false; reason: 'invalid' | 'revoked' | 'expired' };
 
-type KeyRow = UserPlanRow & { key_id: string; key_scopes: string; key_expires_at: number | null; key_revoked_at: number | null };
+type KeyRow = CredentialUserRow & { key_id: string; key_scopes: string; key_expires_at: number | null; key_revoked_at: number | null };
 
 /**
  * The key's user and scopes, read on every request the key makes (never kept), so a revoked key
@@ -133,12 +120,12 @@ export async function checkApiKey(database: DatabaseHandle, key: string, now: nu
   const row = await database.preparedFirst(
     'api_key_user',
     sql<KeyRow>`select api_keys.id as key_id, api_keys.scopes as key_scopes, api_keys.expires_at as key_expires_at,
-       api_keys.revoked_at as key_revoked_at, ${sql.raw(USER_PLAN_COLUMNS)}
-     from api_keys inner join users on users.id = api_keys.user_id ${sql.raw(USER_PLAN_JOIN)}
+       api_keys.revoked_at as key_revoked_at, ${sql.raw(CREDENTIAL_USER_COLUMNS)}
+     from api_keys inner join users on users.id = api_keys.user_id ${sql.raw(CREDENTIAL_USER_JOIN)}
      where api_keys.key_hash = ${hashToken(key)}`,
   );
   if (!row) return { ok: false, reason: 'invalid' };
   if (row.key_revoked_at !== null) return { ok: false, reason: 'revoked' };
-  if (row.key_expires_at !== null && row.key_expires_at <= now) return { ok: false, reason: 'expired' };
-  return { ok: true, keyId: row.key_id, user: userWithPlan(row, now), scopes: parseScopes(row.key_scopes) };
+  if (hasEnded(row.key_expires_at, now)) return { ok: false, reason: 'expired' };
+  return { ok: true, keyId: row.key_id, user: credentialUser(row, now), scopes: parseScopes(row.key_scopes) };
 }

@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseHandle } from '../db/database';
-import type { CredentialKindOfSession, Database, UsersTable } from '../db/types';
+import type { CredentialKindOfSession, Database } from '../db/types';
 import { ApiError } from '../errors';
-import type { PlanId } from '../../contract/plans';
 import { parseScopes, type Scope } from './scopes';
-import { memberPlan, planAt, type PlanState } from './subscriptions';
+import { CREDENTIAL_USER_COLUMNS, CREDENTIAL_USER_JOIN, credentialUser, hasEnded, liveCredentialsOf, revokeLive, type CredentialUserRow, type SessionUser } from './liveCredentials';
 import { hashToken, SESSION_TTL_MS, type TokenService } from './tokens';
 
 /** A rotated refresh token presented again within this window gets the same successor (two tabs). */
@@ -94,7 +93,7 @@ export async function rotateRefreshToken(
       ])
       .where('refresh_tokens.token_hash', '=', presentedHash)
       .executeTakeFirst();
-    if (!row || row.revoked_at !== null || row.expires_at <= now) return { kind: 'invalid' as const };
+    if (!row || row.revoked_at !== null || hasEnded(row.expires_at, now)) return { kind: 'invalid' as const };
     // Another client's token is refused untouched: it says nothing about whether it was copied.
     if (client !== undefined && row.client_id !== client) return { kind: 'invalid' as const };
     const rotated = { kind: 'rotated' as const, sessionId: row.session_id, userId: row.user_id, scopes: row.scopes === null ? null : parseScopes(row.scopes) };
@@ -126,12 +125,7 @@ export async function rotateRefreshToken(
       .executeTakeFirst();
     const withinGrace = used.used_at !== null && now - used.used_at <= REFRESH_GRACE_MS;
     if (withinGrace && next && next.used_at === null) return rotated;
-    await trx
-      .updateTable('sessions')
-      .set({ revoked_at: now, revoked_reason: 'refresh_token_reused' })
-      .where('id', '=', row.session_id)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await revokeSession(trx, row.session_id, 'refresh_token_reused', now);
     return { kind: 'reused' as const, sessionId: row.session_id, userId: row.user_id };
   });
 
@@ -168,11 +162,6 @@ export async function revokeTokenSession(
   return sessionId;
 }
 
-/** A signed-in user as every request sees it (no password hash), with the plan that applies to this request. */
-export interface SessionUser extends Pick<UsersTable, 'id' | 'email' | 'username' | 'full_name' | 'created_at'> {
-  plan: PlanId;
-}
-
 /** The user of a live session, with what the session may do: a web session everything, an add-on session its scopes. */
 export interface ActiveSession {
   user: SessionUser;
@@ -180,47 +169,7 @@ export interface ActiveSession {
   scopes: Scope[] | null;
 }
 
-/** The user's columns and subscription as `userWithPlan` reads them. */
-export type UserPlanRow = Omit<SessionUser, 'plan'> & {
-  sub_plan: PlanState['plan'] | null;
-  sub_status: PlanState['status'] | null;
-  sub_period_end: number | null;
-  sub_cancel: number | null;
-  sub_scheduled: PlanState['scheduled_plan'];
-  team_plan: PlanState['plan'] | null;
-  team_status: PlanState['status'] | null;
-  team_period_end: number | null;
-  team_cancel: number | null;
-  team_scheduled: PlanState['scheduled_plan'];
-};
-
-const planStateOf = (plan: PlanState['plan'] | null, status: PlanState['status'] | null, end: number | null, cancel: number | null, scheduled: PlanState['scheduled_plan']): PlanState | undefined =>
-  plan === null || status === null ? undefined : { plan, status, current_period_end: end, cancel_at_period_end: cancel ?? 0, scheduled_plan: scheduled };
-
-/**
- * Columns and joins of a read that gives `userWithPlan` its row (the session check, the API key
- * check): the user, their own subscription, and the subscription of their team's billing user.
- */
-export const USER_PLAN_COLUMNS = `users.id, users.email, users.username, users.full_name, users.created_at,
-       subscriptions.plan as sub_plan, subscriptions.status as sub_status,
-       subscriptions.current_period_end as sub_period_end, subscriptions.cancel_at_period_end as sub_cancel,
-       subscriptions.scheduled_plan as sub_scheduled, team_subscription.plan as team_plan, team_subscription.status as team_status,
-       team_subscription.current_period_end as team_period_end, team_subscription.cancel_at_period_end as team_cancel,
-       team_subscription.scheduled_plan as team_scheduled`;
-export const USER_PLAN_JOIN = `left join subscriptions on subscriptions.user_id = users.id
-     left join team_members on team_members.user_id = users.id
-     left join teams on teams.id = team_members.team_id
-     left join subscriptions team_subscription on team_subscription.user_id = teams.billing_user_id`;
-
-/** The user with the plan that applies now: Team while their team's subscription runs, else their own. */
-export function userWithPlan(row: UserPlanRow, now: number): SessionUser {
-  const { id, email, username, full_name, created_at } = row;
-  const own = planAt(planStateOf(row.sub_plan, row.sub_status, row.sub_period_end, row.sub_cancel, row.sub_scheduled), now);
-  const team = planAt(planStateOf(row.team_plan, row.team_status, row.team_period_end, row.team_cancel, row.team_scheduled), now);
-  return { id, email, username, full_name, created_at, plan: memberPlan(own, team) };
-}
-
-type SessionRow = UserPlanRow & {
+type SessionRow = CredentialUserRow & {
   key: string;
   session_expires_at: number;
   session_kind: CredentialKindOfSession;
@@ -239,14 +188,14 @@ export async function activeSession(database: DatabaseHandle, sessionId: string,
   const row = await database.keyedRead<SessionRow>(
     'active_session_user',
     (keys) => `select sessions.id as key, sessions.expires_at as session_expires_at, sessions.kind as session_kind,
-       sessions.scopes as session_scopes, ${USER_PLAN_COLUMNS}
-     from sessions inner join users on users.id = sessions.user_id ${USER_PLAN_JOIN}
+       sessions.scopes as session_scopes, ${CREDENTIAL_USER_COLUMNS}
+     from sessions inner join users on users.id = sessions.user_id ${CREDENTIAL_USER_JOIN}
      where sessions.id ${keys} and sessions.revoked_at is null`,
     sessionId,
   );
-  if (!row || row.session_expires_at <= now) return null;
+  if (!row || hasEnded(row.session_expires_at, now)) return null;
   return {
-    user: userWithPlan(row, now),
+    user: credentialUser(row, now),
     kind: row.session_kind,
     scopes: row.session_scopes === null ? null : parseScopes(row.session_scopes),
   };
@@ -286,9 +235,7 @@ export interface SessionView {
 
 /** The user's live sessions, the most recently used first. */
 export async function liveSessions(db: Db, userId: string, now: number): Promise<SessionView[]> {
-  const rows = await db
-    .selectFrom('sessions')
-    .leftJoin('credential_activity', 'credential_activity.credential_id', 'sessions.id')
+  const rows = await liveCredentialsOf(db, 'sessions', userId, now)
     .select([
       'sessions.id',
       'sessions.kind',
@@ -298,23 +245,12 @@ export async function liveSessions(db: Db, userId: string, now: number): Promise
       'sessions.ip',
       'sessions.user_agent',
     ])
-    .where('sessions.user_id', '=', userId)
-    .where('sessions.revoked_at', 'is', null)
-    .where('sessions.expires_at', '>', now)
     .execute();
   const lastSeen = (session: SessionView) => session.last_used_at ?? session.created_at;
   return rows.sort((a, b) => lastSeen(b) - lastSeen(a));
 }
 
 /** Ends one live session of the user; false when there is none with that id (or it is someone else's). */
-export async function endSession(db: Db, userId: string, sessionId: string, reason: string, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('sessions')
-    .set({ revoked_at: now, revoked_reason: reason })
-    .where('id', '=', sessionId)
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export function endSession(db: Db, userId: string, sessionId: string, reason: string, now: number): Promise<boolean> {
+  return revokeLive(db, 'sessions', userId, sessionId, now, reason);
 }

@@ -58,15 +58,52 @@ export function normaliseFullName(raw: string): string {
   return fullName;
 }
 
-export function toWireUser(user: Pick<UsersTable, 'id' | 'email' | 'full_name' | 'username' | 'created_at'>, plan: PlanId): User {
-  return {
-    id: user.id,
-    email: user.email,
-    full_name: user.full_name,
-    username: user.username,
-    created_at: new Date(user.created_at).toISOString(),
-    subscription_plan: plan,
-  };
+/**
+ * The user's fields as every request sees them and `User` shows them on the wire: each names the
+ * column it is read from and how the column's value reads on the wire. The session check, the API
+ * key check (server/domain/liveCredentials.ts) and `toWireUser` are built from this one list, so a
+ * new field is one line here (with its migration, `UsersTable` and `UserSchema`); a field that
+ * `UserSchema` has and this list lacks, or the other way round, fails the type check below.
+ */
+export const USER_FIELDS = {
+  id: field('id', same),
+  email: field('email', same),
+  full_name: field('full_name', same),
+  username: field('username', same),
+  created_at: field('created_at', (at) => new Date(at).toISOString()),
+};
+
+function field<C extends keyof UsersTable, W>(column: C, wire: (value: UsersTable[C]) => W) {
+  return { column, wire };
+}
+function same<T>(value: T): T {
+  return value;
+}
+
+type UserFieldName = keyof typeof USER_FIELDS;
+/** The columns the fields are read from. */
+export type UserColumn = (typeof USER_FIELDS)[UserFieldName]['column'];
+/** The user's row as far as the fields read it. */
+export type UserColumns = Pick<UsersTable, UserColumn>;
+/** What the API adds to the user's own fields. */
+type AddedOnTheWire = 'subscription_plan' | 'team_role';
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const fieldsMatchTheWire: Same<{ [F in UserFieldName]: ReturnType<(typeof USER_FIELDS)[F]['wire']> }, Omit<Required<User>, AddedOnTheWire>> = true;
+void fieldsMatchTheWire;
+
+/** Every column the fields read, once each. */
+export const USER_COLUMNS: readonly UserColumn[] = [...new Set(Object.values(USER_FIELDS).map((f) => f.column))];
+
+/** The user's columns out of a wider row (a credential check's, which also holds the credential and the plan). */
+export function userColumnsOf(row: UserColumns): UserColumns {
+  return Object.fromEntries(USER_COLUMNS.map((column) => [column, row[column]])) as UserColumns;
+}
+
+export function toWireUser(user: UserColumns, plan: PlanId): User {
+  const fields = Object.fromEntries(
+    Object.entries(USER_FIELDS).map(([name, { column, wire }]) => [name, (wire as (value: unknown) => unknown)(user[column])]),
+  ) as Omit<User, AddedOnTheWire>;
+  return { ...fields, subscription_plan: plan };
 }
 
 /** Which unique column a failed insert or update collided with, on either engine. */

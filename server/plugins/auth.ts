@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { activityRecorder } from '../domain/activity';
 import { checkApiKey, isApiKey } from '../domain/apiKeys';
 import { ADDON_SESSION_ROUTES, ROUTE_SCOPES, type Scope } from '../domain/scopes';
-import { activeSession, type SessionUser } from '../domain/sessions';
+import type { SessionUser } from '../domain/liveCredentials';
+import { activeSession } from '../domain/sessions';
 import type { ErrorCode } from '../../contract/errors';
 import { ApiError } from '../errors';
 
