@@ -9,9 +9,10 @@ export type PlanId = (typeof PLAN_IDS)[number];
 /** On the wire, an unlimited allowance is -1. */
 export const UNLIMITED = -1;
 
+/** A plan's allowances, keyed by their names on the wire (`usage_limits` of `GET /subscription`). */
 export interface PlanLimits {
-  monthlyQueries: number;
-  dailyTokens: number;
+  monthly_queries: number;
+  daily_tokens: number;
 }
 
 /** What a plan offers beyond its limits, checked on the server in one place (server/plugins/planFeatures.ts). */
@@ -30,9 +31,9 @@ export interface Plan {
 }
 
 export const PLANS: readonly Plan[] = [
-  { id: 'free', name: 'Free', priceUsd: 0, period: 'month', limits: { monthlyQueries: 100, dailyTokens: 1_000 }, includes: [] },
-  { id: 'professional', name: 'Professional', priceUsd: 19, period: 'month', limits: { monthlyQueries: 1_000, dailyTokens: 50_000 }, includes: PLAN_FEATURES },
-  { id: 'team', name: 'Team', priceUsd: 49, period: 'month', limits: { monthlyQueries: UNLIMITED, dailyTokens: 200_000 }, includes: PLAN_FEATURES },
+  { id: 'free', name: 'Free', priceUsd: 0, period: 'month', limits: { monthly_queries: 100, daily_tokens: 1_000 }, includes: [] },
+  { id: 'professional', name: 'Professional', priceUsd: 19, period: 'month', limits: { monthly_queries: 1_000, daily_tokens: 50_000 }, includes: PLAN_FEATURES },
+  { id: 'team', name: 'Team', priceUsd: 49, period: 'month', limits: { monthly_queries: UNLIMITED, daily_tokens: 200_000 }, includes: PLAN_FEATURES },
 ];
 
 /** Custom functions a person may keep (Professional, Team), and a team may share (decisions.md). */

@@ -27,7 +27,7 @@ export async function reserveInOneCall(database: DatabaseHandle, request: Reserv
     row = await database.preparedFirst(
       'reserve_query',
       sql<{ granted: number; team_id: string | null }>`select * from reserve_query(${userId}, ${requestId}, ${task}, ${credential.kind}, ${credential.id},
-        ${month}, ${day}, ${now}, ${plan.limits.monthlyQueries}, ${plan.limits.dailyTokens}, ${floor}, ${cap})`,
+        ${month}, ${day}, ${now}, ${plan.limits.monthly_queries}, ${plan.limits.daily_tokens}, ${floor}, ${cap})`,
     );
   } catch (error) {
     const { code, message } = raised(error);

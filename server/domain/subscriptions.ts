@@ -47,8 +47,9 @@ export async function effectivePlan(db: Db, userId: string, now: number): Promis
 }
 
 
+/** The plan's limits as the wire shows them: the plans module keys them by their wire names already. */
 function limitsOf(plan: Plan): Subscription['usage_limits'] {
-  return { monthly_queries: plan.limits.monthlyQueries, daily_tokens: plan.limits.dailyTokens };
+  return { ...plan.limits };
 }
 
 /** A plan that applies with no period of its own: Free, or a member's Team (the team's period is its owner's). */

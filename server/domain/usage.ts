@@ -75,7 +75,7 @@ export function tokenNeeds(request: ReservationRequest) {
 /** Whether a query of this size could ever fit in the plan's day; a 413 when it cannot. */
 export function assertFitsPlan(request: ReservationRequest, field: string): void {
   const { floor } = tokenNeeds(request);
-  const limit = request.plan.limits.dailyTokens;
+  const limit = request.plan.limits.daily_tokens;
   if (floor > limit) {
     throw new ApiError(
       413,
@@ -92,7 +92,7 @@ export function monthlyQuotaExceeded(plan: Plan, now: number): ApiError {
   return new ApiError(
     429,
     'monthly_quota_exceeded',
-    `All ${plan.limits.monthlyQueries} queries of the ${plan.name} plan for this month are used. They renew on ${new Date(monthEnds).toISOString().slice(0, 10)} (UTC).`,
+    `All ${plan.limits.monthly_queries} queries of the ${plan.name} plan for this month are used. They renew on ${new Date(monthEnds).toISOString().slice(0, 10)} (UTC).`,
     { headers: retryAfter(monthEnds, now) },
   );
 }
@@ -102,7 +102,7 @@ export function dailyTokensExceeded(plan: Plan, now: number): ApiError {
   return new ApiError(
     429,
     'daily_tokens_exceeded',
-    `Not enough of the ${plan.limits.dailyTokens} daily tokens of the ${plan.name} plan are left for this query. They renew at midnight UTC.`,
+    `Not enough of the ${plan.limits.daily_tokens} daily tokens of the ${plan.name} plan are left for this query. They renew at midnight UTC.`,
     { headers: retryAfter(periodsAt(now).dayEnds, now) },
   );
 }
@@ -179,8 +179,8 @@ interface Taken {
 async function takeAllowances(tx: SqlTransaction, request: ReservationRequest, answeredInMs: number | null): Promise<Taken> {
   const { userId, plan, now } = request;
   const { month, day } = periodsAt(now);
-  const queryLimit = plan.limits.monthlyQueries;
-  const tokenLimit = plan.limits.dailyTokens;
+  const queryLimit = plan.limits.monthly_queries;
+  const tokenLimit = plan.limits.daily_tokens;
   const [months] = queryLimit === 0 ? [] : await tx.run(takeQuery(userId, month, queryLimit, answeredInMs));
   if (!months) throw monthlyQuotaExceeded(plan, now);
   const [days] = await tx.run(takeTokens(userId, day, tokenNeeds(request), tokenLimit));

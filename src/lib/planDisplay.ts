@@ -6,8 +6,8 @@ import type { SubscriptionInfo } from './api';
  * the constants of §9, in one place.
  */
 
-/** Shown when the subscription has no usage limits (product spec §3 and §9). */
-export const DEFAULT_LIMITS = { monthlyQueries: 100, dailyTokens: 1_000 } as const;
+/** Shown when the subscription has no usage limits (product spec §3 and §9): Free's. */
+export const DEFAULT_LIMITS = findPlan('free')!.limits;
 
 /** The warning shows only ABOVE this share of the monthly queries (product spec §9). */
 export const USAGE_WARNING_PERCENT = 80;
@@ -38,8 +38,8 @@ export function limitsOf(subscription: SubscriptionInfo | null): Limits {
   const limits = subscription?.usage_limits;
   const pick = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
   return {
-    monthlyQueries: pick(limits?.monthly_queries, DEFAULT_LIMITS.monthlyQueries),
-    dailyTokens: pick(limits?.daily_tokens, DEFAULT_LIMITS.dailyTokens),
+    monthlyQueries: pick(limits?.monthly_queries, DEFAULT_LIMITS.monthly_queries),
+    dailyTokens: pick(limits?.daily_tokens, DEFAULT_LIMITS.daily_tokens),
   };
 }
 

@@ -58,7 +58,7 @@ describe.each(ENGINES)('billing with Stripe on %s', (engine) => {
         current_period_end: new Date((nowS() + 30 * DAY) * 1000).toISOString(),
         usage_limits: { monthly_queries: 1000, daily_tokens: 50_000 },
       });
-      expect((await effectivePlan(ctx.app.database.db, user.user.id, ctx.clock.now())).limits.monthlyQueries).toBe(1000);
+      expect((await effectivePlan(ctx.app.database.db, user.user.id, ctx.clock.now())).limits.monthly_queries).toBe(1000);
       const profile = await ctx.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(user.access_token) });
       expect(profile.json().subscription_plan).toBe('professional');
     });

@@ -286,7 +286,7 @@ describe.each(ENGINES)('billing in test mode on %s', (engine) => {
       expect((await effectivePlan(ctx.app.database.db, user.user.id, ctx.clock.now())).id).toBe('professional');
 
       ctx.clock.time = Date.parse(periodEnd);
-      expect((await effectivePlan(ctx.app.database.db, user.user.id, ctx.clock.now())).limits).toEqual({ monthlyQueries: 100, dailyTokens: 1000 });
+      expect((await effectivePlan(ctx.app.database.db, user.user.id, ctx.clock.now())).limits).toEqual({ monthly_queries: 100, daily_tokens: 1000 });
       expect(await subscription(user.access_token)).toEqual(freeSubscription);
       expect(await userPlan(user.access_token)).toBe('free');
       const row = await ctx.app.database.db.selectFrom('subscriptions').selectAll().where('user_id', '=', user.user.id).executeTakeFirstOrThrow();

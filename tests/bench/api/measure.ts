@@ -78,7 +78,7 @@ export async function measure(target: Target, durationS: number): Promise<Sample
  */
 export async function race(deployment: Deployment): Promise<number> {
   const user = await planUser(deployment, 'professional');
-  const limit = PLANS.find((plan) => plan.id === 'professional')!.limits.monthlyQueries;
+  const limit = PLANS.find((plan) => plan.id === 'professional')!.limits.monthly_queries;
   const used = limit - RACE_LEFT;
   await deployment.db
     .insertInto('usage_months')

@@ -63,7 +63,7 @@ export const QUERY_BODY = JSON.stringify({
   ],
 });
 
-const TEAM_DAILY_TOKENS = PLANS.find((plan) => plan.id === 'team')!.limits.dailyTokens;
+const TEAM_DAILY_TOKENS = PLANS.find((plan) => plan.id === 'team')!.limits.daily_tokens;
 
 /** The smallest UUIDv7 of the millisecond `at`: the server's request ids made from then on sort after it. */
 function firstRequestIdAt(at: number): string {
