@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { PERSONAL_FUNCTION_LIMIT, TEAM_FUNCTION_LIMIT } from '../../contract/plans';
 import type { CustomFunctionsTable, Database, Engine } from '../db/types';
 import { ApiError } from '../errors';
+import { countUnderLock, type Owner } from './locks';
 import { actingIn, forbidden, isAdmin, membershipOf } from './teams';
 import { uuidV7 } from './uuidv7';
 
@@ -61,31 +62,26 @@ function nameTaken(error: unknown): boolean {
   return constraint === 'custom_functions_owner_name' || (typeof message === 'string' && message.includes('custom_functions.owner_key'));
 }
 
-async function lockPerson(trx: Trx, engine: Engine, userId: string): Promise<void> {
-  await trx.selectFrom('users').select('id').where('id', '=', userId).$if(engine === 'postgres', (query) => query.forUpdate()).execute();
-}
-
 /** Creates a function under the caller or, for `team`, their team (admins only); 409 on a taken name or a full limit. */
 export async function createFunction(db: Db, engine: Engine, userId: string, scope: FunctionScope, fields: FunctionFields, now: number): Promise<WireFunction> {
   checkPrompt(fields.prompt);
   try {
     return await db.transaction().execute(async (trx) => {
-      let ownerKey = `user:${userId}`;
-      let teamId: string | null = null;
+      let owner: Owner = { table: 'users', id: userId };
       let limit = PERSONAL_FUNCTION_LIMIT;
       if (scope === 'team') {
         const acting = await actingIn(trx, engine, userId, null);
         if (!isAdmin(acting.role)) throw forbidden('Only the team’s owner or an admin can make a team function.');
-        ownerKey = `team:${acting.team.id}`;
-        teamId = acting.team.id;
+        owner = { table: 'teams', id: acting.team.id };
         limit = TEAM_FUNCTION_LIMIT;
-      } else {
-        await lockPerson(trx, engine, userId);
       }
-      const { count } = await trx.selectFrom('custom_functions').select((eb) => eb.fn.countAll<number>().as('count')).where('owner_key', '=', ownerKey).executeTakeFirstOrThrow();
-      if (Number(count) >= limit) {
-        throw new ApiError(409, 'function_limit_reached', `${scope === 'team' ? 'The team has' : 'You have'} ${limit} functions, the most there can be. Delete one to make another.`);
-      }
+      const ownerKey = `${owner.table === 'teams' ? 'team' : 'user'}:${owner.id}`;
+      const teamId = owner.table === 'teams' ? owner.id : null;
+      const count = async () =>
+        Number((await trx.selectFrom('custom_functions').select((eb) => eb.fn.countAll<number>().as('count')).where('owner_key', '=', ownerKey).executeTakeFirstOrThrow()).count);
+      await countUnderLock(trx, engine, owner, count, limit, () =>
+        new ApiError(409, 'function_limit_reached', `${scope === 'team' ? 'The team has' : 'You have'} ${limit} functions, the most there can be. Delete one to make another.`),
+      );
       const row: CustomFunctionsTable = { id: uuidV7(), owner_key: ownerKey, user_id: userId, team_id: teamId, scope, ...fields, created_at: now, updated_at: now };
       await trx.insertInto('custom_functions').values(row).execute();
       return toWireFunction(row);

@@ -4,6 +4,7 @@ import type { InvitationPreview, TeamInvitation } from '../../contract/teams';
 import type { Database, Engine, TeamInvitationsTable, TeamRole } from '../db/types';
 import { ApiError } from '../errors';
 import { recordAudit } from './auditLog';
+import { countUnderLock, lockOwner } from './locks';
 import { forbidden, isAdmin, seatsUsed, type Acting } from './teams';
 import { hashToken, randomToken } from './tokens';
 import { normaliseEmail } from './users';
@@ -36,6 +37,9 @@ export const invalidInvitation = () =>
 const invitationNotFound = () => new ApiError(404, 'invitation_not_found', 'There is no such pending invitation in your team.', { field: 'id' });
 const seatLimitReached = () =>
   new ApiError(403, 'seat_limit_reached', `The team has no free seat: the Team plan covers ${TEAM_SEAT_LIMIT} members, pending invitations included. Revoke an invitation or remove a member first.`);
+/** Refuses a new seat when the team's are taken, counted under the team's lock. */
+const countSeats = (trx: Trx, engine: Engine, teamId: string, now: number) =>
+  countUnderLock(trx, engine, { table: 'teams', id: teamId }, () => seatsUsed(trx, teamId, now), TEAM_SEAT_LIMIT, seatLimitReached);
 /** decisions.md, "Team money and roles": only the owner makes admins, an invitation with role admin included. */
 const onlyOwnerInvitesAdmins = () => forbidden('Only the team’s owner can invite admins. Invite them as a member, or ask the owner.');
 const alreadyInTeam = (whom: 'they' | 'you') =>
@@ -113,7 +117,7 @@ export async function invite(trx: Trx, engine: Engine, acting: Acting, rawEmail:
   await trx.updateTable('team_invitations').set({ status: 'expired' }).where('team_id', '=', teamId).where('email', '=', email).where('status', '=', 'pending').where('expires_at', '<=', now).execute();
   const pending = await trx.selectFrom('team_invitations').select('id').where('team_id', '=', teamId).where('email', '=', email).where('status', '=', 'pending').executeTakeFirst();
   if (pending) throw new ApiError(409, 'invitation_pending', 'This address already has a pending invitation. Resend it instead.', { field: 'email' });
-  if ((await seatsUsed(trx, teamId, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
+  await countSeats(trx, engine, teamId, now);
   await takeInvitationMail(trx, engine, acting, email, limits, now);
   const token = randomToken();
   const row = { id: uuidV7(now), team_id: teamId, email, role, token_hash: hashToken(token), invited_by: acting.person.id, status: 'pending' as const, created_at: now, expires_at: now + INVITATION_TTL_MS };
@@ -149,7 +153,7 @@ export async function resend(trx: Trx, engine: Engine, acting: Acting, id: strin
   if (!isAdmin(acting.role)) throw forbidden();
   const row = await pendingIn(trx, acting.team.id, id);
   if (row.role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
-  if (row.expires_at <= now && (await seatsUsed(trx, acting.team.id, now)) >= TEAM_SEAT_LIMIT) throw seatLimitReached();
+  if (row.expires_at <= now) await countSeats(trx, engine, acting.team.id, now);
   await takeInvitationMail(trx, engine, acting, row.email, limits, now);
   const token = randomToken();
   const expiresAt = now + INVITATION_TTL_MS;
@@ -195,18 +199,18 @@ export async function previewInvitation(db: Db, token: string, now: number): Pro
 /**
  * Joins the invitation's team, once: the invitation is claimed by a conditional update, and the
  * unique `team_members.user_id` refuses a second team even to two invitations accepted at once.
- * `lockTeam` locks the team's row (PostgreSQL) so the join waits for changes to the team in flight.
+ * The team's row is locked first (PostgreSQL), so the join waits for changes to the team in flight.
  */
 export async function accept(
   trx: Trx,
+  engine: Engine,
   user: { id: string; email: string; full_name: string },
   token: string,
   ip: string | null,
   now: number,
-  lockTeam: (teamId: string) => Promise<void>,
 ): Promise<{ teamId: string; role: InvitedRole }> {
   const found = await usable(trx, token, now);
-  await lockTeam(found.team_id);
+  await lockOwner(trx, engine, { table: 'teams', id: found.team_id });
   const row = await usable(trx, token, now);
   if (row.email !== user.email.trim().toLowerCase()) {
     throw new ApiError(403, 'invitation_email_mismatch', `This invitation is for ${row.email}, but you are signed in as ${user.email}. Sign out and sign in (or register) with ${row.email} to accept it.`);

@@ -154,6 +154,16 @@ export function findUserByEmail(db: Kysely<Database>, email: string): Promise<Us
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
+/** Whether an account has this username, in any case (usernames are unique without regard to case). */
+export async function usernameInUse(db: Kysely<Database>, username: string): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').where('username_key', '=', username.toLowerCase()).executeTakeFirst()) !== undefined;
+}
+
+/** The addresses of these accounts (those that still exist), to mail them. */
+export function addressesOf(db: Kysely<Database>, ids: readonly string[]): Promise<Array<Pick<UsersTable, 'id' | 'email'>>> {
+  return db.selectFrom('users').select(['id', 'email']).where('id', 'in', ids).execute();
+}
+
 export function findUserById(db: Kysely<Database>, id: string): Promise<UsersTable | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from '../domain/passwords';
-import { createSession, revokeSession, revokeUserSessions, rotateRefreshToken, type SessionOrigin } from '../domain/sessions';
-import { ACCESS_TOKEN_TTL_S, hashToken, randomToken } from '../domain/tokens';
+import { completeReset, createPasswordReset, usableReset } from '../domain/passwordResets';
+import { createSession, revokeSession, rotateRefreshToken, type SessionOrigin } from '../domain/sessions';
+import { ACCESS_TOKEN_TTL_S } from '../domain/tokens';
 import {
   emailTaken,
   findUserByEmail,
@@ -11,7 +12,7 @@ import {
   normaliseEmail,
   normaliseFullName,
   normaliseUsername,
-  setPasswordHash,
+  usernameInUse,
   usernameTaken,
 } from '../domain/users';
 import { ApiError } from '../errors';
@@ -45,7 +46,6 @@ export const REGISTER_LIMITS = {
  * stops only bursts, and the owner waits five minutes at most rather than the rest of the window.
  */
 export const LOGIN_PAUSES_MS = [0, 0, 0, 30_000, 60_000, 120_000, 240_000, 300_000];
-export const RESET_TTL_MS = 60 * MINUTE;
 
 export const RESET_REQUESTED = {
   message: 'If an account exists for that email, we have sent a link to reset the password.',
@@ -96,12 +96,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function mailResetLink(email: string, ip: string): Promise<void> {
     const user = await findUserByEmail(db, email);
     if (user) {
-      const token = randomToken();
-      const now = app.clock.now();
-      await db
-        .insertInto('password_resets')
-        .values({ token_hash: hashToken(token), user_id: user.id, created_at: now, expires_at: now + RESET_TTL_MS, used_at: null })
-        .execute();
+      const token = await createPasswordReset(db, user.id, app.clock.now());
       const link = `${app.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
       deliverLater(app.mailer, app.log, passwordResetMail(user.email, link, app.config.web));
     }
@@ -129,8 +124,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Counted before the lookups, so "email taken" cannot be asked about without limit either.
       const place = await takePlace([[`register:ip:${request.ip}`, REGISTER_LIMITS.ip]]);
       if (await findUserByEmail(db, email)) throw emailTaken();
-      const taken = await db.selectFrom('users').select('id').where('username_key', '=', username.toLowerCase()).executeTakeFirst();
-      if (taken) throw usernameTaken();
+      if (await usernameInUse(db, username)) throw usernameTaken();
 
       const passwordHash = await givenBackOnFailure(place, () => hashPassword(request.body.password));
       const now = app.clock.now();
@@ -257,28 +251,9 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       passwordPolicy(request.body.new_password, 'new_password');
       const now = app.clock.now();
-      const tokenHash = hashToken(request.body.token);
-      const reset = await db.selectFrom('password_resets').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-      const invalid = new ApiError(
-        400,
-        'invalid_reset_token',
-        'This reset link is invalid, expired or already used. Please request a new one.',
-        { field: 'token' },
-      );
-      if (!reset || reset.used_at !== null || reset.expires_at <= now) throw invalid;
+      const reset = await usableReset(db, request.body.token, now);
       const passwordHash = await hashPassword(request.body.new_password);
-      const user = await db.transaction().execute(async (trx) => {
-        const claimed = await trx
-          .updateTable('password_resets')
-          .set({ used_at: now })
-          .where('token_hash', '=', tokenHash)
-          .where('used_at', 'is', null)
-          .executeTakeFirst();
-        if (Number(claimed.numUpdatedRows) !== 1) throw invalid;
-        await setPasswordHash(trx, reset.user_id, passwordHash, now);
-        await revokeUserSessions(trx, reset.user_id, 'password_reset', now);
-        return trx.selectFrom('users').select(['id', 'email']).where('id', '=', reset.user_id).executeTakeFirstOrThrow();
-      });
+      const user = await completeReset(db, reset, passwordHash, now);
       // Whoever could read the mail owns the account: the guesses against it no longer hold them back.
       await app.rateLimits.reset(loginAccountKey(user.email));
       deliverLater(app.mailer, app.log, passwordChangedMail(user.email, app.config.web));

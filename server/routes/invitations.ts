@@ -45,11 +45,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const user = request.currentUser!;
       const now = app.clock.now();
-      const joined = await db.transaction().execute((trx) =>
-        accept(trx, user, request.params.token, request.ip, now, async (teamId) => {
-          if (engine === 'postgres') await trx.selectFrom('teams').select('id').where('id', '=', teamId).forUpdate().execute();
-        }),
-      );
+      const joined = await db.transaction().execute((trx) => accept(trx, engine, user, request.params.token, request.ip, now));
       const membership = (await membershipOf(db, user.id))!;
       return { team: await wireTeam(db, membership.team, now), role: joined.role };
     },

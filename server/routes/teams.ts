@@ -7,6 +7,7 @@ import { auditPage } from '../domain/auditLog';
 import { findSubscription, planAt } from '../domain/subscriptions';
 import { invite, pendingInvitations, resend, revoke, type Issued } from '../domain/invitations';
 import { checkMonth, teamUsage, usageCsv } from '../domain/teamUsage';
+import { addressesOf } from '../domain/users';
 import {
   actingIn,
   forbidden,
@@ -170,7 +171,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const membership = await membershipOf(db, request.auth!.userId);
       if (membership?.role === 'owner') await Promise.all([app.billing.settle(membership.team.billing_user_id), app.billing.settle(request.body.user_id)]);
       const { team, handover } = await acting(request, async (trx, who) => ({ team: who.team, handover: await transferOwnership(trx, engine, who, request.body.user_id, app.clock.now()) }));
-      const people = await db.selectFrom('users').select(['id', 'email']).where('id', 'in', [handover.former.id, handover.next.id]).execute();
+      const people = await addressesOf(db, [handover.former.id, handover.next.id]);
       for (const person of people) {
         const recipient = person.id === handover.next.id ? 'new' : 'former';
         const transfer = { teamName: team.name, formerName: handover.former.name, newName: handover.next.name, recipient, billingMoved: handover.billingMoved } as const;
