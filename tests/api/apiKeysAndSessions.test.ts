@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { API_KEY_CREATE_LIMIT } from '../../server/routes/apiKeys';
 import { tally } from '../helpers/addon';
+import { eventually } from '../helpers/eventually';
 import { bearer, ENGINES, post, register, useTestApp } from '../helpers/testApp';
 
 /** Personal API keys and the profile's "Sessions and devices", as a client sees them, on both engines. */
@@ -118,22 +119,20 @@ describe.each(ENGINES)('API keys on %s', (engine) => {
     const created = await createKey(person.access_token, { name: 'Busy', scopes: ['usage:read'] });
     const usedAt = ctx.clock.now();
     await Promise.all(Array.from({ length: 5 }, () => call(ctx.app, created.key, 'GET', '/query/usage')));
-    const lastUsed = async () => {
-      for (let i = 0; i < 50; i++) {
-        const key = (await call(ctx.app, person.access_token, 'GET', '/api-keys')).json().api_keys[0];
-        if (key.last_used_at) return key.last_used_at as string;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      return null;
-    };
-    expect(await lastUsed()).toBe(new Date(usedAt).toISOString());
+    // The use is written just after the answer: read until it shows the time expected.
+    const lastUsed = (expected: number) =>
+      eventually(
+        async () => (await call(ctx.app, person.access_token, 'GET', '/api-keys')).json().api_keys[0].last_used_at as string | null,
+        (shown) => shown === new Date(expected).toISOString(),
+      );
+    expect(await lastUsed(usedAt)).toBe(new Date(usedAt).toISOString());
     ctx.clock.advance(30_000);
     await call(ctx.app, created.key, 'GET', '/query/usage');
-    expect(await lastUsed()).toBe(new Date(usedAt).toISOString());
+    expect(await lastUsed(usedAt)).toBe(new Date(usedAt).toISOString());
     ctx.clock.advance(30_000);
+    // Written a minute after the last write: had the use 30 s ago been written, this one would not be.
     await call(ctx.app, created.key, 'GET', '/query/usage');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await lastUsed()).toBe(new Date(usedAt + 60_000).toISOString());
+    expect(await lastUsed(usedAt + 60_000)).toBe(new Date(usedAt + 60_000).toISOString());
   });
 
   it('records which credential made each query: the web session, or the key by its id', async () => {

@@ -128,8 +128,9 @@ describe('auth chart, generated paths', () => {
         'session.signedInElsewhere': async () => {
           await act(async () => authSend?.({ type: 'session.signedInElsewhere' }));
         },
+        // The delay is over once its transition has taken the page on from the form it was sent from.
         [afterEvent('loginRedirectDelay')]: async () => {
-          await act(() => new Promise((resolve) => setTimeout(resolve, 40)));
+          await waitFor(() => expect(router.state.location.pathname).not.toMatch(/^\/(login|register)$/));
         },
       };
       for (const event of Object.values(authOutcomes)) events[event.type] ??= settle(event.type);
