@@ -1,8 +1,9 @@
 import type { Page, Route } from 'playwright-core';
 import * as messages from '../../src/content/messages';
+import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
 import { DRAFT_KEY } from '../../machines/supportForm/supportForm.actors';
 import { useServerAndBrowser, watchPage } from '../helpers/browser';
-import { apiClient, openContext, storedTokens, uniqueAccount } from '../helpers/browserPaths';
+import { apiClient, nextFrame, openContext, storedTokens, uniqueAccount } from '../helpers/browserPaths';
 import { labelled } from '../helpers/sights';
 import { seesInBrowser } from '../helpers/sightsInBrowser';
 
@@ -68,6 +69,9 @@ async function openHeld(path: string, localStorage: Record<string, string> = {})
   await page.goto(`${live.server.baseUrl}${path}`, { waitUntil: 'domcontentloaded' });
   return { context, page, watch, addresses, scripts };
 }
+
+/** Waits until the app has taken the page over (src/app/AppProviders.tsx marks it). */
+const appReady = (page: Page) => page.waitForFunction((name) => document.documentElement.hasAttribute(name), APP_READY_ATTRIBUTE);
 
 const signedInBanner = (page: Page) => page.getByRole('banner').getByRole('button', { name: messages.layout.logout });
 
@@ -162,19 +166,29 @@ describe('input before the app takes over a prerendered form, in Chromium', () =
     await context.close();
   });
 
-  it.each([0, 150, 300, 600])('/support signed out: one Enter %i ms after the page shows is answered once', async (wait) => {
+  it.each(['before the app loads', 'while the app loads', 'after the app has taken over'] as const)('/support signed out: one Enter %s is answered once', async (moment) => {
     // Whenever it falls (before the app, while React takes the page over, after), one Enter gets one
     // "Authentication required": held before the app and answered by it, never answered twice.
     const t = messages.support;
-    const { context, page } = await openContext(live.browser);
-    page.setDefaultTimeout(10_000);
-    await page.goto(`${live.server.baseUrl}/support`);
+    const { context, page, scripts } = await openHeld('/support');
     await field(page, t.titleLabel).fill('Formulas');
-    await page.waitForTimeout(wait);
-    await field(page, t.titleLabel).press('Enter');
+    const enter = () => field(page, t.titleLabel).press('Enter');
+    if (moment === 'before the app loads') {
+      await enter();
+      await scripts.release();
+    } else if (moment === 'while the app loads') {
+      await Promise.all([scripts.release(), enter()]);
+    } else {
+      await scripts.release();
+      await appReady(page);
+      await enter();
+    }
     await toast(page, t.authRequired).waitFor();
-    // Long enough for a second answer to show, were there one.
-    await page.waitForTimeout(1500);
+    // A second answer would be the same Enter handled again, by the app once it has taken over the
+    // page: by then, and two frames on, it would show.
+    await appReady(page);
+    await nextFrame(page);
+    await nextFrame(page);
     await expect(page.getByRole('status').filter({ hasText: t.authRequired }).count()).resolves.toBe(1);
     await context.close();
   });

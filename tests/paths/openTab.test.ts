@@ -117,11 +117,13 @@ describe('a path tab in the shared browser context', () => {
       await held.arrived(leak);
     }
 
+    const requests = await Promise.all(leaks.map(async (leak) => (await held.peek(leak)).request()));
+
     const next = await openTab(live.browser);
     try {
-      // Time for the dropped call to arrive, were it let through; then one that does, to be sure
-      // the log is written up to now.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // Each dropped call has ended in the browser with no answer (one let through would have the
+      // server's); then one that does reach the server, to be sure its log is written up to now.
+      expect(await Promise.all(requests.map((request) => request.response()))).toEqual(leaks.map(() => null));
       await fetch(`${baseUrl}/api/v1/after-${id}`);
       await until(() => reached(`after-${id}`));
       expect(leaks.filter(reached)).toEqual([]);
