@@ -7,6 +7,7 @@ import type { DatabaseHandle } from '../../server/db/database';
 import { periodsAt } from '../../server/domain/usageReport';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakeAi';
 import { bearer, ENGINES, register, useTestApp, type TestContext } from '../helpers/testApp';
+import { eventually } from '../helpers/eventually';
 
 /**
  * Issue #34: a query whose client leaves before its answer is complete is not charged. The server
@@ -60,17 +61,6 @@ export function openQuery(port: number, token: string, body: object, headers: Re
       socket?.destroy();
     },
   };
-}
-
-/** Resolves when `read()` answers `expected` (checked every few milliseconds, at most for 10 s); fails with the last value otherwise. */
-export async function eventually<T>(read: () => Promise<T>, expected: T): Promise<void> {
-  const until = Date.now() + 10_000;
-  let last: T = await read();
-  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    last = await read();
-  }
-  expect(last).toEqual(expected);
 }
 
 /**
