@@ -8,11 +8,34 @@
 process.env.PASSWORD_HASH_MEMORY_KIB ??= '64';
 process.env.PASSWORD_HASH_PASSES ??= '1';
 
+// The tests' temporary folders (the apps' SQLite files, mail outboxes, the servers' data folders,
+// Chromium's profiles) go to memory where the machine has it as a file system: SQLite syncs every
+// commit (synchronous=FULL), and on this machine's disk the syncs of the API tests' few thousand
+// commits kept the node lane waiting (docs/performance.md, "The test suite"). The code runs the same;
+// only a sync returns at once. jest's own cache stays where it was (its folder is chosen before this
+// file runs).
+const fs = require('node:fs');
+if (!process.env.TMPDIR && fs.existsSync('/dev/shm')) {
+  try {
+    fs.accessSync('/dev/shm', fs.constants.W_OK);
+    process.env.TMPDIR = '/dev/shm';
+  } catch {
+    // Not writable here: the usual temporary folder.
+  }
+}
+
 const common = {
   transform: { '^.+\\.[jt]sx?$': 'babel-jest' },
   // A few dependencies ship only ES modules, which jest's CommonJS runtime cannot load on Node 20.
   transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
   moduleFileExtensions: ['ts', 'tsx', 'js', 'json'],
+};
+
+// The PostgreSQL databases the API tests make are dropped together when the run ends: each drop
+// costs PostgreSQL a checkpoint, and drops made together share one (tests/helpers/postgres.ts).
+const databases = {
+  globalSetup: '<rootDir>/tests/setup/databasesSetup.ts',
+  globalTeardown: '<rootDir>/tests/setup/databasesTeardown.ts',
 };
 
 module.exports = {
@@ -37,12 +60,14 @@ module.exports = {
       testEnvironment: 'node',
       testMatch: ['<rootDir>/tests/api/**/*.test.ts'],
       setupFilesAfterEnv: ['<rootDir>/tests/setup/api.ts'],
+      ...databases,
     },
     {
       ...common,
       displayName: 'reliability',
       testEnvironment: 'node',
       testMatch: ['<rootDir>/tests/reliability/**/*.test.ts'],
+      ...databases,
     },
     {
       ...common,
