@@ -42,7 +42,9 @@ async function asAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-const dropDatabase = (name: string) => asAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+async function dropDatabase(name: string): Promise<void> {
+  await asAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+}
 
 /**
  * A fresh, empty database of its own for one test file. With `template`, a copy of that database
