@@ -8,22 +8,6 @@
 process.env.PASSWORD_HASH_MEMORY_KIB ??= '64';
 process.env.PASSWORD_HASH_PASSES ??= '1';
 
-// The tests' temporary folders (the apps' SQLite files, mail outboxes, the servers' data folders,
-// Chromium's profiles) go to memory where the machine has it as a file system: SQLite syncs every
-// commit (synchronous=FULL), and on this machine's disk the syncs of the API tests' few thousand
-// commits kept the node lane waiting (docs/performance.md, "The test suite"). The code runs the same;
-// only a sync returns at once. jest's own cache stays where it was (its folder is chosen before this
-// file runs).
-const fs = require('node:fs');
-if (!process.env.TMPDIR && fs.existsSync('/dev/shm')) {
-  try {
-    fs.accessSync('/dev/shm', fs.constants.W_OK);
-    process.env.TMPDIR = '/dev/shm';
-  } catch {
-    // Not writable here: the usual temporary folder.
-  }
-}
-
 const common = {
   transform: { '^.+\\.[jt]sx?$': 'babel-jest' },
   // A few dependencies ship only ES modules, which jest's CommonJS runtime cannot load on Node 20.

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import Redis from 'ioredis';
@@ -10,7 +9,7 @@ import { loadConfig, type Config } from '../../server/config';
 import type { Clock } from '../../server/domain/clock';
 import type { MailMessage, Mailer } from '../../server/mail/mailer';
 import { documentedAnswers, type OpenApiDocument } from './documentedAnswers';
-import { copyMigratedSqlite } from './migratedDatabases';
+import { copyMigratedSqlite, testDataRoot } from './migratedDatabases';
 import { createMigratedDatabase, type TestDatabase } from './postgres';
 
 export type EngineName = 'sqlite' | 'postgres';
@@ -73,7 +72,7 @@ export function useTestApp(engine: EngineName, options: TestAppOptions = {}): Te
   let pgDatabase: TestDatabase | undefined;
   let logText = '';
   beforeAll(async () => {
-    context.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-test-'));
+    context.dataDir = fs.mkdtempSync(path.join(testDataRoot(), 'sheetmind-test-'));
     if (engine === 'postgres') pgDatabase = await createMigratedDatabase();
     else await copyMigratedSqlite(context.dataDir);
     context.config = loadConfig({
