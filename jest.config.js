@@ -15,6 +15,13 @@ const common = {
   moduleFileExtensions: ['ts', 'tsx', 'js', 'json'],
 };
 
+// The PostgreSQL databases the API tests make are dropped together when the run ends: each drop
+// costs PostgreSQL a checkpoint, and drops made together share one (tests/helpers/postgres.ts).
+const databases = {
+  globalSetup: '<rootDir>/tests/setup/databasesSetup.ts',
+  globalTeardown: '<rootDir>/tests/setup/databasesTeardown.ts',
+};
+
 module.exports = {
   // One worker per jest run, set explicitly. `npm test` runs two jest side by side (tests/run.ts):
   // the browser tests in one, the others in the other, so that both cores work. A browser file (a
@@ -37,12 +44,14 @@ module.exports = {
       testEnvironment: 'node',
       testMatch: ['<rootDir>/tests/api/**/*.test.ts'],
       setupFilesAfterEnv: ['<rootDir>/tests/setup/api.ts'],
+      ...databases,
     },
     {
       ...common,
       displayName: 'reliability',
       testEnvironment: 'node',
       testMatch: ['<rootDir>/tests/reliability/**/*.test.ts'],
+      ...databases,
     },
     {
       ...common,
