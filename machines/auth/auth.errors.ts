@@ -1,6 +1,6 @@
 import * as messages from '../../src/content/messages';
-import { ApiRequestError } from '../../src/lib/api';
-import { commonFailure, type Failure as ReportedFailure } from '../failures';
+import { ApiRequestError } from '../shared/api';
+import { commonFailure, type Failure as ReportedFailure } from '../shared/failures';
 
 /** What a failed sign-in or registration shows: a toast title and its sentence. */
 export type Failure = Required<ReportedFailure>;

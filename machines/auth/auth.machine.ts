@@ -3,11 +3,12 @@
 // the visualizer and the generated paths read as one.
 import { assign, setup } from 'xstate';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
-import { hasStoredSession, tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
+import { ApiRequestError, type AuthResponse, type User } from '../shared/api';
+import { hasStoredSession, tokenStorage, type TokenPair } from '../shared/tokenStorage';
 import { authActors, type LoginInput, type RegisterInput } from './auth.actors';
 import { loginFailure, registrationFailure, type Failure } from './auth.errors';
-import { reportFailure } from '../failures';
+import { reportFailure } from '../shared/failures';
+import type { NotifyParams } from '../shared/notify';
 
 /** How long the "Welcome back!" moment lasts before the login page moves on (product spec §9). */
 export const LOGIN_REDIRECT_DELAY_MS = 1000;
@@ -31,12 +32,6 @@ export type AuthEvent =
   | { type: 'session.expired'; accessToken: string | null }
   | { type: 'session.signedInElsewhere' }
   | { type: 'session.signedOutElsewhere' };
-
-export interface NotifyParams {
-  type: 'success' | 'error' | 'info';
-  title: string;
-  description?: string;
-}
 
 const t = messages.auth;
 

@@ -1,9 +1,9 @@
 import { emit, setup } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
+import type { AuthActorRef } from '../shared/authRetry';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError } from '../../src/lib/api';
-import type { NotifyParams } from '../auth/auth.machine';
-import { commonFailure, reportFailure } from '../failures';
+import { ApiRequestError } from '../shared/api';
+import type { NotifyParams } from '../shared/notify';
+import { commonFailure, reportFailure } from '../shared/failures';
 import { changePasswordActors } from './changePassword.actors';
 import type { ChangePasswordValues } from './changePassword.schema';
 

@@ -1,10 +1,10 @@
 import { assign, setup } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
+import type { AuthActorRef } from '../shared/authRetry';
 import * as messages from '../../src/content/messages';
-import type { NewApiKey } from '../../src/lib/api';
-import type { NotifyParams } from '../auth/auth.machine';
+import type { NewApiKey } from '../shared/api';
+import type { NotifyParams } from '../shared/notify';
 import { credentialsActors, type Credentials } from './credentials.actors';
-import { reportFailure } from '../failures';
+import { reportFailure } from '../shared/failures';
 
 export type CredentialsEvent =
   | { type: 'session.end'; id: string }

@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { authApi } from '../../src/lib/api';
-import { serverFailure } from '../failures';
+import { authApi } from '../shared/api';
+import { serverFailure } from '../shared/failures';
 
 export interface ForgotPasswordContext {
   /** Why the last request failed, worded for the form; null before and after a success. */

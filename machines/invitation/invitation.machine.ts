@@ -1,8 +1,8 @@
 import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
-import { withAuthRetry, type AuthActorRef } from '../auth/auth.retry';
+import { withAuthRetry, type AuthActorRef } from '../shared/authRetry';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, teamApi, type InvitationPreview, type Team, type TeamRole } from '../../src/lib/api';
-import type { NotifyParams } from '../auth/auth.machine';
+import { ApiRequestError, teamApi, type InvitationPreview, type Team, type TeamRole } from '../shared/api';
+import type { NotifyParams } from '../shared/notify';
 import { refusalText } from '../team/team.machine';
 
 const t = messages.invitation;

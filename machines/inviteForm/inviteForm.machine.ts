@@ -1,10 +1,10 @@
 import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
-import { withAuthRetry, type AuthActorRef } from '../auth/auth.retry';
+import { withAuthRetry, type AuthActorRef } from '../shared/authRetry';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, teamApi, type InvitedRole, type TeamInvitation } from '../../src/lib/api';
-import type { NotifyParams } from '../auth/auth.machine';
+import { ApiRequestError, teamApi, type InvitedRole, type TeamInvitation } from '../shared/api';
+import type { NotifyParams } from '../shared/notify';
 import { refusalText } from '../team/team.machine';
-import { reportFailure } from '../failures';
+import { reportFailure } from '../shared/failures';
 
 const t = messages.team;
 

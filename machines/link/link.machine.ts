@@ -1,8 +1,8 @@
 import { assign, setup } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
+import type { AuthActorRef } from '../shared/authRetry';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type DeviceGrant } from '../../src/lib/api';
-import { failureCode, throttled, unreachable } from '../failures';
+import { ApiRequestError, type DeviceGrant } from '../shared/api';
+import { failureCode, throttled, unreachable } from '../shared/failures';
 import { normaliseUserCode } from '../../contract/userCode';
 import { linkActors } from './link.actors';
 

@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { authApi } from '../../src/lib/api';
-import { failureCode, serverFailure, unreachable } from '../failures';
+import { authApi } from '../shared/api';
+import { failureCode, serverFailure, unreachable } from '../shared/failures';
 
 export interface ResetPasswordContext {
   /** Why the last attempt failed, worded for the form; null before and after a success. */

@@ -1,12 +1,12 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
+import type { AuthActorRef } from '../shared/authRetry';
 import * as messages from '../../src/content/messages';
 import { findPlan, type PlanId } from '../../contract/plans';
-import type { SubscriptionInfo } from '../../src/lib/api';
+import type { SubscriptionInfo } from '../shared/api';
 import { planName } from '../../src/lib/planDisplay';
-import type { NotifyParams } from '../auth/auth.machine';
+import type { NotifyParams } from '../shared/notify';
 import { subscriptionActors } from './subscription.actors';
-import { reportFailure } from '../failures';
+import { reportFailure } from '../shared/failures';
 
 /** The tab the checkout opens in: only what the chart does with it. */
 export interface CheckoutTab {

@@ -1,9 +1,9 @@
 import { assign, raise, setup } from 'xstate';
 import * as messages from '../../src/content/messages';
-import type { NotifyParams } from '../auth/auth.machine';
+import type { NotifyParams } from '../shared/notify';
 import { DRAFT_KEY, supportFormActors, type Submitter } from './supportForm.actors';
 import { EMPTY_SUPPORT_VALUES, SUPPORT_FIELDS, validateSupport, type SupportErrors, type SupportField, type SupportValues } from './supportForm.schema';
-import { reportFailure } from '../failures';
+import { reportFailure } from '../shared/failures';
 
 export interface SupportUser extends Submitter {
   email: string;

@@ -1,10 +1,10 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
+import type { AuthActorRef } from '../shared/authRetry';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type InvitedRole } from '../../src/lib/api';
-import type { NotifyParams } from '../auth/auth.machine';
+import { ApiRequestError, type InvitedRole } from '../shared/api';
+import type { NotifyParams } from '../shared/notify';
 import { teamActors, type TeamChange, type TeamData } from './team.actors';
-import { reportFailure } from '../failures';
+import { reportFailure } from '../shared/failures';
 
 export interface TeamContext {
   auth: AuthActorRef;

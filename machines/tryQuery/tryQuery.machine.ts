@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { withAuthRetry, type AuthActorRef } from '../auth/auth.retry';
-import { ApiRequestError, queryApi, type QueryAnswer } from '../../src/lib/api';
+import { withAuthRetry, type AuthActorRef } from '../shared/authRetry';
+import { ApiRequestError, queryApi, type QueryAnswer } from '../shared/api';
 import * as messages from '../../src/content/messages';
 
 /** The sample table of the Quick Start Guide: small, with numbers to describe. */

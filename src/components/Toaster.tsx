@@ -1,5 +1,5 @@
 import { useEffect, useState, type ComponentType } from 'react';
-import type { NotifyParams } from '../../machines/auth/auth.machine';
+import type { NotifyParams } from '../../machines/shared/notify';
 
 type ToastRegionModule = typeof import('./ToastRegion');
 

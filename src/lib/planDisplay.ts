@@ -1,5 +1,5 @@
 import { findPlan, UNLIMITED } from '../../contract/plans';
-import type { SubscriptionInfo } from './api';
+import type { SubscriptionInfo } from '../../machines/shared/api';
 
 /**
  * How plans and usage read on the signed-in screens: the display rules of product-spec §4 and

@@ -6,7 +6,7 @@ import { RouterLink } from '../app/RouterLink';
 import { InstallAddOnButton } from '../components/InstallAddOnButton';
 import { PageHeader } from '../components/PageHeader';
 import * as messages from '../content/messages';
-import type { QueryAnswer } from '../lib/api';
+import type { QueryAnswer } from '../../machines/shared/api';
 import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 

@@ -7,7 +7,7 @@ import { RouterLink } from '../app/RouterLink';
 import { PageHeader } from '../components/PageHeader';
 import { PageSpinner } from '../components/PageSpinner';
 import * as messages from '../content/messages';
-import type { DeviceGrant } from '../lib/api';
+import type { DeviceGrant } from '../../machines/shared/api';
 import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 

@@ -22,7 +22,7 @@ import { SUPPORT_FIELDS, type SupportField } from '../../machines/supportForm/su
 import { useAuthSelector } from '../app/auth';
 import { planName } from '../lib/planDisplay';
 import { toastEffect } from '../components/Toaster';
-import type { User } from '../lib/api';
+import type { User } from '../../machines/shared/api';
 import { lineIcon } from '../components/icons';
 import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';

@@ -31,7 +31,7 @@ const cases: Array<{ file: string; forbidden: string; allowed: string }> = [
   {
     file: 'machines/example/example.actors.ts',
     forbidden: "import { AuthProvider as value } from '../../src/app/auth';",
-    allowed: "import { authApi as value } from '../../src/lib/api';",
+    allowed: "import { authApi as value } from '../../machines/shared/api';",
   },
   {
     file: 'machines/example/example.machine.ts',

@@ -1,9 +1,10 @@
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { LoginInput, RefreshInput, RegisterInput } from '../../machines/auth/auth.actors';
-import { authMachine, type NotifyParams } from '../../machines/auth/auth.machine';
+import { authMachine } from '../../machines/auth/auth.machine';
+import type { NotifyParams } from '../../machines/shared/notify';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
-import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
+import { ApiRequestError, type AuthResponse, type User } from '../../machines/shared/api';
+import { tokenStorage, type TokenPair } from '../../machines/shared/tokenStorage';
 
 const user: User = {
   id: 'u1',

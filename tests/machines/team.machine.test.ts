@@ -1,13 +1,12 @@
 import type { ErrorCode } from '../../contract/errors';
 import { createActor, fromPromise } from 'xstate';
 import type { TeamChange, TeamData } from '../../machines/team/team.actors';
-import type { AuthInput } from '../../machines/subscription/subscription.actors';
 import { teamMachine } from '../../machines/team/team.machine';
 import { inviteFormMachine } from '../../machines/inviteForm/inviteForm.machine';
 import { invitationMachine } from '../../machines/invitation/invitation.machine';
-import type { AuthActorRef } from '../../machines/auth/auth.retry';
+import type { AuthActorRef, AuthInput } from '../../machines/shared/authRetry';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type InvitationPreview, type TeamInvitation } from '../../src/lib/api';
+import { ApiRequestError, type InvitationPreview, type TeamInvitation } from '../../machines/shared/api';
 
 const auth = null as unknown as AuthActorRef;
 const refusal = (status: number, code: ErrorCode, text = 'from the server') => new ApiRequestError(`API Error: ${status}`, status, code, text);

@@ -2,7 +2,7 @@ import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { invitationMachine } from '../../machines/invitation/invitation.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type InvitationPreview, type Team } from '../../src/lib/api';
+import { ApiRequestError, type InvitationPreview, type Team } from '../../machines/shared/api';
 import { formatDate } from '../../src/lib/planDisplay';
 import type { ErrorCode } from '../../contract/errors';
 import { TEAM_SEAT_LIMIT } from '../../contract/plans';

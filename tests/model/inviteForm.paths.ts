@@ -3,7 +3,7 @@ import { createTestModel } from 'xstate/graph';
 import { inviteFormMachine, type InviteFormEvent } from '../../machines/inviteForm/inviteForm.machine';
 import { refusalText } from '../../machines/team/team.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type TeamInvitation } from '../../src/lib/api';
+import { ApiRequestError, type TeamInvitation } from '../../machines/shared/api';
 import type { ErrorCode } from '../../contract/errors';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';

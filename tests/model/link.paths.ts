@@ -2,7 +2,7 @@ import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { linkMachine, type LinkEvent } from '../../machines/link/link.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type DeviceGrant } from '../../src/lib/api';
+import { ApiRequestError, type DeviceGrant } from '../../machines/shared/api';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
 import type { ErrorCode } from '../../contract/errors';

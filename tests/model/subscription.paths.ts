@@ -3,7 +3,7 @@ import { createTestModel } from 'xstate/graph';
 import { billedPlanOf, subscriptionMachine, throughTeam, type SubscriptionEvent } from '../../machines/subscription/subscription.machine';
 import * as messages from '../../src/content/messages';
 import { PLAN_OFFERS } from '../../src/content/plans';
-import { ApiRequestError, type SubscriptionInfo } from '../../src/lib/api';
+import { ApiRequestError, type SubscriptionInfo } from '../../machines/shared/api';
 import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../../src/lib/planDisplay';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import { freeSubscription, teamMemberSubscription } from '../helpers/fixtures';

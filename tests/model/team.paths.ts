@@ -3,7 +3,7 @@ import { createTestModel } from 'xstate/graph';
 import type { TeamData } from '../../machines/team/team.actors';
 import { doneText, refusalText, teamMachine, type TeamEvent } from '../../machines/team/team.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type AuditEvent, type TeamMember, type TeamUsage } from '../../src/lib/api';
+import { ApiRequestError, type AuditEvent, type TeamMember, type TeamUsage } from '../../machines/shared/api';
 import { planName } from '../../src/lib/planDisplay';
 import type { ErrorCode } from '../../contract/errors';
 import { TEAM_SEAT_LIMIT } from '../../contract/plans';

@@ -2,7 +2,7 @@ import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type QueryAnswer } from '../../src/lib/api';
+import { ApiRequestError, type QueryAnswer } from '../../machines/shared/api';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
 

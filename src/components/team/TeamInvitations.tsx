@@ -2,7 +2,7 @@ import { Button, Field, HStack, Input, NativeSelect, Stack, Text } from '@chakra
 import { inviteFormMachine } from '../../../machines/inviteForm/inviteForm.machine';
 import { useAuthRef } from '../../app/auth';
 import * as messages from '../../content/messages';
-import type { InvitedRole, TeamInvitation } from '../../lib/api';
+import type { InvitedRole, TeamInvitation } from '../../../machines/shared/api';
 import { createChartContext, useSelector } from '../../lib/chart';
 import { formatDate } from '../../lib/planDisplay';
 import { toastEffect } from '../Toaster';

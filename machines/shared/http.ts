@@ -1,5 +1,5 @@
 import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
-import * as messages from '../content/messages';
+import * as messages from '../../src/content/messages';
 import type { ErrorCode } from '../../contract/errors';
 import { ApiRequestError } from './apiError';
 import { readRuntimeConfig } from './runtimeConfig';

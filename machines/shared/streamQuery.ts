@@ -1,4 +1,4 @@
-import * as messages from '../content/messages';
+import * as messages from '../../src/content/messages';
 import type { ErrorCode } from '../../contract/errors';
 import { ApiRequestError } from './apiError';
 import { readRuntimeConfig } from './runtimeConfig';

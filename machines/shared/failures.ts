@@ -1,5 +1,5 @@
-import * as messages from '../src/content/messages';
-import { ApiRequestError } from '../src/lib/api';
+import * as messages from '../../src/content/messages';
+import { ApiRequestError } from './api';
 
 /** What the failure rules read of a failed call: an ApiRequestError. */
 export interface FailedCall {
