@@ -6,6 +6,7 @@ import { AuthCard } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
+import { FAILURE_TEXTS, say } from '../content/say';
 import { usePageTitle } from '../lib/usePageTitle';
 import { createChartContext, useSelector } from '../lib/chart';
 
@@ -13,7 +14,7 @@ const t = messages.forgotPassword;
 
 /** The form's chart; tests may hand in one with a fake request. */
 export const ForgotPasswordChart = createChartContext(forgotPasswordMachine);
-const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.forgotPasswordSchema));
+const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.forgotPasswordSchema), { register: messages.register });
 
 export default function ForgotPasswordPage() {
   usePageTitle(t.title);
@@ -44,7 +45,7 @@ export default function ForgotPasswordPage() {
           <Stack gap="4">
             {failure && (
               <Notice status="error" title={t.failedTitle}>
-                {failure}
+                {say(failure, FAILURE_TEXTS)}
               </Notice>
             )}
             <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />

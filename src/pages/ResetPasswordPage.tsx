@@ -7,6 +7,7 @@ import { AuthCard } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
+import { FAILURE_TEXTS, say } from '../content/say';
 import { usePageTitle } from '../lib/usePageTitle';
 import { createChartContext, useSelector } from '../lib/chart';
 
@@ -14,7 +15,7 @@ const t = messages.resetPassword;
 
 /** The form's chart; tests may hand in one with a fake request. */
 export const ResetPasswordChart = createChartContext(resetPasswordMachine);
-const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.resetPasswordSchema));
+const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.resetPasswordSchema), { register: messages.register });
 
 export default function ResetPasswordPage() {
   usePageTitle(t.title);
@@ -58,7 +59,7 @@ export default function ResetPasswordPage() {
         <Stack gap="4">
           {failure && (
             <Notice status="error" title={t.failedTitle}>
-              {failure} {invalidToken && requestNew}
+              {say(failure, FAILURE_TEXTS)} {invalidToken && requestNew}
             </Notice>
           )}
           <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />

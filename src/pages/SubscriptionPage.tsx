@@ -10,7 +10,8 @@ import { PlanCard } from '../components/PlanCard';
 import * as messages from '../content/messages';
 import { PLAN_OFFERS, type PlanOffer } from '../content/plans';
 import type { SubscriptionInfo } from '../../machines/shared/api';
-import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../lib/planDisplay';
+import { formatDate, formatLimit, isActive, limitsOf, scheduledChange } from '../lib/planDisplay';
+import { planName } from '../../contract/plans';
 import { usePageTitle } from '../lib/usePageTitle';
 import { PageHeader } from '../components/PageHeader';
 

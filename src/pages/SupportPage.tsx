@@ -20,11 +20,12 @@ import { RouterLink } from '../app/RouterLink';
 import { supportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import { SUPPORT_FIELDS, type SupportField } from '../../machines/supportForm/supportForm.schema';
 import { useAuthSelector } from '../app/auth';
-import { planName } from '../lib/planDisplay';
+import { planName } from '../../contract/plans';
 import { toastEffect } from '../components/Toaster';
 import type { User } from '../../machines/shared/api';
 import { lineIcon } from '../components/icons';
 import * as messages from '../content/messages';
+import { say } from '../content/say';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useEarlyInput } from '../lib/useEarlyInput';
@@ -45,6 +46,8 @@ const ClockIcon = lineIcon(
 );
 
 const t = messages.support;
+const TEXTS = { support: t };
+const MAIL = { ...t.mail, unknownUser: t.unknownUser, unknownId: t.unknownId };
 
 /** Professional and Team include priority support (the plan cards); everyone else gets the standard target. */
 function useResponseText(): string {
@@ -136,7 +139,7 @@ export default function SupportPage() {
   const user = useAuthSelector((s) => s.context.user);
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
   const actor = SupportFormChart.useActor({
-    input: { user: toSupportUser(user), supportEmail },
+    input: { user: toSupportUser(user), supportEmail, mail: MAIL },
     effects: {
       notify: toastEffect,
       focusField: (_, field) => {
@@ -207,7 +210,7 @@ export default function SupportPage() {
                           <Field.RequiredIndicator />
                         </Field.Label>
                         {multiline ? <Textarea rows={6} {...control} /> : <Input type={type} autoComplete={autoComplete} {...control} />}
-                        <Field.ErrorText>{errors[name]}</Field.ErrorText>
+                        <Field.ErrorText>{errors[name] && say(errors[name], TEXTS)}</Field.ErrorText>
                       </Field.Root>
                     </GridItem>
                   );

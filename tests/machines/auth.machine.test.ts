@@ -5,6 +5,7 @@ import type { NotifyParams } from '../../machines/shared/notify';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError, type AuthResponse, type User } from '../../machines/shared/api';
 import { tokenStorage, type TokenPair } from '../../machines/shared/tokenStorage';
+import { worded } from '../helpers/words';
 
 const user: User = {
   id: 'u1',
@@ -26,7 +27,7 @@ interface Fakes {
 }
 
 function start(fakes: Fakes = {}) {
-  const notes: NotifyParams[] = [];
+  const notes: Array<ReturnType<typeof worded>> = [];
   const navigations: string[] = [];
   const calls: string[] = [];
   const track = <T, I = void>(name: string, fn: (() => Promise<T>) | undefined) =>
@@ -46,7 +47,7 @@ function start(fakes: Fakes = {}) {
         storageEvents: fromCallback(() => undefined),
       },
       actions: {
-        notify: (_, params) => notes.push(params),
+        notify: (_, params) => notes.push(worded(params)),
         navigate: (_, params) => navigations.push(params.to),
       },
       delays: { loginRedirectDelay: 10 },

@@ -4,7 +4,8 @@ import { billedPlanOf, subscriptionMachine, throughTeam, type SubscriptionEvent 
 import * as messages from '../../src/content/messages';
 import { PLAN_OFFERS } from '../../src/content/plans';
 import { ApiRequestError, type SubscriptionInfo } from '../../machines/shared/api';
-import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../../src/lib/planDisplay';
+import { formatDate, formatLimit, isActive, limitsOf, scheduledChange } from '../../src/lib/planDisplay';
+import { planName } from '../../src/../contract/plans';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import { freeSubscription, teamMemberSubscription } from '../helpers/fixtures';
 import type { Sight } from '../helpers/sights';
