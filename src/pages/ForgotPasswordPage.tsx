@@ -19,14 +19,16 @@ const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-sche
 export default function ForgotPasswordPage() {
   usePageTitle(t.title);
   const actor = ForgotPasswordChart.useActor();
-  const state = useSelector(actor, (snapshot) => snapshot);
+  const failure = useSelector(actor, (s) => s.context.failure);
+  const sent = useSelector(actor, (s) => s.hasTag('done'));
+  const busy = useSelector(actor, (s) => s.hasTag('busy'));
+  const requestLink = (email: string) => actor.send({ type: 'form.submit', email });
   const form = useFormik({
     initialValues: { email: '' },
     validate,
     validateOnBlur: false,
-    onSubmit: (values) => actor.send({ type: 'form.submit', email: values.email.trim() }),
+    onSubmit: (values) => requestLink(values.email.trim()),
   });
-  const failure = state.context.failure;
 
   return (
     <AuthCard
@@ -38,7 +40,7 @@ export default function ForgotPasswordPage() {
         </Link>
       }
     >
-      {state.hasTag('done') ? (
+      {sent ? (
         <Notice status="success" title={t.sentTitle}>{t.sentText}</Notice>
       ) : (
         <ValidatedForm form={form} preload={validate.preload}>
@@ -49,7 +51,7 @@ export default function ForgotPasswordPage() {
               </Notice>
             )}
             <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
-            <Button type="submit" colorPalette="brand" size="lg" loading={state.hasTag('busy')} loadingText={t.busy}>
+            <Button type="submit" colorPalette="brand" size="lg" loading={busy} loadingText={t.busy}>
               {t.submit}
             </Button>
           </Stack>

@@ -22,14 +22,17 @@ export default function ResetPasswordPage() {
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
   const actor = ResetPasswordChart.useActor();
-  const state = useSelector(actor, (snapshot) => snapshot);
+  const failure = useSelector(actor, (s) => s.context.failure);
+  const invalidToken = useSelector(actor, (s) => s.context.invalidToken);
+  const saved = useSelector(actor, (s) => s.hasTag('done'));
+  const busy = useSelector(actor, (s) => s.hasTag('busy'));
+  const savePassword = (newPassword: string) => actor.send({ type: 'form.submit', token, new_password: newPassword });
   const form = useFormik({
     initialValues: { new_password: '', confirm_password: '' },
     validate,
     validateOnBlur: false,
-    onSubmit: (values) => actor.send({ type: 'form.submit', token, new_password: values.new_password }),
+    onSubmit: (values) => savePassword(values.new_password),
   });
-  const { failure, invalidToken } = state.context;
 
   const requestNew = (
     <Link asChild color="brand.fg" fontWeight="medium">
@@ -44,7 +47,7 @@ export default function ResetPasswordPage() {
         {t.missingToken} {requestNew}
       </Notice>
     );
-  } else if (state.hasTag('done')) {
+  } else if (saved) {
     body = (
       <Stack gap="4">
         <Notice status="success" title={t.doneTitle}>{t.doneText}</Notice>
@@ -64,7 +67,7 @@ export default function ResetPasswordPage() {
           )}
           <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />
           <FormField form={form} name="confirm_password" label={t.confirmPassword} type="password" autoComplete="new-password" required />
-          <Button type="submit" colorPalette="brand" size="lg" loading={state.hasTag('busy')} loadingText={t.busy}>
+          <Button type="submit" colorPalette="brand" size="lg" loading={busy} loadingText={t.busy}>
             {t.submit}
           </Button>
         </Stack>

@@ -147,13 +147,15 @@ export default function SupportPage() {
       },
     },
   });
-  const state = useSelector(actor, (snapshot) => snapshot);
+  const values = useSelector(actor, (s) => s.context.values);
+  const errors = useSelector(actor, (s) => s.context.errors);
+  const busy = useSelector(actor, (s) => s.hasTag('busy'));
   const send = actor.send;
+  const submit = () => send({ type: 'form.submit' });
+  const edit = (field: SupportField, value: string) => send({ type: 'draft.change', field, value });
   useEffect(() => send({ type: 'session.update', user: toSupportUser(user) }), [user, send]);
   const formRef = useRef<HTMLFormElement>(null);
   useEarlyInput(formRef, SUPPORT_FIELDS, (typed) => send({ type: 'draft.fill', values: typed }));
-  const busy = state.hasTag('busy');
-  const { values, errors } = state.context;
 
   return (
     <Container maxW="6xl" py={{ base: '10', md: '16' }}>
@@ -183,14 +185,14 @@ export default function SupportPage() {
               noValidate
               onSubmit={(event) => {
                 event.preventDefault();
-                send({ type: 'form.submit' });
+                submit();
               }}
               onKeyDown={(event) => {
                 // A disabled submit button blocks the browser's Enter-to-submit; a signed-out
                 // visitor pressing Enter should still hear why nothing was sent.
                 if (event.key === 'Enter' && (event.target as HTMLElement).tagName === 'INPUT' && !signedIn) {
                   event.preventDefault();
-                  send({ type: 'form.submit' });
+                  submit();
                 }
               }}
             >
@@ -199,8 +201,7 @@ export default function SupportPage() {
                   const control = {
                     name,
                     value: values[name],
-                    onChange: (event: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) =>
-                      send({ type: 'draft.change', field: name, value: event.target.value }),
+                    onChange: (event: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => edit(name, event.target.value),
                   };
                   return (
                     <GridItem key={name} colSpan={name === 'email' || name === 'telephone' ? 1 : { base: 1, md: 2 }}>

@@ -1,7 +1,6 @@
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { LoginInput, RefreshInput, RegisterInput } from '../../machines/auth/auth.actors';
 import { authMachine } from '../../machines/auth/auth.machine';
-import type { NotifyParams } from '../../machines/shared/notify';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError, type AuthResponse, type User } from '../../machines/shared/api';
 import { tokenStorage, type TokenPair } from '../../machines/shared/tokenStorage';

@@ -1,5 +1,4 @@
 import { createActor, fromPromise, waitFor } from 'xstate';
-import type { NotifyParams } from '../../machines/shared/notify';
 import { DRAFT_KEY, readDraft, supportMailto, type SubmitInput } from '../../machines/supportForm/supportForm.actors';
 import { supportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import type { SupportField } from '../../machines/supportForm/supportForm.schema';
