@@ -31,9 +31,10 @@ module.exports = tseslint.config(
 );
 
 /**
- * Which folder may import which: the contract imports nothing of the app, the server only the
- * contract, the charts no React and nothing of the views, src/lib and src/content no component,
- * no page another page; and no import cycle anywhere in the app's code.
+ * Which folder may import which, one way (docs/architecture.md): views (src/) → charts (machines/)
+ * → contract/; server/ → contract/. The contract imports nothing of the app, the server only the
+ * contract, the charts only the contract and their shared folder (no React, nothing of src/), src/lib
+ * and src/content no component, no page another page; and no import cycle anywhere in the app's code.
  */
 function dependencyRules() {
   const APP = ['contract/**/*.{ts,tsx}', 'src/**/*.{ts,tsx}', 'machines/**/*.{ts,tsx}', 'server/**/*.ts'];
@@ -59,7 +60,7 @@ function dependencyRules() {
             zones: [
               zone('./contract', ['./src', './machines', './server', './build', './tests'], 'contract/ imports nothing of the app.'),
               zone('./server', ['./src', './machines', './build'], 'server/ imports only contract/ of the app.'),
-              zone('./machines', [...VIEWS, './server', './build'], 'machines/ imports contract/, src/lib and src/content, never the views or the server.'),
+              zone('./machines', ['./src', './server', './build'], 'machines/ imports contract/ and machines/shared/ only: a chart names its texts by message key and the view words them.'),
               zone(['./src/lib', './src/content'], [...VIEWS, './server'], 'src/lib and src/content import no component, page or app module.'),
               zone('./src', ['./server', './build'], 'The SPA reaches the server over HTTP only; shared shapes are in contract/.'),
               zone('./src/pages', './src/pages', 'A page imports no other page: shared parts go in src/components.'),
@@ -85,6 +86,36 @@ function dependencyRules() {
         'no-restricted-imports': [
           'error',
           { patterns: [{ group: REACT, message: 'React and its libraries belong to the views (src/app, src/pages, src/components).' }] },
+        ],
+      },
+    },
+    {
+      // A chart's folder reaches another chart only through machines/shared/ (one home for what several use).
+      files: ['machines/*/**/*.ts'],
+      ignores: ['machines/shared/**'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              { group: REACT, message: 'React and its libraries belong to the views (src/app, src/pages, src/components).' },
+              { regex: '^\\.\\./(?!shared/)[^./][^/]*/', message: 'A chart imports another chart only through machines/shared/.' },
+            ],
+          },
+        ],
+      },
+    },
+    {
+      files: ['machines/shared/**/*.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              { group: REACT, message: 'React and its libraries belong to the views (src/app, src/pages, src/components).' },
+              { regex: '^\\.\\./[^./]', message: 'machines/shared/ imports no chart: the charts import it.' },
+            ],
+          },
         ],
       },
     },

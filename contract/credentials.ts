@@ -4,7 +4,7 @@ import { DisplayText } from './schemas';
 /**
  * The wire shapes of the add-on sign-in (/link), "Sessions and devices" and API keys:
  * server/routes/oauth.ts, sessions.ts and apiKeys.ts answer with them, the client reads their
- * static types (src/lib/api.ts).
+ * static types (machines/shared/api.ts).
  */
 
 /** What a limited credential (an API key, an add-on session) may be allowed; server/domain/scopes.ts maps them to routes. */

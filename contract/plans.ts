@@ -47,6 +47,11 @@ export function findPlan(id: string): Plan | undefined {
   return PLANS.find((plan) => plan.id === id);
 }
 
+/** The plan's name; an unknown id reads as itself. */
+export function planName(plan: string): string {
+  return findPlan(plan)?.name ?? plan;
+}
+
 /** The cheapest plan that includes `feature` (plans are listed cheapest first). */
 export function planWith(feature: PlanFeature): Plan {
   return PLANS.find((plan) => plan.includes.includes(feature))!;

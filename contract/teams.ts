@@ -3,7 +3,7 @@ import { PlanIdSchema, RoleSchema } from './schemas';
 
 /**
  * The team workspace's wire shapes (decisions.md, Teams): server/routes/teams.ts and invitations.ts
- * answer with them, the client reads their static types (src/lib/api.ts).
+ * answer with them, the client reads their static types (machines/shared/api.ts).
  */
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,6 +1,6 @@
 import { applyColorMode, COLOR_MODE_TOGGLE_ATTRIBUTE, markColorModeToggles, preferredColorMode, toggleColorMode } from './lib/colorMode';
 import { pageTakenOver } from './lib/pageScripts';
-import { hasStoredSession, SESSION_CHECK_ATTRIBUTE } from './lib/tokenStorage';
+import { hasStoredSession, SESSION_CHECK_ATTRIBUTE } from '../machines/shared/tokenStorage';
 
 // Run at the top of <head>, before the first paint, which so has the right mode: the build inlines
 // it there, and the server gives it the response's script nonce (the CSP allows no other inline

@@ -1,7 +1,7 @@
 import { watchSystemColorMode } from './lib/colorMode';
 import { startInspector } from './lib/inspector';
 import { nextTask } from './lib/nextTask';
-import { readCspNonce, readRuntimeConfig } from './lib/runtimeConfig';
+import { readCspNonce, readRuntimeConfig } from '../machines/shared/runtimeConfig';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('The page has no #root element.');

@@ -7,7 +7,7 @@
  */
 import { COLOR_MODE_TOGGLE_ATTRIBUTE, markColorModeToggles, subscribeColorMode, toggleColorMode, watchSystemColorMode } from './lib/colorMode';
 import { afterFirstPaint, APP_READY_ATTRIBUTE, listedAppScripts, loadScripts } from './lib/pageScripts';
-import { ACCESS_TOKEN_KEY, hasStoredSession } from './lib/tokenStorage';
+import { ACCESS_TOKEN_KEY, hasStoredSession } from '../machines/shared/tokenStorage';
 
 const appScripts = listedAppScripts();
 

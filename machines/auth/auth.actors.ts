@@ -1,7 +1,7 @@
 import { fromCallback, fromPromise } from 'xstate';
-import { authApi, ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
-import { pairFromAnotherTab, recordExchanged } from '../../src/lib/refreshHandoff';
-import { ACCESS_TOKEN_KEY, tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
+import { authApi, ApiRequestError, type AuthResponse, type User } from '../shared/api';
+import { pairFromAnotherTab, recordExchanged } from '../shared/refreshHandoff';
+import { ACCESS_TOKEN_KEY, tokenStorage, type TokenPair } from '../shared/tokenStorage';
 
 export interface LoginInput {
   email: string;

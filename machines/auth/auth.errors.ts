@@ -1,30 +1,28 @@
-import * as messages from '../../src/content/messages';
-import { ApiRequestError } from '../../src/lib/api';
-import { commonFailure, type Failure as ReportedFailure } from '../failures';
+import { ApiRequestError } from '../shared/api';
+import type { Message } from '../shared/messages';
+import { commonFailure, type Failure as ReportedFailure } from '../shared/failures';
 
 /** What a failed sign-in or registration shows: a toast title and its sentence. */
 export type Failure = Required<ReportedFailure>;
 
-const t = messages.auth;
-
 /** Product-spec section 8, "Login failure". A 429 asks to wait instead of blaming the password. */
 export function loginFailure(error: unknown): Failure {
-  const description = (() => {
-    if (!(error instanceof ApiRequestError)) return error instanceof Error ? error.message : t.loginOther;
-    return commonFailure(error) ?? (error.status === 401 ? t.loginUnauthorized : error.status === 400 ? t.loginBadRequest : t.loginOther);
+  const description = ((): Message => {
+    if (!(error instanceof ApiRequestError)) return error instanceof Error ? { text: error.message } : 'auth.loginOther';
+    return commonFailure(error) ?? (error.status === 401 ? 'auth.loginUnauthorized' : error.status === 400 ? 'auth.loginBadRequest' : 'auth.loginOther');
   })();
-  return { title: t.loginFailed, description };
+  return { title: 'auth.loginFailed', description };
 }
 
 /** Product-spec section 8, "Registration failure"; a taken username gets its own sentence. */
 export function registrationFailure(error: unknown): Failure {
-  const description = (() => {
-    if (!(error instanceof ApiRequestError)) return t.registerOther;
+  const description = ((): Message => {
+    if (!(error instanceof ApiRequestError)) return 'auth.registerOther';
     const common = commonFailure(error);
     if (common) return common;
-    if (error.status === 409) return error.code === 'username_taken' ? t.usernameTaken : t.registerConflict;
-    if (error.status === 400) return error.serverMessage ? `${t.registerBadRequest} ${error.serverMessage}` : t.registerBadRequest;
-    return t.registerOther;
+    if (error.status === 409) return error.code === 'username_taken' ? 'auth.usernameTaken' : 'auth.registerConflict';
+    if (error.status === 400) return error.serverMessage ? { join: ['auth.registerBadRequest', { text: error.serverMessage }] } : 'auth.registerBadRequest';
+    return 'auth.registerOther';
   })();
-  return { title: t.registrationFailed, description };
+  return { title: 'auth.registrationFailed', description };
 }

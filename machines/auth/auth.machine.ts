@@ -2,12 +2,12 @@
 // because it is one statechart: splitting its states across files would hide the transitions that
 // the visualizer and the generated paths read as one.
 import { assign, setup } from 'xstate';
-import * as messages from '../../src/content/messages';
-import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
-import { hasStoredSession, tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
+import { ApiRequestError, type AuthResponse, type User } from '../shared/api';
+import { hasStoredSession, tokenStorage, type TokenPair } from '../shared/tokenStorage';
 import { authActors, type LoginInput, type RegisterInput } from './auth.actors';
 import { loginFailure, registrationFailure, type Failure } from './auth.errors';
-import { reportFailure } from '../failures';
+import { reportFailure } from '../shared/failures';
+import type { NotifyParams } from '../shared/notify';
 
 /** How long the "Welcome back!" moment lasts before the login page moves on (product spec §9). */
 export const LOGIN_REDIRECT_DELAY_MS = 1000;
@@ -32,14 +32,6 @@ export type AuthEvent =
   | { type: 'session.signedInElsewhere' }
   | { type: 'session.signedOutElsewhere' };
 
-export interface NotifyParams {
-  type: 'success' | 'error' | 'info';
-  title: string;
-  description?: string;
-}
-
-const t = messages.auth;
-
 // Guard parameters inside transition arrays are not inferred; these name the event shapes.
 type ErrorEvent = { event: { error: unknown } };
 type DoneEvent<T> = { event: { output: T } };
@@ -50,7 +42,7 @@ function isValidUser(user: unknown): user is User {
   return Boolean(candidate && typeof candidate.id === 'string' && candidate.id && typeof candidate.email === 'string' && candidate.email);
 }
 
-const invalidUser: Failure = { title: t.loginFailed, description: t.invalidUser };
+const invalidUser: Failure = { title: 'auth.loginFailed', description: 'auth.invalidUser' };
 
 /** A sign-in or registration failed: the form keeps the failure, and it is reported (the error toast). */
 function rejectAttempt<Args>(failure: Failure | ((args: Args) => Failure)) {
@@ -237,12 +229,12 @@ export const authMachine = setup({
                 actions: [
                   { type: 'storeTokens', params: ({ event }) => event.output },
                   { type: 'assignUser', params: ({ event }) => event.output.user as User },
-                  { type: 'notify', params: { type: 'success', title: t.accountCreated, description: t.accountCreatedText } },
+                  { type: 'notify', params: { type: 'success', title: 'auth.accountCreated', description: 'auth.accountCreatedText' } },
                   // An invitation link sent the visitor here: back to it, to accept.
                   { type: 'navigate', params: ({ context }) => ({ to: context.redirectTo }) },
                 ],
               },
-              { target: 'idle', actions: rejectAttempt({ title: t.registrationFailed, description: t.invalidUser }) },
+              { target: 'idle', actions: rejectAttempt({ title: 'auth.registrationFailed', description: 'auth.invalidUser' }) },
             ],
             onError: { target: 'idle', actions: rejectAttempt(({ event }: ErrorEvent) => registrationFailure(event.error)) },
           },
@@ -256,7 +248,7 @@ export const authMachine = setup({
       on: {
         'session.signedOutElsewhere': {
           target: 'signedOut',
-          actions: { type: 'notify', params: { type: 'info', title: t.loggedOut, description: t.loggedOutText } },
+          actions: { type: 'notify', params: { type: 'info', title: 'auth.loggedOut', description: 'auth.loggedOutText' } },
         },
       },
       states: {
@@ -264,7 +256,7 @@ export const authMachine = setup({
         welcoming: {
           tags: ['busy'],
           on: { logout: 'loggingOut' },
-          entry: { type: 'notify', params: { type: 'success', title: t.welcomeBack, description: t.welcomeBackText } },
+          entry: { type: 'notify', params: { type: 'success', title: 'auth.welcomeBack', description: 'auth.welcomeBackText' } },
           after: {
             loginRedirectDelay: {
               target: 'active',
@@ -296,7 +288,7 @@ export const authMachine = setup({
               target: '#auth.signedOut',
               actions: [
                 'removeTokens',
-                { type: 'notify', params: { type: 'info', title: t.sessionEnded, description: t.sessionEndedText } },
+                { type: 'notify', params: { type: 'info', title: 'auth.sessionEnded', description: 'auth.sessionEndedText' } },
               ],
             },
           },
@@ -309,11 +301,11 @@ export const authMachine = setup({
             // Whatever the server answers, this browser forgets the session (product spec §4).
             onDone: {
               target: '#auth.signedOut',
-              actions: ['removeTokens', { type: 'notify', params: { type: 'success', title: t.loggedOut, description: t.loggedOutText } }],
+              actions: ['removeTokens', { type: 'notify', params: { type: 'success', title: 'auth.loggedOut', description: 'auth.loggedOutText' } }],
             },
             onError: {
               target: '#auth.signedOut',
-              actions: ['removeTokens', { type: 'notify', params: { type: 'success', title: t.loggedOut, description: t.loggedOutText } }],
+              actions: ['removeTokens', { type: 'notify', params: { type: 'success', title: 'auth.loggedOut', description: 'auth.loggedOutText' } }],
             },
           },
         },

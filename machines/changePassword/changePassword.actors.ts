@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
-import { withAuthRetry } from '../auth/auth.retry';
-import { accountApi } from '../../src/lib/api';
-import type { AuthInput } from '../subscription/subscription.actors';
+import { withAuthRetry } from '../shared/authRetry';
+import { accountApi } from '../shared/api';
+import type { AuthInput } from '../shared/authRetry';
 
 export interface ChangePasswordInput extends AuthInput {
   current_password: string;

@@ -1,26 +1,24 @@
 import { emit, setup } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
-import * as messages from '../../src/content/messages';
-import { ApiRequestError } from '../../src/lib/api';
-import type { NotifyParams } from '../auth/auth.machine';
-import { commonFailure, reportFailure } from '../failures';
+import type { AuthActorRef } from '../shared/authRetry';
+import { ApiRequestError } from '../shared/api';
+import type { NotifyParams } from '../shared/notify';
+import type { Message } from '../shared/messages';
+import { commonFailure, reportFailure } from '../shared/failures';
 import { changePasswordActors } from './changePassword.actors';
 import type { ChangePasswordValues } from './changePassword.schema';
 
 export type ChangePasswordEvent = { type: 'password.submit' } & ChangePasswordValues;
 
-const t = messages.profile;
-
 /**
  * Product-spec §8, "Password change failure". Where the server says why and the spec's sentence
  * would mislead (no connection, too many attempts, a new password it refuses), that reason shows.
  */
-export function passwordChangeFailure(error: unknown): string {
-  if (!(error instanceof ApiRequestError)) return t.updateFailed;
+export function passwordChangeFailure(error: unknown): Message {
+  if (!(error instanceof ApiRequestError)) return 'profile.updateFailed';
   const common = commonFailure(error);
   if (common) return common;
-  if (error.status === 400 && error.code !== 'invalid_current_password' && error.serverMessage) return error.serverMessage;
-  return t.updateFailed;
+  if (error.status === 400 && error.code !== 'invalid_current_password' && error.serverMessage) return { text: error.serverMessage };
+  return 'profile.updateFailed';
 }
 
 /** The server's answer when the new password is the current one: the New Password field's fault. */
@@ -37,7 +35,7 @@ export const changePasswordMachine = setup({
     input: {} as { auth: AuthActorRef },
     tags: {} as 'busy',
     /** Tells the form to clear itself, or which field the server refused and why. */
-    emitted: {} as { type: 'password.changed' } | { type: 'password.refused'; field: 'new_password'; message: string },
+    emitted: {} as { type: 'password.changed' } | { type: 'password.refused'; field: 'new_password'; message: Message },
   },
   actors: changePasswordActors,
   actions: {
@@ -56,7 +54,7 @@ export const changePasswordMachine = setup({
       on: {
         'password.submit': [
           { guard: { type: 'passwordsMatch', params: ({ event }: SubmitEvent) => event }, target: 'submitting' },
-          { actions: reportFailure({ title: t.error, description: t.passwordsMismatch }) },
+          { actions: reportFailure({ title: 'profile.error', description: 'profile.passwordsMismatch' }) },
         ],
       },
     },
@@ -71,18 +69,18 @@ export const changePasswordMachine = setup({
         },
         onDone: {
           target: 'idle',
-          actions: [emit({ type: 'password.changed' }), { type: 'notify', params: { type: 'success', title: t.updated, description: t.updatedText } }],
+          actions: [emit({ type: 'password.changed' }), { type: 'notify', params: { type: 'success', title: 'profile.updated', description: 'profile.updatedText' } }],
         },
         onError: [
           {
             // The spec's toast blames the current password; here it is the new one, so say so under it.
             guard: { type: 'passwordUnchanged', params: ({ event }: ErrorEvent) => event },
             target: 'idle',
-            actions: emit({ type: 'password.refused', field: 'new_password', message: t.passwordUnchanged }),
+            actions: emit({ type: 'password.refused', field: 'new_password', message: 'profile.passwordUnchanged' }),
           },
           {
             target: 'idle',
-            actions: reportFailure(({ event }: ErrorEvent) => ({ title: t.error, description: passwordChangeFailure(event.error) })),
+            actions: reportFailure(({ event }: ErrorEvent) => ({ title: 'profile.error', description: passwordChangeFailure(event.error) })),
           },
         ],
       },

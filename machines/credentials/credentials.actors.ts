@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
-import { withAuthRetry } from '../auth/auth.retry';
-import { credentialsApi, type ApiKeyInfo, type CreatedApiKey, type NewApiKey, type SessionInfo } from '../../src/lib/api';
-import type { AuthInput } from '../subscription/subscription.actors';
+import { withAuthRetry } from '../shared/authRetry';
+import { credentialsApi, type ApiKeyInfo, type CreatedApiKey, type NewApiKey, type SessionInfo } from '../shared/api';
+import type { AuthInput } from '../shared/authRetry';
 
 export interface Credentials {
   sessions: SessionInfo[];

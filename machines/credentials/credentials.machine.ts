@@ -1,10 +1,10 @@
 import { assign, setup } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
-import * as messages from '../../src/content/messages';
-import type { NewApiKey } from '../../src/lib/api';
-import type { NotifyParams } from '../auth/auth.machine';
+import type { AuthActorRef } from '../shared/authRetry';
+import type { NewApiKey } from '../shared/api';
+import type { NotifyParams } from '../shared/notify';
+import type { MessageKey } from '../shared/messages';
 import { credentialsActors, type Credentials } from './credentials.actors';
-import { reportFailure } from '../failures';
+import { errorText, reportFailure } from '../shared/failures';
 
 export type CredentialsEvent =
   | { type: 'session.end'; id: string }
@@ -25,10 +25,9 @@ export interface CredentialsContext extends Credentials {
   pendingId: string | null;
 }
 
-const t = messages.credentials;
 type ErrorEvent = { event: { error: unknown } };
-const failed = (title: string) =>
-  reportFailure(({ event }: ErrorEvent) => ({ title, description: event.error instanceof Error ? event.error.message : t.failed }));
+const failed = (title: MessageKey) =>
+  reportFailure(({ event }: ErrorEvent) => ({ title, description: event.error instanceof Error ? errorText(event.error) : 'credentials.failed' }));
 
 /**
  * The profile's "Sessions and devices" and "API keys": one list of each, loaded together; every
@@ -83,8 +82,8 @@ export const credentialsMachine = setup({
         id: 'endSession',
         src: 'endSession',
         input: ({ context }) => ({ auth: context.auth, id: context.pendingId! }),
-        onDone: { target: 'loading', actions: [assign({ pendingId: null }), { type: 'notify', params: { type: 'success', title: t.sessionEnded } }] },
-        onError: { target: 'idle', actions: [assign({ pendingId: null }), failed(t.sessionEndFailed)] },
+        onDone: { target: 'loading', actions: [assign({ pendingId: null }), { type: 'notify', params: { type: 'success', title: 'credentials.sessionEnded' } }] },
+        onError: { target: 'idle', actions: [assign({ pendingId: null }), failed('credentials.sessionEndFailed')] },
       },
     },
     endingOthers: {
@@ -93,8 +92,8 @@ export const credentialsMachine = setup({
         id: 'endOtherSessions',
         src: 'endOtherSessions',
         input: ({ context }) => ({ auth: context.auth }),
-        onDone: { target: 'loading', actions: { type: 'notify', params: { type: 'success', title: t.othersEnded } } },
-        onError: { target: 'idle', actions: failed(t.sessionEndFailed) },
+        onDone: { target: 'loading', actions: { type: 'notify', params: { type: 'success', title: 'credentials.othersEnded' } } },
+        onError: { target: 'idle', actions: failed('credentials.sessionEndFailed') },
       },
     },
     creatingKey: {
@@ -104,7 +103,7 @@ export const credentialsMachine = setup({
         src: 'createApiKey',
         input: ({ context, event }) => ({ auth: context.auth, key: (event as Extract<CredentialsEvent, { type: 'key.create' }>).key }),
         onDone: { target: 'loading', actions: assign({ createdKey: ({ event }) => event.output.key }) },
-        onError: { target: 'idle', actions: failed(t.keyCreateFailed) },
+        onError: { target: 'idle', actions: failed('credentials.keyCreateFailed') },
       },
     },
     revokingKey: {
@@ -113,8 +112,8 @@ export const credentialsMachine = setup({
         id: 'revokeApiKey',
         src: 'revokeApiKey',
         input: ({ context }) => ({ auth: context.auth, id: context.pendingId! }),
-        onDone: { target: 'loading', actions: [assign({ pendingId: null }), { type: 'notify', params: { type: 'success', title: t.keyRevoked } }] },
-        onError: { target: 'idle', actions: [assign({ pendingId: null }), failed(t.keyRevokeFailed)] },
+        onDone: { target: 'loading', actions: [assign({ pendingId: null }), { type: 'notify', params: { type: 'success', title: 'credentials.keyRevoked' } }] },
+        onError: { target: 'idle', actions: [assign({ pendingId: null }), failed('credentials.keyRevokeFailed')] },
       },
     },
   },

@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
-import { withAuthRetry } from '../auth/auth.retry';
-import { accountApi, type DailyUsage, type SubscriptionInfo, type UsageStats } from '../../src/lib/api';
-import type { AuthInput } from '../subscription/subscription.actors';
+import { withAuthRetry } from '../shared/authRetry';
+import { accountApi, type DailyUsage, type SubscriptionInfo, type UsageStats } from '../shared/api';
+import type { AuthInput } from '../shared/authRetry';
 
 /** What the dashboard shows, one part per card group; each loads, fails and retries on its own. */
 export interface DashboardData {

@@ -1,5 +1,5 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
+import type { AuthActorRef } from '../shared/authRetry';
 import { dashboardActors, type DashboardData, type DashboardPart } from './dashboard.actors';
 
 export interface DashboardContext {

@@ -1,10 +1,11 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { authApi } from '../../src/lib/api';
-import { serverFailure } from '../failures';
+import { authApi } from '../shared/api';
+import { serverFailure } from '../shared/failures';
+import type { Message } from '../shared/messages';
 
 export interface ForgotPasswordContext {
   /** Why the last request failed, worded for the form; null before and after a success. */
-  failure: string | null;
+  failure: Message | null;
 }
 
 export type ForgotPasswordEvent = { type: 'form.submit'; email: string };
@@ -20,7 +21,7 @@ export const forgotPasswordMachine = setup({
   },
   actions: {
     clearFailure: assign({ failure: null }),
-    showFailure: assign({ failure: (_, failure: string) => failure }),
+    showFailure: assign({ failure: (_, failure: Message) => failure }),
   },
 }).createMachine({
   id: 'forgotPassword',

@@ -1,18 +1,16 @@
 import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
-import { withAuthRetry, type AuthActorRef } from '../auth/auth.retry';
-import * as messages from '../../src/content/messages';
-import { ApiRequestError, teamApi, type InvitationPreview, type Team, type TeamRole } from '../../src/lib/api';
-import type { NotifyParams } from '../auth/auth.machine';
-import { refusalText } from '../team/team.machine';
-
-const t = messages.invitation;
+import { withAuthRetry, type AuthActorRef } from '../shared/authRetry';
+import { ApiRequestError, teamApi, type InvitationPreview, type Team, type TeamRole } from '../shared/api';
+import type { NotifyParams } from '../shared/notify';
+import { refusalText } from '../shared/failures';
+import { sentence, type Message } from '../shared/messages';
 
 export interface InvitationContext {
   auth: AuthActorRef;
   token: string;
   preview: InvitationPreview | null;
   /** Why accepting failed, shown on the page. */
-  failure: string | null;
+  failure: Message | null;
 }
 
 export type InvitationEvent = { type: 'invitation.accept' } | { type: 'invitation.retry' };
@@ -36,7 +34,7 @@ const invitationSetup = setup({
   },
   actions: {
     store: assign({ preview: (_, preview: InvitationPreview) => preview }),
-    fail: assign({ failure: (_, message: string) => message }),
+    fail: assign({ failure: (_, message: Message) => message }),
     clearFailure: assign({ failure: null }),
     notify: (_, _params: NotifyParams) => undefined,
     navigate: (_, _params: { to: string }) => undefined,
@@ -83,13 +81,13 @@ export const invitationMachine = invitationSetup.createMachine({
           target: 'joined',
           actions: [
             'joinedTeam',
-            { type: 'notify', params: ({ event }) => ({ type: 'success', title: t.joinedTitle, description: t.joinedText(event.output.team.name) }) },
+            { type: 'notify', params: ({ event }) => ({ type: 'success', title: 'invitation.joinedTitle', description: sentence('invitation.joinedText', event.output.team.name) }) },
             { type: 'navigate', params: { to: '/team' } },
           ],
         },
         onError: [
           { guard: { type: 'invalid', params: ({ event }: ErrorEvent) => event.error }, target: 'invalid' },
-          { target: 'showing', actions: { type: 'fail', params: ({ event }: ErrorEvent) => refusalText(event.error, t.errors) } },
+          { target: 'showing', actions: { type: 'fail', params: ({ event }: ErrorEvent) => refusalText(event.error, 'invitation.errors') } },
         ],
       },
     },

@@ -1,20 +1,17 @@
 import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
-import { withAuthRetry, type AuthActorRef } from '../auth/auth.retry';
-import * as messages from '../../src/content/messages';
-import { ApiRequestError, teamApi, type InvitedRole, type TeamInvitation } from '../../src/lib/api';
-import type { NotifyParams } from '../auth/auth.machine';
-import { refusalText } from '../team/team.machine';
-import { reportFailure } from '../failures';
-
-const t = messages.team;
+import { withAuthRetry, type AuthActorRef } from '../shared/authRetry';
+import { ApiRequestError, teamApi, type InvitedRole, type TeamInvitation } from '../shared/api';
+import type { NotifyParams } from '../shared/notify';
+import { failureCode, refusalText, reportFailure } from '../shared/failures';
+import { sentence, type Message } from '../shared/messages';
 
 /** The server's rule for an address (trimmed, one @, a dot in the domain), checked before sending. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export function emailProblem(email: string): string | null {
+export function emailProblem(email: string): Message | null {
   const trimmed = email.trim();
-  if (trimmed === '') return t.emailRequired;
-  return EMAIL.test(trimmed) ? null : t.emailInvalid;
+  if (trimmed === '') return 'team.emailRequired';
+  return EMAIL.test(trimmed) ? null : 'team.emailInvalid';
 }
 
 export interface InviteFormContext {
@@ -22,7 +19,7 @@ export interface InviteFormContext {
   email: string;
   role: InvitedRole;
   /** What is wrong with the address, shown under the field. */
-  error: string | null;
+  error: Message | null;
 }
 
 export type InviteFormEvent =
@@ -51,7 +48,7 @@ const inviteFormSetup = setup({
     setEmail: assign({ email: (_, value: string) => value, error: null }),
     setRole: assign({ role: (_, value: InvitedRole) => value }),
     showProblem: assign({ error: ({ context }) => emailProblem(context.email) }),
-    showRefusal: assign({ error: (_, message: string) => message }),
+    showRefusal: assign({ error: (_, message: Message) => message }),
     clear: assign({ email: '', error: null }),
     notify: (_, _params: NotifyParams) => undefined,
     /** The page reloads its members, invitations and seats. */
@@ -84,7 +81,7 @@ export const inviteFormMachine = inviteFormSetup.createMachine({
         input: ({ context }) => ({ auth: context.auth, email: context.email, role: context.role }),
         onDone: {
           target: 'editing',
-          actions: [{ type: 'notify', params: ({ event }) => ({ type: 'success', title: t.inviteSent(event.output.email) }) }, 'clear', 'sent'],
+          actions: [{ type: 'notify', params: ({ event }) => ({ type: 'success', title: sentence('team.inviteSent', event.output.email) }) }, 'clear', 'sent'],
         },
         onError: [
           {
@@ -95,7 +92,7 @@ export const inviteFormMachine = inviteFormSetup.createMachine({
           {
             target: 'editing',
             // The one 403 of an invitation: an admin invited someone as an admin.
-            actions: reportFailure(({ event }: ErrorEvent) => ({ title: t.actionFailed, description: refusalText(event.error, { ...t.errors, forbidden: t.inviteAdminForbidden }) })),
+            actions: reportFailure(({ event }: ErrorEvent) => ({ title: 'team.actionFailed', description: failureCode(event.error) === 'forbidden' ? 'team.inviteAdminForbidden' : refusalText(event.error) })),
           },
         ],
       },

@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
-import { withAuthRetry } from '../auth/auth.retry';
-import { deviceApi, type DeviceGrant } from '../../src/lib/api';
-import type { AuthInput } from '../subscription/subscription.actors';
+import { withAuthRetry } from '../shared/authRetry';
+import { deviceApi, type DeviceGrant } from '../shared/api';
+import type { AuthInput } from '../shared/authRetry';
 
 export interface CodeInput extends AuthInput {
   code: string;

@@ -1,8 +1,8 @@
 import { assign, setup } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
-import * as messages from '../../src/content/messages';
-import { ApiRequestError, type DeviceGrant } from '../../src/lib/api';
-import { failureCode, throttled, unreachable } from '../failures';
+import type { AuthActorRef } from '../shared/authRetry';
+import { ApiRequestError, type DeviceGrant } from '../shared/api';
+import { failureCode, throttled, unreachable } from '../shared/failures';
+import type { Message } from '../shared/messages';
 import { normaliseUserCode } from '../../contract/userCode';
 import { linkActors } from './link.actors';
 
@@ -25,27 +25,26 @@ export interface LinkContext {
   linkKey: string | null;
   grant: DeviceGrant | null;
   /** Why the code was refused, shown under the field. */
-  problem: string | null;
+  problem: Message | null;
 }
 
-const t = messages.link;
 
 
 /** What to say under the field when a code is refused, or when the call failed. */
-export function codeProblem(error: unknown): string {
-  if (!(error instanceof ApiRequestError)) return t.failed;
-  const common = unreachable(error) ?? throttled(error, t.tooManyCodes);
+export function codeProblem(error: unknown): Message {
+  if (!(error instanceof ApiRequestError)) return 'link.failed';
+  const common = unreachable(error) ?? throttled(error, 'link.tooManyCodes');
   if (common) return common;
-  if (error.code === 'user_code_not_found') return t.codeNotFound;
-  if (error.code === 'invalid_user_code') return t.codeMalformed;
-  return t.failed;
+  if (error.code === 'user_code_not_found') return 'link.codeNotFound';
+  if (error.code === 'invalid_user_code') return 'link.codeMalformed';
+  return 'link.failed';
 }
 
 type ErrorEvent = { event: { error: unknown } };
 const expired = { type: 'codeExpired', params: ({ event }: ErrorEvent) => event } as const;
 const used = { type: 'codeUsed', params: ({ event }: ErrorEvent) => event } as const;
 const refused = { type: 'noteProblem', params: ({ event }: ErrorEvent) => ({ problem: codeProblem(event.error) }) } as const;
-const malformed = { type: 'noteProblem', params: { problem: t.codeMalformed } } as const;
+const malformed = { type: 'noteProblem', params: { problem: 'link.codeMalformed' } } as const;
 
 /**
  * The /link page (RFC 8628 §3.3): the person enters the add-on's code (or arrives with it from
@@ -61,7 +60,7 @@ export const linkMachine = setup({
   },
   actors: linkActors,
   actions: {
-    noteProblem: assign((_, { problem }: { problem: string }) => ({ problem })),
+    noteProblem: assign((_, { problem }: { problem: Message }) => ({ problem })),
     forgetCode: assign({ code: '', linkKey: null, grant: null, problem: null }),
   },
   guards: {

@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { withAuthRetry, type AuthActorRef } from '../auth/auth.retry';
-import { authApi } from '../../src/lib/api';
+import { withAuthRetry, type AuthActorRef } from '../shared/authRetry';
+import { authApi } from '../shared/api';
 
 export interface MembershipContext {
   auth: AuthActorRef;

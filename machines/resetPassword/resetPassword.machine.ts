@@ -1,10 +1,11 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { authApi } from '../../src/lib/api';
-import { failureCode, serverFailure, unreachable } from '../failures';
+import { authApi } from '../shared/api';
+import { failureCode, serverFailure, unreachable } from '../shared/failures';
+import type { Message } from '../shared/messages';
 
 export interface ResetPasswordContext {
   /** Why the last attempt failed, worded for the form; null before and after a success. */
-  failure: string | null;
+  failure: Message | null;
   /** The link's token was refused (used, expired or unknown): the form offers a new link. */
   invalidToken: boolean;
 }

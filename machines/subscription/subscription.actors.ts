@@ -1,12 +1,7 @@
 import { fromCallback, fromPromise } from 'xstate';
-import { type AuthActorRef, withAuthRetry } from '../auth/auth.retry';
-import { accountApi, type SubscriptionInfo } from '../../src/lib/api';
+import { type AuthInput, withAuthRetry } from '../shared/authRetry';
+import { accountApi, type SubscriptionInfo } from '../shared/api';
 import type { PlanId } from '../../contract/plans';
-
-/** Every authenticated call is given the auth actor: a 401 refreshes once and retries once. */
-export interface AuthInput {
-  auth: AuthActorRef;
-}
 
 export interface CheckoutInput extends AuthInput {
   plan: PlanId;

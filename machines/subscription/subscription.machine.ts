@@ -1,12 +1,12 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
-import * as messages from '../../src/content/messages';
+import type { AuthActorRef } from '../shared/authRetry';
 import { findPlan, type PlanId } from '../../contract/plans';
-import type { SubscriptionInfo } from '../../src/lib/api';
-import { planName } from '../../src/lib/planDisplay';
-import type { NotifyParams } from '../auth/auth.machine';
+import type { SubscriptionInfo } from '../shared/api';
+import { planName } from '../../contract/plans';
+import { sentence } from '../shared/messages';
+import type { NotifyParams } from '../shared/notify';
 import { subscriptionActors } from './subscription.actors';
-import { reportFailure } from '../failures';
+import { reportFailure } from '../shared/failures';
 
 /** The tab the checkout opens in: only what the chart does with it. */
 export interface CheckoutTab {
@@ -36,7 +36,6 @@ export type SubscriptionEvent =
   /** The user came back (focus, or the return from checkout): the plan may have changed. */
   | { type: 'subscription.reload' };
 
-const t = messages.subscription;
 
 // Parameters of actions inside invocations are not always inferred; this names the event shape.
 type ErrorEvent = { event: { error: unknown } };
@@ -176,7 +175,7 @@ export const subscriptionMachine = subscriptionSetup.createMachine({
                   'forgetAwaitedPlan',
                   {
                     type: 'notify',
-                    params: ({ event }) => ({ type: 'success', title: t.paymentSucceeded, description: t.paymentSucceededText(planName(event.output.plan)) }),
+                    params: ({ event }) => ({ type: 'success', title: 'subscription.paymentSucceeded', description: sentence('subscription.paymentSucceededText', planName(event.output.plan)) }),
                   },
                 ],
               },
@@ -203,7 +202,7 @@ export const subscriptionMachine = subscriptionSetup.createMachine({
                 'closeCheckoutTab',
                 'forgetCheckout',
                 'forgetAwaitedPlan',
-                reportFailure({ title: t.checkoutFailed, description: t.checkoutFailedText }),
+                reportFailure({ title: 'subscription.checkoutFailed', description: 'subscription.checkoutFailedText' }),
               ],
             },
           },

@@ -1,5 +1,4 @@
 import { fromPromise } from 'xstate';
-import * as messages from '../../src/content/messages';
 import { EMPTY_SUPPORT_VALUES, SUPPORT_FIELDS, type SupportValues } from './supportForm.schema';
 
 /** The local-storage key of the draft (product spec, section 3). */
@@ -10,10 +9,23 @@ export interface Submitter {
   full_name: string;
 }
 
+/** The mail's words, the view's to give (the catalogue's `support.mail`, and the words for an unknown submitter). */
+export interface SupportMailWords {
+  title: string;
+  email: string;
+  phone: string;
+  description: string;
+  submittedBy: string;
+  userId: string;
+  unknownUser: string;
+  unknownId: string;
+}
+
 export interface SubmitInput {
   values: SupportValues;
   submitter: Submitter | null;
   supportEmail: string;
+  mail: SupportMailWords;
 }
 
 /** Reads the saved draft; a corrupt one is an error (the chart logs it and starts empty). */
@@ -31,8 +43,7 @@ export function readDraft(storage: Storage = localStorage): Partial<SupportValue
 }
 
 /** The mail-composition link of spec §7: the title as subject, every field and the submitter in the body. */
-export function supportMailto({ values, submitter, supportEmail }: SubmitInput): string {
-  const m = messages.support.mail;
+export function supportMailto({ values, submitter, supportEmail, mail: m }: SubmitInput): string {
   const body = [
     `${m.title}: ${values.title}`,
     `${m.email}: ${values.email}`,
@@ -41,8 +52,8 @@ export function supportMailto({ values, submitter, supportEmail }: SubmitInput):
     `${m.description}:`,
     values.description,
     '',
-    `${m.submittedBy}: ${submitter?.full_name || messages.support.unknownUser}`,
-    `${m.userId}: ${submitter?.id || messages.support.unknownId}`,
+    `${m.submittedBy}: ${submitter?.full_name || m.unknownUser}`,
+    `${m.userId}: ${submitter?.id || m.unknownId}`,
   ].join('\n');
   return `mailto:${supportEmail}?subject=${encodeURIComponent(values.title)}&body=${encodeURIComponent(body)}`;
 }

@@ -1,9 +1,8 @@
 import { assign, raise, setup } from 'xstate';
-import * as messages from '../../src/content/messages';
-import type { NotifyParams } from '../auth/auth.machine';
-import { DRAFT_KEY, supportFormActors, type Submitter } from './supportForm.actors';
+import type { NotifyParams } from '../shared/notify';
+import { DRAFT_KEY, supportFormActors, type Submitter, type SupportMailWords } from './supportForm.actors';
 import { EMPTY_SUPPORT_VALUES, SUPPORT_FIELDS, validateSupport, type SupportErrors, type SupportField, type SupportValues } from './supportForm.schema';
-import { reportFailure } from '../failures';
+import { reportFailure } from '../shared/failures';
 
 export interface SupportUser extends Submitter {
   email: string;
@@ -20,6 +19,7 @@ export interface SupportFormContext {
   submitHeld: boolean;
   user: SupportUser | null;
   supportEmail: string;
+  mail: SupportMailWords;
 }
 
 export type SupportFormEvent =
@@ -30,7 +30,6 @@ export type SupportFormEvent =
   /** The signed-in user changed (null when signed out). */
   | { type: 'session.update'; user: SupportUser | null };
 
-const t = messages.support;
 
 /** Prefills the email from the account when the field is empty (spec §4). */
 function withAccountEmail(values: SupportValues, user: SupportUser | null): SupportValues {
@@ -54,7 +53,7 @@ export const supportFormMachine = setup({
   types: {
     context: {} as SupportFormContext,
     events: {} as SupportFormEvent,
-    input: {} as { user: SupportUser | null; supportEmail: string },
+    input: {} as { user: SupportUser | null; supportEmail: string; mail: SupportMailWords },
   },
   actors: supportFormActors,
   actions: {
@@ -84,6 +83,7 @@ export const supportFormMachine = setup({
     submitHeld: false,
     user: input.user,
     supportEmail: input.supportEmail,
+    mail: input.mail,
   }),
   on: {
     'session.update': {
@@ -141,7 +141,7 @@ export const supportFormMachine = setup({
         'form.submit': [
           { guard: 'isSignedIn', target: 'validating' },
           {
-            actions: reportFailure({ title: t.authRequired, description: t.authRequiredText }),
+            actions: reportFailure({ title: 'support.authRequired', description: 'support.authRequiredText' }),
           },
         ],
       },
@@ -169,19 +169,20 @@ export const supportFormMachine = setup({
           values: context.values,
           submitter: context.user && { id: context.user.id, full_name: context.user.full_name },
           supportEmail: context.supportEmail,
+          mail: context.mail,
         }),
         onDone: {
           target: 'editing',
           actions: [
             'removeDraft',
             assign(({ context }) => ({ values: withAccountEmail(EMPTY_SUPPORT_VALUES, context.user), errors: {}, validateOnChange: false })),
-            { type: 'notify', params: { type: 'success', title: t.submitted, description: t.submittedText } },
+            { type: 'notify', params: { type: 'success', title: 'support.submitted', description: 'support.submittedText' } },
           ],
         },
         // The draft stays saved, so nothing typed is lost.
         onError: {
           target: 'editing',
-          actions: reportFailure({ title: t.failed, description: t.failedText }),
+          actions: reportFailure({ title: 'support.failed', description: 'support.failedText' }),
         },
       },
     },

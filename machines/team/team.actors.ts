@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
-import { withAuthRetry } from '../auth/auth.retry';
-import { teamApi, type AuditEvent, type InvitedRole, type Team, type TeamInvitation, type TeamMember, type TeamRole, type TeamUsage } from '../../src/lib/api';
-import type { AuthInput } from '../subscription/subscription.actors';
+import { withAuthRetry } from '../shared/authRetry';
+import { teamApi, type AuditEvent, type InvitedRole, type Team, type TeamInvitation, type TeamMember, type TeamRole, type TeamUsage } from '../shared/api';
+import type { AuthInput } from '../shared/authRetry';
 import type { PlanId } from '../../contract/plans';
 
 /** Everything the team page shows; the admin-only parts are null for a plain member. */

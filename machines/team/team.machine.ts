@@ -1,10 +1,10 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import type { AuthActorRef } from '../auth/auth.retry';
-import * as messages from '../../src/content/messages';
-import { ApiRequestError, type InvitedRole } from '../../src/lib/api';
-import type { NotifyParams } from '../auth/auth.machine';
+import type { AuthActorRef } from '../shared/authRetry';
+import { ApiRequestError, type InvitedRole } from '../shared/api';
+import type { NotifyParams } from '../shared/notify';
 import { teamActors, type TeamChange, type TeamData } from './team.actors';
-import { reportFailure } from '../failures';
+import { refusalText, reportFailure } from '../shared/failures';
+import { sentence, type Message } from '../shared/messages';
 
 export interface TeamContext {
   auth: AuthActorRef;
@@ -40,31 +40,24 @@ export type TeamEvent =
 
 export type TeamTag = 'loading' | 'changing' | 'usageLoading' | 'downloading' | 'auditLoading';
 
-const t = messages.team;
-
-/** A refusal in the words of the catalogue; the server's own sentence for anything else. */
-export function refusalText(error: unknown, words: Record<string, string> = t.errors): string {
-  if (error instanceof ApiRequestError) return (error.code && words[error.code]) || error.serverMessage || error.message;
-  return error instanceof Error ? error.message : String(error);
-}
 
 const isNotInTeam = (error: unknown) => error instanceof ApiRequestError && error.code === 'not_in_team';
 
 type ErrorEvent = { event: { error: unknown } };
 
 /** A change the server refused: reported in its words. */
-const refused = reportFailure(({ event }: ErrorEvent) => ({ title: t.actionFailed, description: refusalText(event.error) }));
+const refused = reportFailure(({ event }: ErrorEvent) => ({ title: 'team.actionFailed', description: refusalText(event.error) }));
 
 /** What each change tells the person once it is done. */
-export function doneText(change: TeamChange, data: TeamData | null): string {
+export function doneText(change: TeamChange, data: TeamData | null): Message {
   const invitation = (id: string) => data?.invitations?.find((i) => i.id === id)?.email ?? '';
   const member = (id: string) => data?.members.find((m) => m.user_id === id)?.full_name ?? '';
-  if (change.kind === 'resend') return t.resent(invitation(change.id));
-  if (change.kind === 'revoke') return t.revoked(invitation(change.id));
-  if (change.kind === 'transfer') return t.transferred(member(change.userId));
-  if (change.kind === 'rename') return t.renamed;
-  if (change.kind === 'defaultCap') return t.defaultCapSaved;
-  return t.done;
+  if (change.kind === 'resend') return sentence('team.resent', invitation(change.id));
+  if (change.kind === 'revoke') return sentence('team.revoked', invitation(change.id));
+  if (change.kind === 'transfer') return sentence('team.transferred', member(change.userId));
+  if (change.kind === 'rename') return 'team.renamed';
+  if (change.kind === 'defaultCap') return 'team.defaultCapSaved';
+  return 'team.done';
 }
 
 const teamSetup = setup({
@@ -171,7 +164,7 @@ export const teamMachine = teamSetup.createMachine({
                   {
                     guard: 'leftTeam',
                     target: '#team.notInTeam',
-                    actions: [{ type: 'notify', params: { type: 'success', title: t.done } }, { type: 'navigate', params: { to: '/dashboard' } }],
+                    actions: [{ type: 'notify', params: { type: 'success', title: 'team.done' } }, { type: 'navigate', params: { to: '/dashboard' } }],
                   },
                   {
                     target: 'reloading',

@@ -1,7 +1,7 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { withAuthRetry, type AuthActorRef } from '../auth/auth.retry';
-import { ApiRequestError, queryApi, type QueryAnswer } from '../../src/lib/api';
-import * as messages from '../../src/content/messages';
+import { withAuthRetry, type AuthActorRef } from '../shared/authRetry';
+import { ApiRequestError, queryApi, type QueryAnswer } from '../shared/api';
+import type { Message } from '../shared/messages';
 
 /** The sample table of the Quick Start Guide: small, with numbers to describe. */
 export const SAMPLE_TABLE: Array<Array<string | number>> = [
@@ -17,9 +17,10 @@ export const SAMPLE_TABLE: Array<Array<string | number>> = [
 ];
 
 /** A refusal in the catalogue's words where it has them (a team cap, whatever its size), else the server's own sentence. */
-const failure = (error: unknown) => {
-  if (!(error instanceof ApiRequestError)) return messages.guide.failed;
-  return (error.code && messages.guide.errors[error.code]) || error.serverMessage || messages.guide.failed;
+const failure = (error: unknown): Message => {
+  if (!(error instanceof ApiRequestError)) return 'guide.failed';
+  const own: Message = error.serverMessage ? { text: error.serverMessage } : 'guide.failed';
+  return error.code ? { words: 'guide.errors', code: error.code, otherwise: own } : own;
 };
 
 /**
@@ -31,14 +32,15 @@ const failure = (error: unknown) => {
  */
 export const tryQueryMachine = setup({
   types: {
-    context: {} as { auth: AuthActorRef; answer: QueryAnswer | null; partial: string | null; problem: string | null },
+    context: {} as { auth: AuthActorRef; prompt: string; answer: QueryAnswer | null; partial: string | null; problem: Message | null },
     events: {} as { type: 'query.ask' } | { type: 'query.delta'; text: string },
-    input: {} as { auth: AuthActorRef },
+    /** The question the guide asks (the catalogue's `guide.prompt`, which the page also shows). */
+    input: {} as { auth: AuthActorRef; prompt: string },
     tags: {} as 'busy',
   },
   actors: {
-    ask: fromPromise<QueryAnswer, { auth: AuthActorRef; onDelta: (text: string) => void }>(({ input: { auth, onDelta }, signal }) =>
-      withAuthRetry(auth, () => queryApi.ask({ task: 'formula', prompt: messages.guide.prompt, data: SAMPLE_TABLE }, { signal, onDelta })),
+    ask: fromPromise<QueryAnswer, { auth: AuthActorRef; prompt: string; onDelta: (text: string) => void }>(({ input: { auth, prompt, onDelta }, signal }) =>
+      withAuthRetry(auth, () => queryApi.ask({ task: 'formula', prompt, data: SAMPLE_TABLE }, { signal, onDelta })),
     ),
   },
   actions: {
@@ -46,7 +48,7 @@ export const tryQueryMachine = setup({
   },
 }).createMachine({
   id: 'tryQuery',
-  context: ({ input }) => ({ auth: input.auth, answer: null, partial: null, problem: null }),
+  context: ({ input }) => ({ auth: input.auth, prompt: input.prompt, answer: null, partial: null, problem: null }),
   initial: 'idle',
   states: {
     idle: { on: { 'query.ask': 'asking' } },
@@ -55,7 +57,7 @@ export const tryQueryMachine = setup({
       invoke: {
         id: 'ask',
         src: 'ask',
-        input: ({ context, self }) => ({ auth: context.auth, onDelta: (text: string) => self.send({ type: 'query.delta', text }) }),
+        input: ({ context, self }) => ({ auth: context.auth, prompt: context.prompt, onDelta: (text: string) => self.send({ type: 'query.delta', text }) }),
         onDone: { target: 'idle', actions: assign({ answer: ({ event }) => event.output, partial: null, problem: null }) },
         onError: { target: 'idle', actions: assign({ partial: null, problem: ({ event }) => failure(event.error) }) },
       },

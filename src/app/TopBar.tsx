@@ -5,7 +5,7 @@ import { NavLink, RouterLink } from './RouterLink';
 import { LogoIcon, MenuIcon, MoonIcon, SunIcon } from '../components/icons';
 import * as messages from '../content/messages';
 import { toggleColorMode } from '../lib/colorMode';
-import { SESSION_CHECK_ATTRIBUTE } from '../lib/tokenStorage';
+import { SESSION_CHECK_ATTRIBUTE } from '../../machines/shared/tokenStorage';
 import { useColorMode } from '../lib/useColorMode';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useAuthRef, useAuthSelector } from './auth';

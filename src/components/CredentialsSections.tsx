@@ -3,7 +3,7 @@ import { useId, useState, type ReactNode } from 'react';
 import { credentialsMachine } from '../../machines/credentials/credentials.machine';
 import { useAuthRef } from '../app/auth';
 import * as messages from '../content/messages';
-import type { ApiKeyInfo, ApiKeyScope, NewApiKey, SessionInfo } from '../lib/api';
+import type { ApiKeyInfo, ApiKeyScope, NewApiKey, SessionInfo } from '../../machines/shared/api';
 import { browserName } from '../lib/browserName';
 import { createChartContext, useSelector } from '../lib/chart';
 import { toastEffect } from './Toaster';

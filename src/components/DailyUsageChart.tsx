@@ -1,7 +1,7 @@
 import { Box, HStack, Text } from '@chakra-ui/react';
 import { useId } from 'react';
 import * as messages from '../content/messages';
-import type { DailyUsage } from '../lib/api';
+import type { DailyUsage } from '../../machines/shared/api';
 import { formatNumber } from '../lib/planDisplay';
 
 const t = messages.dashboard;

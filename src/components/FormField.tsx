@@ -2,6 +2,8 @@ import { Field, Input, type InputProps } from '@chakra-ui/react';
 import { validateYupSchema, yupToFormErrors, type FormikErrors, type FormikProps, type FormikValues } from 'formik';
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { Schema } from 'yup';
+import type { MessageKey } from '../../machines/shared/messages';
+import { say, type Sections } from '../content/say';
 import { useEarlyInput } from '../lib/useEarlyInput';
 
 interface Props<V> extends Omit<InputProps, 'form'> {
@@ -89,9 +91,10 @@ export interface SchemaValidation<V> {
 /**
  * A Formik `validate` that checks the yup schema `load` resolves to, as `validationSchema` would,
  * loading it on first use: yup is a sixth of a form page's JavaScript, and showing the form
- * needs none of it.
+ * needs none of it. The schemas name their messages (machines/shared/messages.ts); the errors
+ * are worded in `sections` of the catalogue.
  */
-export function validateWithSchema<V extends FormikValues>(load: () => Promise<Pick<Schema, 'validate'>>): SchemaValidation<V> {
+export function validateWithSchema<V extends FormikValues>(load: () => Promise<Pick<Schema, 'validate'>>, sections: Sections): SchemaValidation<V> {
   let schema: Promise<Pick<Schema, 'validate'>> | undefined;
   const preload = () => (schema ??= load());
   const validate = async (values: V) => {
@@ -100,7 +103,10 @@ export function validateWithSchema<V extends FormikValues>(load: () => Promise<P
       return {};
     } catch (error) {
       // Formik's own rule for telling a failed check from a failure to check.
-      if ((error as Error | null)?.name === 'ValidationError') return yupToFormErrors<V>(error);
+      if ((error as Error | null)?.name === 'ValidationError') {
+        const errors = yupToFormErrors<Record<string, MessageKey>>(error);
+        return Object.fromEntries(Object.entries(errors).map(([field, key]) => [field, say(key as MessageKey, sections)])) as FormikErrors<V>;
+      }
       throw error;
     }
   };

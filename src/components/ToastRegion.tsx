@@ -1,4 +1,10 @@
 import { Toaster as ChakraToaster, Portal, Stack, Toast, createToaster } from '@chakra-ui/react';
+import type { Message } from '../../machines/shared/messages';
+import { chartTexts } from '../content/chartTexts';
+import { say } from '../content/say';
+
+/** A chart's message in the catalogue's words: a toast may come from any chart. */
+export const word = (message: Message): string => say(message, chartTexts);
 
 /** Chakra's `md` breakpoint: narrower is a phone, where the top bar is one compact row. */
 const PHONE = '(max-width: 767.98px)';

@@ -1,5 +1,5 @@
 import { useEffect, useState, type ComponentType } from 'react';
-import type { NotifyParams } from '../../machines/auth/auth.machine';
+import type { NotifyParams } from '../../machines/shared/notify';
 
 type ToastRegionModule = typeof import('./ToastRegion');
 
@@ -17,7 +17,10 @@ const loadRegion = () => (region ??= import(/* webpackChunkName: "toaster" */ '.
  * refusals in a row show one "Too many attempts", not four.
  */
 export function showToast({ type, title, description }: NotifyParams): void {
-  void loadRegion().then(({ toaster }) => toaster.create({ id: `${type}:${title}`, type, title, description, closable: true }));
+  void loadRegion().then(({ toaster, word }) => {
+    const heading = word(title);
+    toaster.create({ id: `${type}:${heading}`, type, title: heading, description: description && word(description), closable: true });
+  });
 }
 
 /** The `notify` effect every chart is handed by its view (src/lib/chart.ts). */

@@ -4,7 +4,7 @@
  * React in it: `src/colorModeBoot.ts` runs it as a blocking script before the first paint, so a
  * page never shows in the wrong mode first.
  */
-import { localStore } from './localStore';
+import { localStore } from '../../machines/shared/localStore';
 
 export type ColorMode = 'light' | 'dark';
 

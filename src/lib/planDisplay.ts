@@ -1,5 +1,5 @@
-import { findPlan, UNLIMITED } from '../../contract/plans';
-import type { SubscriptionInfo } from './api';
+import { planName, UNLIMITED } from '../../contract/plans';
+import type { SubscriptionInfo } from '../../machines/shared/api';
 
 /**
  * How plans and usage read on the signed-in screens: the display rules of product-spec §4 and
@@ -17,11 +17,6 @@ export function planBadgePalette(plan: string): 'blue' | 'purple' | 'gray' {
   if (plan === 'professional') return 'blue';
   if (plan === 'team') return 'purple';
   return 'gray';
-}
-
-/** The plan's name from the plans module; an unknown id reads as itself. */
-export function planName(plan: string): string {
-  return findPlan(plan)?.name ?? plan;
 }
 
 export function isActive(status: string | undefined): boolean {

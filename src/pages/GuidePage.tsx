@@ -6,11 +6,13 @@ import { RouterLink } from '../app/RouterLink';
 import { InstallAddOnButton } from '../components/InstallAddOnButton';
 import { PageHeader } from '../components/PageHeader';
 import * as messages from '../content/messages';
-import type { QueryAnswer } from '../lib/api';
+import { say } from '../content/say';
+import type { QueryAnswer } from '../../machines/shared/api';
 import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.guide;
+const TEXTS = { guide: t };
 
 /** The try-it chart the guide runs; tests may hand in one with fake effects. */
 export const TryQueryChart = createChartContext(tryQueryMachine);
@@ -36,7 +38,7 @@ function CheckedFormula({ formula, verified }: { formula: NonNullable<QueryAnswe
 
 function TryIt() {
   const auth = useAuthRef();
-  const actor = TryQueryChart.useActor({ input: { auth } });
+  const actor = TryQueryChart.useActor({ input: { auth, prompt: t.prompt } });
   const { answer, partial, problem, busy } = useSelector(actor, (s) => ({
     answer: s.context.answer,
     partial: s.context.partial,
@@ -88,7 +90,7 @@ function TryIt() {
         </Button>
         {problem && (
           <Text color="fg.error" role="alert">
-            {problem}
+            {say(problem, TEXTS)}
           </Text>
         )}
         {partial !== null && (

@@ -10,11 +10,13 @@ import { PageHeader } from '../components/PageHeader';
 import { PageSpinner } from '../components/PageSpinner';
 import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
+import { say } from '../content/say';
 import { createChartContext, useSelector } from '../lib/chart';
 import { formatDate } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.invitation;
+const TEXTS = { invitation: t, api: messages.api };
 
 /** The invitation chart the page runs; tests may hand in one with fake effects. */
 export const InvitationChart = createChartContext(invitationMachine);
@@ -63,7 +65,7 @@ export default function InvitePage() {
         <Text>
           {t.forEmail(preview.email)} {t.expires(formatDate(preview.expires_at))}
         </Text>
-        {failure && <Notice status="error" title={t.acceptFailed}>{failure}</Notice>}
+        {failure && <Notice status="error" title={t.acceptFailed}>{say(failure, TEXTS)}</Notice>}
         {authStatus === 'signedOut' && (
           <>
             <Text color="fg.muted">{t.signedOutText}</Text>

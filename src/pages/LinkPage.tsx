@@ -7,11 +7,13 @@ import { RouterLink } from '../app/RouterLink';
 import { PageHeader } from '../components/PageHeader';
 import { PageSpinner } from '../components/PageSpinner';
 import * as messages from '../content/messages';
-import type { DeviceGrant } from '../lib/api';
+import { say } from '../content/say';
+import type { DeviceGrant } from '../../machines/shared/api';
 import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.link;
+const TEXTS = { link: t, auth: messages.auth };
 
 /** The /link chart the page runs; tests hand in one with fake effects. */
 export const LinkChart = createChartContext(linkMachine);
@@ -134,7 +136,7 @@ function LinkFlow({ signedIn }: { signedIn: boolean }) {
     state: typeof s.value === 'string' ? s.value : 'start',
     code: s.context.code,
     grant: s.context.grant,
-    problem: s.context.problem,
+    problem: s.context.problem && say(s.context.problem, TEXTS),
     busy: s.hasTag('busy'),
   }));
   const again = () => actor.send({ type: 'code.reenter' });

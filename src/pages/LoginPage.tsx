@@ -11,7 +11,7 @@ import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.login;
-const validate = validateWithSchema<LoginValues>(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.loginSchema));
+const validate = validateWithSchema<LoginValues>(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.loginSchema), { login: t });
 
 export default function LoginPage() {
   usePageTitle(t.title);

@@ -6,10 +6,11 @@ import { changePasswordMachine } from '../../machines/changePassword/changePassw
 import { changePasswordSchema, EMPTY_PASSWORDS, type ChangePasswordValues } from '../../machines/changePassword/changePassword.schema';
 import { currentPlanOf } from '../../machines/subscription/subscription.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
-import { FormField, ValidatedForm } from '../components/FormField';
+import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
+import { say } from '../content/say';
 import { showToast, toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
-import { planName } from '../lib/planDisplay';
+import { planName } from '../../contract/plans';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useSubscriptionActor } from '../app/subscription';
@@ -18,6 +19,8 @@ import { PageHeader } from '../components/PageHeader';
 import { CredentialsSections } from '../components/CredentialsSections';
 
 const t = messages.profile;
+const PROFILE_TEXTS = { profile: t };
+const validate = validateWithSchema<ChangePasswordValues>(async () => changePasswordSchema, PROFILE_TEXTS);
 
 /** The change-password chart the page runs; tests hand in one with fake effects. */
 export const ChangePasswordChart = createChartContext(changePasswordMachine);
@@ -29,7 +32,7 @@ function ChangePasswordForm() {
   const email = useAuthSelector((s) => s.context.user?.email ?? '');
   const form = useFormik<ChangePasswordValues>({
     initialValues: EMPTY_PASSWORDS,
-    validationSchema: changePasswordSchema,
+    validate,
     validateOnBlur: false,
     onSubmit: (values) => actor.send({ type: 'password.submit', ...values }),
   });
@@ -40,7 +43,7 @@ function ChangePasswordForm() {
   useEffect(() => {
     const changed = actor.on('password.changed', () => resetForm());
     const refused = actor.on('password.refused', ({ field, message }) => {
-      setFieldError(field, message);
+      setFieldError(field, say(message, PROFILE_TEXTS));
       fields.current?.querySelector<HTMLInputElement>(`input[name="${field}"]`)?.focus();
     });
     return () => {
@@ -102,7 +105,7 @@ export default function ProfilePage() {
   const requestDeletion = () => {
     // No server call (product spec §7): the request goes through support.
     if (!window.confirm(t.deleteConfirm)) return;
-    showToast({ type: 'info', title: t.deletionRequested, description: t.deletionRequestedText(supportEmail) });
+    showToast({ type: 'info', title: { text: t.deletionRequested }, description: { text: t.deletionRequestedText(supportEmail) } });
   };
   return (
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>

@@ -10,7 +10,7 @@ import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.register;
-const validate = validateWithSchema<RegisterValues>(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.registerSchema));
+const validate = validateWithSchema<RegisterValues>(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.registerSchema), { register: t });
 
 export default function RegisterPage() {
   usePageTitle(t.title);

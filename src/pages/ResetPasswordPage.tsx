@@ -7,6 +7,7 @@ import { AuthCard } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
+import { FAILURE_TEXTS, say } from '../content/say';
 import { usePageTitle } from '../lib/usePageTitle';
 import { createChartContext, useSelector } from '../lib/chart';
 
@@ -14,21 +15,24 @@ const t = messages.resetPassword;
 
 /** The form's chart; tests may hand in one with a fake request. */
 export const ResetPasswordChart = createChartContext(resetPasswordMachine);
-const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.resetPasswordSchema));
+const validate = validateWithSchema(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.resetPasswordSchema), { register: messages.register });
 
 export default function ResetPasswordPage() {
   usePageTitle(t.title);
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
   const actor = ResetPasswordChart.useActor();
-  const state = useSelector(actor, (snapshot) => snapshot);
+  const failure = useSelector(actor, (s) => s.context.failure);
+  const invalidToken = useSelector(actor, (s) => s.context.invalidToken);
+  const saved = useSelector(actor, (s) => s.hasTag('done'));
+  const busy = useSelector(actor, (s) => s.hasTag('busy'));
+  const savePassword = (newPassword: string) => actor.send({ type: 'form.submit', token, new_password: newPassword });
   const form = useFormik({
     initialValues: { new_password: '', confirm_password: '' },
     validate,
     validateOnBlur: false,
-    onSubmit: (values) => actor.send({ type: 'form.submit', token, new_password: values.new_password }),
+    onSubmit: (values) => savePassword(values.new_password),
   });
-  const { failure, invalidToken } = state.context;
 
   const requestNew = (
     <Link asChild color="brand.fg" fontWeight="medium">
@@ -43,7 +47,7 @@ export default function ResetPasswordPage() {
         {t.missingToken} {requestNew}
       </Notice>
     );
-  } else if (state.hasTag('done')) {
+  } else if (saved) {
     body = (
       <Stack gap="4">
         <Notice status="success" title={t.doneTitle}>{t.doneText}</Notice>
@@ -58,12 +62,12 @@ export default function ResetPasswordPage() {
         <Stack gap="4">
           {failure && (
             <Notice status="error" title={t.failedTitle}>
-              {failure} {invalidToken && requestNew}
+              {say(failure, FAILURE_TEXTS)} {invalidToken && requestNew}
             </Notice>
           )}
           <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />
           <FormField form={form} name="confirm_password" label={t.confirmPassword} type="password" autoComplete="new-password" required />
-          <Button type="submit" colorPalette="brand" size="lg" loading={state.hasTag('busy')} loadingText={t.busy}>
+          <Button type="submit" colorPalette="brand" size="lg" loading={busy} loadingText={t.busy}>
             {t.submit}
           </Button>
         </Stack>

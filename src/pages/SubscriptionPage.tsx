@@ -9,8 +9,9 @@ import { PageSpinner } from '../components/PageSpinner';
 import { PlanCard } from '../components/PlanCard';
 import * as messages from '../content/messages';
 import { PLAN_OFFERS, type PlanOffer } from '../content/plans';
-import type { SubscriptionInfo } from '../lib/api';
-import { formatDate, formatLimit, isActive, limitsOf, planName, scheduledChange } from '../lib/planDisplay';
+import type { SubscriptionInfo } from '../../machines/shared/api';
+import { formatDate, formatLimit, isActive, limitsOf, scheduledChange } from '../lib/planDisplay';
+import { planName } from '../../contract/plans';
 import { usePageTitle } from '../lib/usePageTitle';
 import { PageHeader } from '../components/PageHeader';
 

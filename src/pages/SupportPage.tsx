@@ -20,11 +20,12 @@ import { RouterLink } from '../app/RouterLink';
 import { supportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import { SUPPORT_FIELDS, type SupportField } from '../../machines/supportForm/supportForm.schema';
 import { useAuthSelector } from '../app/auth';
-import { planName } from '../lib/planDisplay';
+import { planName } from '../../contract/plans';
 import { toastEffect } from '../components/Toaster';
-import type { User } from '../lib/api';
+import type { User } from '../../machines/shared/api';
 import { lineIcon } from '../components/icons';
 import * as messages from '../content/messages';
+import { say } from '../content/say';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useEarlyInput } from '../lib/useEarlyInput';
@@ -45,6 +46,8 @@ const ClockIcon = lineIcon(
 );
 
 const t = messages.support;
+const TEXTS = { support: t };
+const MAIL = { ...t.mail, unknownUser: t.unknownUser, unknownId: t.unknownId };
 
 /** Professional and Team include priority support (the plan cards); everyone else gets the standard target. */
 function useResponseText(): string {
@@ -136,7 +139,7 @@ export default function SupportPage() {
   const user = useAuthSelector((s) => s.context.user);
   const signedIn = useAuthSelector((s) => s.hasTag('signedIn'));
   const actor = SupportFormChart.useActor({
-    input: { user: toSupportUser(user), supportEmail },
+    input: { user: toSupportUser(user), supportEmail, mail: MAIL },
     effects: {
       notify: toastEffect,
       focusField: (_, field) => {
@@ -144,13 +147,15 @@ export default function SupportPage() {
       },
     },
   });
-  const state = useSelector(actor, (snapshot) => snapshot);
+  const values = useSelector(actor, (s) => s.context.values);
+  const errors = useSelector(actor, (s) => s.context.errors);
+  const busy = useSelector(actor, (s) => s.hasTag('busy'));
   const send = actor.send;
+  const submit = () => send({ type: 'form.submit' });
+  const edit = (field: SupportField, value: string) => send({ type: 'draft.change', field, value });
   useEffect(() => send({ type: 'session.update', user: toSupportUser(user) }), [user, send]);
   const formRef = useRef<HTMLFormElement>(null);
   useEarlyInput(formRef, SUPPORT_FIELDS, (typed) => send({ type: 'draft.fill', values: typed }));
-  const busy = state.hasTag('busy');
-  const { values, errors } = state.context;
 
   return (
     <Container maxW="6xl" py={{ base: '10', md: '16' }}>
@@ -180,14 +185,14 @@ export default function SupportPage() {
               noValidate
               onSubmit={(event) => {
                 event.preventDefault();
-                send({ type: 'form.submit' });
+                submit();
               }}
               onKeyDown={(event) => {
                 // A disabled submit button blocks the browser's Enter-to-submit; a signed-out
                 // visitor pressing Enter should still hear why nothing was sent.
                 if (event.key === 'Enter' && (event.target as HTMLElement).tagName === 'INPUT' && !signedIn) {
                   event.preventDefault();
-                  send({ type: 'form.submit' });
+                  submit();
                 }
               }}
             >
@@ -196,8 +201,7 @@ export default function SupportPage() {
                   const control = {
                     name,
                     value: values[name],
-                    onChange: (event: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) =>
-                      send({ type: 'draft.change', field: name, value: event.target.value }),
+                    onChange: (event: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => edit(name, event.target.value),
                   };
                   return (
                     <GridItem key={name} colSpan={name === 'email' || name === 'telephone' ? 1 : { base: 1, md: 2 }}>
@@ -207,7 +211,7 @@ export default function SupportPage() {
                           <Field.RequiredIndicator />
                         </Field.Label>
                         {multiline ? <Textarea rows={6} {...control} /> : <Input type={type} autoComplete={autoComplete} {...control} />}
-                        <Field.ErrorText>{errors[name]}</Field.ErrorText>
+                        <Field.ErrorText>{errors[name] && say(errors[name], TEXTS)}</Field.ErrorText>
                       </Field.Root>
                     </GridItem>
                   );

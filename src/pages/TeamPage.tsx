@@ -14,7 +14,7 @@ import { ChangeConfirmation, TeamBilling, TeamSettings } from '../components/tea
 import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
 import { createChartContext, useSelector } from '../lib/chart';
-import { planName } from '../lib/planDisplay';
+import { planName } from '../../contract/plans';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.team;

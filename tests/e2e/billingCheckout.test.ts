@@ -1,5 +1,5 @@
 import * as messages from '../../src/content/messages';
-import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../src/lib/tokenStorage';
+import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../machines/shared/tokenStorage';
 import { payWithTestCard, seriousViolations, useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(90_000);

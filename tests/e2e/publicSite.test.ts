@@ -4,7 +4,7 @@ import { PRERENDERED_PAGES } from '../../src/app/routes';
 import * as messages from '../../src/content/messages';
 import { PLAN_OFFERS } from '../../src/content/plans';
 import { COLOR_MODE_KEY } from '../../src/lib/colorMode';
-import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../src/lib/tokenStorage';
+import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY } from '../../machines/shared/tokenStorage';
 import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(60_000);

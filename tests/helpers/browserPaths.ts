@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Disposable, Page, Route } from 'playwright-core';
-import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
+import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../machines/shared/tokenStorage';
 import { useServerAndBrowser } from './browser';
 import { newLoopbackAddress, postJsonFrom } from './server';
 

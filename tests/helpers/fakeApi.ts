@@ -1,7 +1,7 @@
 import { AxiosError, AxiosHeaders, type InternalAxiosRequestConfig } from 'axios';
-import type { User } from '../../src/lib/api';
-import { http } from '../../src/lib/http';
-import { tokenStorage } from '../../src/lib/tokenStorage';
+import type { User } from '../../machines/shared/api';
+import { http } from '../../machines/shared/http';
+import { tokenStorage } from '../../machines/shared/tokenStorage';
 import { ada } from './fixtures';
 
 /** A request the app sent, as the fake API saw it. */

@@ -1,4 +1,4 @@
-import type { SubscriptionInfo, User } from '../../src/lib/api';
+import type { SubscriptionInfo, User } from '../../machines/shared/api';
 
 /** The signed-in user of the jsdom tests and chart models. */
 export const ada: User = {

@@ -31,7 +31,23 @@ const cases: Array<{ file: string; forbidden: string; allowed: string }> = [
   {
     file: 'machines/example/example.actors.ts',
     forbidden: "import { AuthProvider as value } from '../../src/app/auth';",
-    allowed: "import { authApi as value } from '../../src/lib/api';",
+    allowed: "import { authApi as value } from '../shared/api';",
+  },
+  {
+    // A chart words nothing itself: not even the catalogue or src/lib (views → charts → contract).
+    file: 'machines/example/example.machine.ts',
+    forbidden: "import { auth as value } from '../../src/content/messages';",
+    allowed: "import { PLANS as value } from '../../contract/plans';",
+  },
+  {
+    file: 'machines/example/example.machine.ts',
+    forbidden: "import { teamMachine as value } from '../team/team.machine';",
+    allowed: "import { reportFailure as value } from '../shared/failures';",
+  },
+  {
+    file: 'machines/shared/example.ts',
+    forbidden: "import { authMachine as value } from '../auth/auth.machine';",
+    allowed: "import { ApiRequestError as value } from './apiError';",
   },
   {
     file: 'machines/example/example.machine.ts',

@@ -1,9 +1,10 @@
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { LoginInput, RefreshInput, RegisterInput } from '../../machines/auth/auth.actors';
-import { authMachine, type NotifyParams } from '../../machines/auth/auth.machine';
+import { authMachine } from '../../machines/auth/auth.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type AuthResponse, type User } from '../../src/lib/api';
-import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
+import { ApiRequestError, type AuthResponse, type User } from '../../machines/shared/api';
+import { tokenStorage, type TokenPair } from '../../machines/shared/tokenStorage';
+import { worded } from '../helpers/words';
 
 const user: User = {
   id: 'u1',
@@ -25,7 +26,7 @@ interface Fakes {
 }
 
 function start(fakes: Fakes = {}) {
-  const notes: NotifyParams[] = [];
+  const notes: Array<ReturnType<typeof worded>> = [];
   const navigations: string[] = [];
   const calls: string[] = [];
   const track = <T, I = void>(name: string, fn: (() => Promise<T>) | undefined) =>
@@ -45,7 +46,7 @@ function start(fakes: Fakes = {}) {
         storageEvents: fromCallback(() => undefined),
       },
       actions: {
-        notify: (_, params) => notes.push(params),
+        notify: (_, params) => notes.push(worded(params)),
         navigate: (_, params) => navigations.push(params.to),
       },
       delays: { loginRedirectDelay: 10 },

@@ -1,9 +1,9 @@
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { RefreshInput } from '../../machines/auth/auth.actors';
 import { authMachine } from '../../machines/auth/auth.machine';
-import { withAuthRetry } from '../../machines/auth/auth.retry';
-import { ApiRequestError, type User } from '../../src/lib/api';
-import { tokenStorage, type TokenPair } from '../../src/lib/tokenStorage';
+import { withAuthRetry } from '../../machines/shared/authRetry';
+import { ApiRequestError, type User } from '../../machines/shared/api';
+import { tokenStorage, type TokenPair } from '../../machines/shared/tokenStorage';
 
 const user = { id: 'u1', email: 'a@example.com', full_name: 'A', username: 'a', created_at: '', subscription_plan: 'free' } as User;
 

@@ -1,7 +1,7 @@
 import { createActor, fromPromise } from 'xstate';
 import type { DashboardData, DashboardPart, LoadInput } from '../../machines/dashboard/dashboard.actors';
 import { dashboardMachine, metersStatus, partStatus } from '../../machines/dashboard/dashboard.machine';
-import type { AuthActorRef } from '../../machines/auth/auth.retry';
+import type { AuthActorRef } from '../../machines/shared/authRetry';
 
 /** A fake API for the three parts: each call waits until the test answers it. */
 function start() {

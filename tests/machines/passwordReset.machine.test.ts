@@ -2,7 +2,7 @@ import { createActor, fromPromise, waitFor } from 'xstate';
 import { forgotPasswordMachine } from '../../machines/forgotPassword/forgotPassword.machine';
 import { resetPasswordMachine, type ResetPasswordInput } from '../../machines/resetPassword/resetPassword.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError } from '../../src/lib/api';
+import { ApiRequestError } from '../../machines/shared/api';
 
 const refusal = (status: number, code: ApiRequestError['code'], text: string | null, retryAfter: number | null = null) =>
   new ApiRequestError(`API Error: ${status}`, status, code, text, retryAfter);

@@ -1,15 +1,15 @@
 import { createActor, fromPromise, waitFor } from 'xstate';
-import type { NotifyParams } from '../../machines/auth/auth.machine';
 import { DRAFT_KEY, readDraft, supportMailto, type SubmitInput } from '../../machines/supportForm/supportForm.actors';
 import { supportFormMachine, type SupportUser } from '../../machines/supportForm/supportForm.machine';
 import type { SupportField } from '../../machines/supportForm/supportForm.schema';
 import * as messages from '../../src/content/messages';
+import { SUPPORT_MAIL, worded } from '../helpers/words';
 
 const ada: SupportUser = { id: 'u-7', full_name: 'Ada Lovelace', email: 'ada@example.com' };
 const valid = { title: 'Formula broken', description: 'VLOOKUP returns #N/A & more', email: 'ada@example.com', telephone: '+44 20 7946 0000' };
 
 function start(user: SupportUser | null, submit: (input: SubmitInput) => Promise<void> = async () => undefined) {
-  const notes: NotifyParams[] = [];
+  const notes: Array<ReturnType<typeof worded>> = [];
   const focused: Array<SupportField | undefined> = [];
   const submitted: SubmitInput[] = [];
   const actor = createActor(
@@ -20,9 +20,9 @@ function start(user: SupportUser | null, submit: (input: SubmitInput) => Promise
           return submit(input);
         }),
       },
-      actions: { notify: (_, params) => notes.push(params), focusField: (_, field) => focused.push(field) },
+      actions: { notify: (_, params) => notes.push(worded(params)), focusField: (_, field) => focused.push(field) },
     }),
-    { input: { user, supportEmail: 'help@sheetmind.example' } },
+    { input: { user, supportEmail: 'help@sheetmind.example', mail: SUPPORT_MAIL } },
   ).start();
   return { actor, notes, focused, submitted };
 }
@@ -160,7 +160,7 @@ describe('support form chart', () => {
 describe('support mail link', () => {
   it('encodes every field so &, #, new lines and non-ASCII survive', () => {
     const values = { title: 'Sums & #REF! in Zürich', description: 'Line 1\nLine 2 — ünïcødé #hash &amp', email: 'a+b@example.com', telephone: '+1 555' };
-    const url = supportMailto({ values, submitter: null, supportEmail: 'help@sheetmind.example' });
+    const url = supportMailto({ values, submitter: null, supportEmail: 'help@sheetmind.example', mail: SUPPORT_MAIL });
     expect(url.startsWith('mailto:help@sheetmind.example?subject=')).toBe(true);
     const params = new URLSearchParams(url.slice(url.indexOf('?') + 1).replace(/\+/g, '%2B'));
     expect(params.get('subject')).toBe(values.title);
@@ -180,7 +180,7 @@ describe('support mail link', () => {
   });
 
   it('names the signed-in submitter', () => {
-    const url = supportMailto({ values: valid, submitter: { id: 'u-7', full_name: 'Ada Lovelace' }, supportEmail: 'x@y.z' });
+    const url = supportMailto({ values: valid, submitter: { id: 'u-7', full_name: 'Ada Lovelace' }, supportEmail: 'x@y.z', mail: SUPPORT_MAIL });
     const body = decodeURIComponent(url.split('&body=')[1]!);
     expect(body).toContain('Submitted by: Ada Lovelace');
     expect(body).toContain('User ID: u-7');

@@ -1,13 +1,13 @@
 import type { ErrorCode } from '../../contract/errors';
 import { createActor, fromPromise } from 'xstate';
 import type { TeamChange, TeamData } from '../../machines/team/team.actors';
-import type { AuthInput } from '../../machines/subscription/subscription.actors';
 import { teamMachine } from '../../machines/team/team.machine';
 import { inviteFormMachine } from '../../machines/inviteForm/inviteForm.machine';
 import { invitationMachine } from '../../machines/invitation/invitation.machine';
-import type { AuthActorRef } from '../../machines/auth/auth.retry';
+import type { AuthActorRef, AuthInput } from '../../machines/shared/authRetry';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type InvitationPreview, type TeamInvitation } from '../../src/lib/api';
+import { ApiRequestError, type InvitationPreview, type TeamInvitation } from '../../machines/shared/api';
+import { word, worded } from '../helpers/words';
 
 const auth = null as unknown as AuthActorRef;
 const refusal = (status: number, code: ErrorCode, text = 'from the server') => new ApiRequestError(`API Error: ${status}`, status, code, text);
@@ -32,7 +32,7 @@ function team(load: () => Promise<TeamData>, change: (c: TeamChange) => Promise<
         load: fromPromise<TeamData, AuthInput & { month: string }>(() => load()),
         change: fromPromise<void, AuthInput & { change: TeamChange }>(({ input }) => change(input.change)),
       },
-      actions: { notify: (_, params) => notified.push(params), navigate: (_, { to }) => navigated.push(to), logFailure: () => undefined },
+      actions: { notify: (_, params) => notified.push(worded(params)), navigate: (_, { to }) => navigated.push(to), logFailure: () => undefined },
     }),
     { input: { auth, userId: 'me', month: '2026-11' } },
   ).start();
@@ -122,7 +122,7 @@ describe('invite form chart', () => {
     const actor = createActor(
       inviteFormMachine.provide({
         actors: { invite: fromPromise<TeamInvitation, AuthInput & { email: string; role: 'admin' | 'member' }>(({ input }) => invite(input.email)) },
-        actions: { sent: () => sent.push('sent'), notify: (_, { title, description }) => (notified.push(title), described.push(description)) },
+        actions: { sent: () => sent.push('sent'), notify: (_, { title, description }) => (notified.push(word(title)), described.push(description && word(description))) },
       }),
       { input: { auth } },
     ).start();

@@ -2,11 +2,12 @@ import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { authMachine, type AuthEvent } from '../../machines/auth/auth.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type User } from '../../src/lib/api';
-import type { TokenPair } from '../../src/lib/tokenStorage';
+import { ApiRequestError, type User } from '../../machines/shared/api';
+import type { TokenPair } from '../../machines/shared/tokenStorage';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fixtures';
 import type { Sight } from '../helpers/sights';
+import { word } from '../helpers/words';
 
 /**
  * The auth chart as a test model, shared by the two runners that replay its paths: on the real
@@ -115,7 +116,7 @@ export const authViews = {
     { role: 'button', name: messages.login.busy, absent: true },
     { role: 'button', name: messages.register.busy, absent: true },
     // The last failed attempt, until the next one.
-    ...(state.context.failure ? [{ text: state.context.failure.title }, { text: state.context.failure.description }] : []),
+    ...(state.context.failure ? [{ text: word(state.context.failure.title) }, { text: word(state.context.failure.description) }] : []),
   ],
   'signedOut.signingIn': () => [{ role: 'button', name: messages.login.busy }],
   'signedOut.fetchingLoginUser': () => [{ role: 'button', name: messages.login.busy }],

@@ -4,7 +4,7 @@ import { credentialsMachine, type CredentialsEvent } from '../../machines/creden
 import { CredentialsChart, CredentialsSections } from '../../src/components/CredentialsSections';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
-import type { NewApiKey } from '../../src/lib/api';
+import type { NewApiKey } from '../../machines/shared/api';
 import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { HeldActorCalls, renderSignedIn } from '../helpers/renderApp';
 import { labelled } from '../helpers/sights';

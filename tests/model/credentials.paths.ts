@@ -2,7 +2,7 @@ import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { credentialsMachine, type CredentialsEvent } from '../../machines/credentials/credentials.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type ApiKeyInfo, type CreatedApiKey, type NewApiKey, type SessionInfo } from '../../src/lib/api';
+import { ApiRequestError, type ApiKeyInfo, type CreatedApiKey, type NewApiKey, type SessionInfo } from '../../machines/shared/api';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
 

@@ -2,12 +2,13 @@ import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { invitationMachine } from '../../machines/invitation/invitation.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type InvitationPreview, type Team } from '../../src/lib/api';
+import { ApiRequestError, type InvitationPreview, type Team } from '../../machines/shared/api';
 import { formatDate } from '../../src/lib/planDisplay';
 import type { ErrorCode } from '../../contract/errors';
 import { TEAM_SEAT_LIMIT } from '../../contract/plans';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
+import { word } from '../helpers/words';
 
 /**
  * The invitation chart (`/invite/{token}`) as a test model, shared by the jsdom replay
@@ -90,7 +91,7 @@ const invitation = (arrival: Arrival) => (state: InvitationSnapshot): Sight[] =>
     { text: t.lead(preview.inviter_name, preview.role) },
     { text: `${t.forEmail(preview.email)} ${t.expires(formatDate(preview.expires_at))}` },
     { text: t.acceptFailed, ...shown(failure !== null) },
-    ...(failure ? [{ text: failure }] : []),
+    ...(failure ? [{ text: word(failure) }] : []),
     { role: 'link', name: t.signIn, ...shown(arrival === 'signedOut') },
     { role: 'link', name: t.register, ...shown(arrival === 'signedOut') },
     { text: t.mismatchHeading, ...shown(arrival === 'other') },

@@ -6,7 +6,7 @@ import { inviteFormMachine, type InviteFormEvent } from '../../machines/inviteFo
 import { InviteForm, InviteFormChart } from '../../src/components/team/TeamInvitations';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
-import type { InvitedRole, TeamInvitation } from '../../src/lib/api';
+import type { InvitedRole, TeamInvitation } from '../../machines/shared/api';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fakeApi';
 import { HeldActorCalls, renderPage } from '../helpers/renderApp';

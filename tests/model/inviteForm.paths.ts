@@ -1,12 +1,13 @@
 import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { inviteFormMachine, type InviteFormEvent } from '../../machines/inviteForm/inviteForm.machine';
-import { refusalText } from '../../machines/team/team.machine';
+import { refusalText } from '../../machines/shared/failures';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type TeamInvitation } from '../../src/lib/api';
+import { ApiRequestError, type TeamInvitation } from '../../machines/shared/api';
 import type { ErrorCode } from '../../contract/errors';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
+import { word } from '../helpers/words';
 
 /**
  * The invite-form chart (on /team) as a test model, shared by the jsdom replay
@@ -74,5 +75,5 @@ export const inviteViews = { editing: form, sending: form } satisfies Record<str
 export function sendingEnded(outcome: ActorOutcome): Sight[] {
   if (outcome.type === 'xstate.done.actor.invite') return [{ text: t.inviteSent((outcome.output as TeamInvitation).email) }];
   const error = outcome.error as ApiRequestError;
-  return error.code === 'already_in_team' || error.code === 'invitation_pending' ? [] : [{ text: t.actionFailed }, { text: refusalText(error) }];
+  return error.code === 'already_in_team' || error.code === 'invitation_pending' ? [] : [{ text: t.actionFailed }, { text: word(refusalText(error)) }];
 }

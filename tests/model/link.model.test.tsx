@@ -5,7 +5,7 @@ import { authMachine } from '../../machines/auth/auth.machine';
 import type { CodeInput } from '../../machines/link/link.actors';
 import { linkMachine, type LinkEvent } from '../../machines/link/link.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError } from '../../src/lib/api';
+import { ApiRequestError } from '../../machines/shared/api';
 import LinkPage, { LinkChart } from '../../src/pages/LinkPage';
 import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fakeApi';

@@ -2,10 +2,11 @@ import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { linkMachine, type LinkEvent } from '../../machines/link/link.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type DeviceGrant } from '../../src/lib/api';
+import { ApiRequestError, type DeviceGrant } from '../../machines/shared/api';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
 import type { ErrorCode } from '../../contract/errors';
+import { word } from '../helpers/words';
 
 /**
  * The /link chart as a test model, for the jsdom replay (tests/model/link.model.test.tsx): the
@@ -79,7 +80,7 @@ const [beforeEmail, afterEmail] = t.approvesAs('\u0000').split('\u0000').map((pa
 const approvingAccount = new RegExp(`^${beforeEmail}\\S+@\\S+${afterEmail}$`);
 const field = (state: LinkSnapshot): Sight[] => [
   { label: t.codeLabel, value: state.context.code },
-  state.context.problem ? { text: state.context.problem } : { text: t.codeHelp },
+  state.context.problem ? { text: word(state.context.problem) } : { text: t.codeHelp },
   { role: 'button', name: state.hasTag('busy') ? t.checking : t.continue },
 ];
 const confirm = (state: LinkSnapshot): Sight[] => [
@@ -91,7 +92,7 @@ const confirm = (state: LinkSnapshot): Sight[] => [
   { text: approvingAccount },
   { text: CODE },
   { text: t.confirmWarning },
-  ...(state.context.problem ? [{ role: 'alert', name: undefined } as Sight, { text: state.context.problem }] : []),
+  ...(state.context.problem ? [{ role: 'alert', name: undefined } as Sight, { text: word(state.context.problem) }] : []),
   { role: 'button', name: state.matches('approving') ? t.approving : t.approve },
   { role: 'button', name: state.matches('denying') ? t.denying : t.deny },
 ];

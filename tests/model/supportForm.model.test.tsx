@@ -8,7 +8,7 @@ import type { SupportValues } from '../../machines/supportForm/supportForm.schem
 import { useAuthSelector } from '../../src/app/auth';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
-import type { User } from '../../src/lib/api';
+import type { User } from '../../machines/shared/api';
 import SupportPage, { SupportFormChart } from '../../src/pages/SupportPage';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';

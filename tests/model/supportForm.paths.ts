@@ -5,6 +5,8 @@ import { SUPPORT_FIELDS, type SupportValues } from '../../machines/supportForm/s
 import * as messages from '../../src/content/messages';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import { labelled, type Sight } from '../helpers/sights';
+import { SUPPORT_MAIL } from '../helpers/words';
+import { word } from '../helpers/words';
 
 /**
  * The support-form chart as a test model, shared by the jsdom replay
@@ -46,7 +48,7 @@ export type SupportSnapshot = SnapshotFrom<typeof supportFormMachine>;
 function modelOf(user: SupportUser | null) {
   const chart = supportFormMachine.provide({ actions: { saveDraft: () => undefined, removeDraft: () => undefined, logCorruptDraft: () => undefined } });
   return createTestModel(toTestModelMachine(chart), {
-    input: { user, supportEmail: SUPPORT_EMAIL },
+    input: { user, supportEmail: SUPPORT_EMAIL, mail: SUPPORT_MAIL },
     events: [...Object.values(supportOutcomes), ...formEvents],
     // The page follows the auth chart for the user; that event is covered by the chart tests. The
     // draft is read in a moment no replay can type into: typing before it is read is covered by
@@ -83,9 +85,9 @@ export const supportViews = {
   restoring: (): Sight[] => [{ label: field('title') }],
   editing: ({ context: { values, errors, user } }: SupportSnapshot): Sight[] => [
     ...SUPPORT_FIELDS.map((name): Sight => ({ label: field(name), value: values[name] })),
-    ...SUPPORT_FIELDS.flatMap((name): Sight[] => (errors[name] ? [{ text: errors[name] }] : [])),
+    ...SUPPORT_FIELDS.flatMap((name): Sight[] => (errors[name] ? [{ text: word(errors[name]) }] : [])),
     ...Object.values(t.validation)
-      .filter((message) => !Object.values(errors).includes(message))
+      .filter((message) => !Object.values(errors).map(word).includes(message))
       .map((message): Sight => ({ text: message, absent: true })),
     { role: 'link', name: t.signInLink, ...(user ? { absent: true } : {}) },
     { role: 'button', name: t.submit, disabled: user === null },

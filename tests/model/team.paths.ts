@@ -1,14 +1,16 @@
 import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import type { TeamData } from '../../machines/team/team.actors';
-import { doneText, refusalText, teamMachine, type TeamEvent } from '../../machines/team/team.machine';
+import { doneText, teamMachine, type TeamEvent } from '../../machines/team/team.machine';
+import { refusalText } from '../../machines/shared/failures';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type AuditEvent, type TeamMember, type TeamUsage } from '../../src/lib/api';
-import { planName } from '../../src/lib/planDisplay';
+import { ApiRequestError, type AuditEvent, type TeamMember, type TeamUsage } from '../../machines/shared/api';
+import { planName } from '../../contract/plans';
 import type { ErrorCode } from '../../contract/errors';
 import { TEAM_SEAT_LIMIT } from '../../contract/plans';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
+import { word } from '../helpers/words';
 
 /**
  * The team-page chart (`/team`) as a test model, shared by the jsdom replay
@@ -276,7 +278,7 @@ export const teamViews = {
 
 /** The toast a finished call leaves (none for the loads, which the page itself shows). */
 export function toastAfter(outcome: ActorOutcome, state: TeamSnapshot): Sight[] {
-  if (outcome.type === 'xstate.done.actor.change') return [{ text: doneText(state.context.changing!, state.context.data) }];
-  if (outcome.type.startsWith('xstate.error.actor.') && !/\.(load|reload)$/.test(outcome.type)) return [{ text: t.actionFailed }, { text: refusalText(outcome.error) }];
+  if (outcome.type === 'xstate.done.actor.change') return [{ text: word(doneText(state.context.changing!, state.context.data)) }];
+  if (outcome.type.startsWith('xstate.error.actor.') && !/\.(load|reload)$/.test(outcome.type)) return [{ text: t.actionFailed }, { text: word(refusalText(outcome.error)) }];
   return [];
 }

@@ -2,9 +2,10 @@ import type { SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
 import * as messages from '../../src/content/messages';
-import { ApiRequestError, type QueryAnswer } from '../../src/lib/api';
+import { ApiRequestError, type QueryAnswer } from '../../machines/shared/api';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
+import { word } from '../helpers/words';
 
 /**
  * The Quick Start Guide's try-it chart as a test model, for the jsdom replay
@@ -69,7 +70,7 @@ function tryIt(state: TryQuerySnapshot): Sight[] {
     { in: panel, role: 'button', name: state.matches('asking') ? t.asking : t.ask },
     // A cap is told in words that read right at any size, never "all 0 queries".
     { text: /all 0 queries/, absent: true },
-    ...(problem ? ([{ in: panel, role: 'alert' }, { in: panel, text: problem }] satisfies Sight[]) : [{ in: panel, role: 'alert', absent: true } satisfies Sight]),
+    ...(problem ? ([{ in: panel, role: 'alert' }, { in: panel, text: word(problem) }] satisfies Sight[]) : [{ in: panel, role: 'alert', absent: true } satisfies Sight]),
     ...(shown
       ? ([
           { in: panel, role: 'status' },

@@ -1,7 +1,7 @@
 import type { Page, Route } from 'playwright-core';
 import type { EventObject } from 'xstate';
 import * as messages from '../../src/content/messages';
-import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../src/lib/tokenStorage';
+import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../machines/shared/tokenStorage';
 import {
   answerChanged,
   answerError,

@@ -1,5 +1,5 @@
 import type { EventObject } from 'xstate';
-import type { ApiRequestError, InvitationPreview } from '../../src/lib/api';
+import type { ApiRequestError, InvitationPreview } from '../../machines/shared/api';
 import { formatDate } from '../../src/lib/planDisplay';
 import {
   answerError,

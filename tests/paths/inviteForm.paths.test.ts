@@ -1,7 +1,7 @@
 import type { EventObject } from 'xstate';
 import type { InviteFormEvent } from '../../machines/inviteForm/inviteForm.machine';
 import * as messages from '../../src/content/messages';
-import type { ApiRequestError } from '../../src/lib/api';
+import type { ApiRequestError } from '../../machines/shared/api';
 import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openTab, signUp, storedTokens, type LiveAccount, useServerAndPathsBrowser } from '../helpers/browserPaths';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';

@@ -5,7 +5,7 @@ import { USER_CODE_ALPHABET, USER_CODE_LENGTH, displayUserCode } from '../../con
 import type { LinkEvent } from '../../machines/link/link.machine';
 import { hashToken } from '../../server/domain/tokens';
 import * as messages from '../../src/content/messages';
-import type { DeviceGrant } from '../../src/lib/api';
+import type { DeviceGrant } from '../../machines/shared/api';
 import { apiClient, cutOff, HeldCalls, openTab, storedTokens, uniqueAccount, type CallPattern, useServerAndPathsBrowser } from '../helpers/browserPaths';
 import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { labelled, type Sight } from '../helpers/sights';

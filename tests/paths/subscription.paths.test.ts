@@ -3,8 +3,8 @@ import type { EventObject } from 'xstate';
 import type { SubscriptionEvent } from '../../machines/subscription/subscription.machine';
 import * as messages from '../../src/content/messages';
 import { PLANS, type PlanId } from '../../contract/plans';
-import type { SubscriptionInfo } from '../../src/lib/api';
-import type { TokenPair } from '../../src/lib/tokenStorage';
+import type { SubscriptionInfo } from '../../machines/shared/api';
+import type { TokenPair } from '../../machines/shared/tokenStorage';
 import {
   answerChanged,
   answerError,

@@ -6,6 +6,7 @@ import { apiClient, openTab, storedTokens, useServerAndPathsBrowser } from '../h
 import { coverageLine } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
+import { SUPPORT_MAIL } from '../helpers/words';
 import {
   focusAfterSubmit,
   savedDraft,
@@ -100,7 +101,7 @@ describe('support-form chart, generated paths, in Chromium against the real serv
           // never paints. What the state does is what the user gets: the mail, with the chart's values.
           submitting: async (state) => {
             const { values, user } = (state as SupportSnapshot).context;
-            const expected = supportMailto({ values, submitter: user && { id: userId, full_name: user.full_name }, supportEmail: SUPPORT_EMAIL });
+            const expected = supportMailto({ values, submitter: user && { id: userId, full_name: user.full_name }, supportEmail: SUPPORT_EMAIL, mail: SUPPORT_MAIL });
             const links = await opened();
             expect(links.length).toBeGreaterThan(0);
             expect(mailParts(links.at(-1)!)).toEqual(mailParts(expected));

@@ -2,7 +2,7 @@ import type { Download, Route } from 'playwright-core';
 import type { EventObject } from 'xstate';
 import type { TeamEvent } from '../../machines/team/team.machine';
 import * as messages from '../../src/content/messages';
-import type { ApiRequestError } from '../../src/lib/api';
+import type { ApiRequestError } from '../../machines/shared/api';
 import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openTab, signUp, storedTokens, type CallPattern, type LiveAccount, useServerAndPathsBrowser } from '../helpers/browserPaths';
 import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';

@@ -1,6 +1,6 @@
 import '@testing-library/jest-dom';
 import { configure } from '@testing-library/react';
-import { http } from '../../src/lib/http';
+import { http } from '../../machines/shared/http';
 import { offline } from '../helpers/fakeApi';
 
 // No test in jsdom reaches a real server. A call that the test does not answer (installFakeApi in

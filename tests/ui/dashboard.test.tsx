@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import * as messages from '../../src/content/messages';
 import { toaster } from '../../src/components/ToastRegion';
-import type { DailyUsage, SubscriptionInfo, UsageStats } from '../../src/lib/api';
+import type { DailyUsage, SubscriptionInfo, UsageStats } from '../../machines/shared/api';
 import { ada, signedInApi, type Handler, type Reply } from '../helpers/fakeApi';
 import { renderApp } from '../helpers/renderApp';
 

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import * as messages from '../../src/content/messages';
 import { PLAN_OFFERS } from '../../src/content/plans';
 import { toaster } from '../../src/components/ToastRegion';
-import type { SubscriptionInfo } from '../../src/lib/api';
+import type { SubscriptionInfo } from '../../machines/shared/api';
 import { ada, signedInApi, type Handler } from '../helpers/fakeApi';
 import { freeSubscription } from '../helpers/fixtures';
 import { renderApp } from '../helpers/renderApp';

@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import * as messages from '../../src/content/messages';
-import type { User } from '../../src/lib/api';
+import type { User } from '../../machines/shared/api';
 import { ada, signedInApi, type Handler, type Reply } from '../helpers/fakeApi';
 import { freeSubscription } from '../helpers/fixtures';
 import { renderApp } from '../helpers/renderApp';

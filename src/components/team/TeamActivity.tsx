@@ -1,7 +1,7 @@
 import { Box, Button, Field, HStack, Input, SimpleGrid, Stack, Table, Text } from '@chakra-ui/react';
 import { lazy, Suspense } from 'react';
 import * as messages from '../../content/messages';
-import type { AuditEvent, TeamUsage } from '../../lib/api';
+import type { AuditEvent, TeamUsage } from '../../../machines/shared/api';
 import { formatNumber } from '../../lib/planDisplay';
 
 const t = messages.team;

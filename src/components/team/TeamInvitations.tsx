@@ -2,12 +2,15 @@ import { Button, Field, HStack, Input, NativeSelect, Stack, Text } from '@chakra
 import { inviteFormMachine } from '../../../machines/inviteForm/inviteForm.machine';
 import { useAuthRef } from '../../app/auth';
 import * as messages from '../../content/messages';
-import type { InvitedRole, TeamInvitation } from '../../lib/api';
+import { say } from '../../content/say';
+import type { InvitedRole, TeamInvitation } from '../../../machines/shared/api';
 import { createChartContext, useSelector } from '../../lib/chart';
 import { formatDate } from '../../lib/planDisplay';
 import { toastEffect } from '../Toaster';
 
 const t = messages.team;
+/** The catalogue's sections the invite form's messages are worded in. */
+const TEXTS = { team: t, api: messages.api, auth: messages.auth };
 
 /** The invite form's chart; tests may hand in one with fake effects. */
 export const InviteFormChart = createChartContext(inviteFormMachine);
@@ -29,7 +32,7 @@ export function InviteForm({ onSent, seatsLeft }: { onSent: () => void; seatsLef
         <Field.Root invalid={error !== null} flex="1">
           <Field.Label>{t.inviteEmail}</Field.Label>
           <Input type="email" autoComplete="off" value={email} onChange={(event) => actor.send({ type: 'draft.email', value: event.target.value })} />
-          {error !== null && <Field.ErrorText>{error}</Field.ErrorText>}
+          {error !== null && <Field.ErrorText>{say(error, TEXTS)}</Field.ErrorText>}
         </Field.Root>
         <Field.Root maxW={{ md: '40' }}>
           <Field.Label>{t.inviteRole}</Field.Label>

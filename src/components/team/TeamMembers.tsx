@@ -1,7 +1,7 @@
 import { Box, Button, Field, HStack, Input, Stack, Table, Text, useBreakpointValue } from '@chakra-ui/react';
 import { Fragment, useState } from 'react';
 import * as messages from '../../content/messages';
-import type { InvitedRole, TeamMember, TeamRole } from '../../lib/api';
+import type { InvitedRole, TeamMember, TeamRole } from '../../../machines/shared/api';
 import { formatDate, formatNumber } from '../../lib/planDisplay';
 
 const t = messages.team;

@@ -3,7 +3,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import type { TeamChange } from '../../../machines/team/team.actors';
 import { RouterLink } from '../../app/RouterLink';
 import * as messages from '../../content/messages';
-import type { Team, TeamMember } from '../../lib/api';
+import type { Team, TeamMember } from '../../../machines/shared/api';
 import { parseCap } from './TeamMembers';
 
 const t = messages.team;

@@ -1,7 +1,6 @@
 import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
-import * as messages from '../content/messages';
 import type { ErrorCode } from '../../contract/errors';
-import { ApiRequestError } from './apiError';
+import { ApiRequestError, NETWORK_ERROR } from './apiError';
 import { readRuntimeConfig } from './runtimeConfig';
 import { tokenStorage } from './tokenStorage';
 
@@ -27,7 +26,7 @@ function toRequestError(error: unknown): ApiRequestError {
     const body = (data ?? {}) as { error?: { code?: string; message?: string } };
     const retryAfter = Number(headers['retry-after']);
     return new ApiRequestError(
-      messages.api.error(statusText || String(status)),
+      statusText || String(status),
       status,
       (body.error?.code as ErrorCode | undefined) ?? null,
       body.error?.message ?? null,
@@ -35,7 +34,7 @@ function toRequestError(error: unknown): ApiRequestError {
     );
   }
   if (axios.isCancel(error)) throw error;
-  return new ApiRequestError(messages.api.network, 0);
+  return new ApiRequestError(NETWORK_ERROR, 0);
 }
 
 /** Sends one request through the axios instance; any failure becomes an ApiRequestError. */

@@ -1,9 +1,18 @@
-import { waitFor, type ActorRefFrom } from 'xstate';
-import { ApiRequestError } from '../../src/lib/api';
-import { tokenStorage } from '../../src/lib/tokenStorage';
-import type { AuthMachine } from './auth.machine';
+import { waitFor, type ActorRef, type Snapshot } from 'xstate';
+import { ApiRequestError } from './api';
+import { tokenStorage } from './tokenStorage';
 
-export type AuthActorRef = ActorRefFrom<AuthMachine>;
+/**
+ * What the charts see of the auth chart's actor: the tags they wait on and the one event they send.
+ * Written as a shape rather than imported from the auth chart, so that charts depend on this
+ * folder only (docs/architecture.md, "Dependency rules").
+ */
+export type AuthActorRef = ActorRef<Snapshot<unknown> & { hasTag(tag: 'refreshing' | 'signedIn'): boolean }, { type: 'session.expired'; accessToken: string | null }>;
+
+/** Every authenticated call is given the auth actor: a 401 refreshes once and retries once. */
+export interface AuthInput {
+  auth: AuthActorRef;
+}
 
 /**
  * Runs an authenticated call for another chart's actor; on a 401 it tells the auth chart (which

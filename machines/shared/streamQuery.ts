@@ -1,6 +1,5 @@
-import * as messages from '../content/messages';
 import type { ErrorCode } from '../../contract/errors';
-import { ApiRequestError } from './apiError';
+import { ApiRequestError, NETWORK_ERROR } from './apiError';
 import { readRuntimeConfig } from './runtimeConfig';
 import { tokenStorage } from './tokenStorage';
 
@@ -8,7 +7,7 @@ type ErrorData = { error?: { code?: string; message?: string } };
 
 const requestError = (status: number, statusText: string, data: ErrorData | null, retryAfter: string | null = null) =>
   new ApiRequestError(
-    messages.api.error(statusText || String(status)),
+    statusText || String(status),
     status,
     (data?.error?.code as ErrorCode | undefined) ?? null,
     data?.error?.message ?? null,
@@ -35,7 +34,7 @@ export async function streamQuery<T>(body: object, { signal, onDelta }: { signal
     });
   } catch (error) {
     if (signal?.aborted) throw error;
-    throw new ApiRequestError(messages.api.network, 0);
+    throw new ApiRequestError(NETWORK_ERROR, 0);
   }
   if (!response.ok || !response.body) {
     const data = (await response.json().catch(() => null)) as ErrorData | null;
@@ -64,5 +63,5 @@ export async function streamQuery<T>(body: object, { signal, onDelta }: { signal
     if (signal?.aborted || error instanceof ApiRequestError) throw error;
   }
   // The stream ended without its answer: the connection broke off.
-  throw new ApiRequestError(messages.api.network, 0);
+  throw new ApiRequestError(NETWORK_ERROR, 0);
 }

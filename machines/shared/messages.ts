@@ -1,0 +1,71 @@
+/**
+ * What a chart says to the person, named rather than worded. A chart imports no view and none of
+ * its texts (docs/architecture.md, "Dependency rules"): it names a text of the message catalogue
+ * (src/content/messages.ts) by its section and name, `'auth.loggedOut'`, and the view that shows
+ * it resolves the name in the catalogue (src/content/say.ts, which fails to type-check while a
+ * name below is missing from the catalogue).
+ */
+
+/** A text of the catalogue, by section and name. */
+export type MessageKey =
+  | 'api.network'
+  | `auth.${
+      | 'loginFailed'
+      | 'invalidUser'
+      | 'accountCreated'
+      | 'accountCreatedText'
+      | 'registrationFailed'
+      | 'loggedOut'
+      | 'loggedOutText'
+      | 'welcomeBack'
+      | 'welcomeBackText'
+      | 'sessionEnded'
+      | 'sessionEndedText'
+      | 'loginOther'
+      | 'loginUnauthorized'
+      | 'loginBadRequest'
+      | 'usernameTaken'
+      | 'registerConflict'
+      | 'registerBadRequest'
+      | 'registerOther'
+      | 'networkFailure'}`
+  | `register.${'emailRequired' | 'emailInvalid' | 'usernameRequired' | 'usernameInvalid' | 'fullNameRequired' | 'passwordRequired' | 'passwordShort' | 'passwordsMismatch'}`
+  | `login.${'emailRequired' | 'passwordRequired'}`
+  | `profile.${'currentPasswordRequired' | 'passwordShort' | 'updateFailed' | 'error' | 'passwordsMismatch' | 'updated' | 'updatedText' | 'passwordUnchanged'}`
+  | `credentials.${'sessionEnded' | 'othersEnded' | 'keyRevoked' | 'sessionEndFailed' | 'keyCreateFailed' | 'keyRevokeFailed' | 'failed'}`
+  | `team.${'actionFailed' | 'renamed' | 'defaultCapSaved' | 'done' | 'emailRequired' | 'emailInvalid' | 'inviteAdminForbidden'}`
+  | 'invitation.joinedTitle'
+  | `link.${'failed' | 'codeNotFound' | 'codeMalformed'}`
+  | `subscription.${'checkoutFailed' | 'checkoutFailedText' | 'paymentSucceeded'}`
+  | `support.${'authRequired' | 'authRequiredText' | 'submitted' | 'submittedText' | 'failed' | 'failedText'}`
+  | `support.validation.${'title' | 'description' | 'email' | 'telephone'}`
+  | 'guide.failed';
+
+/** The catalogue's sentences that take values, with the values each takes. */
+export interface Sentences {
+  'api.error': [statusText: string];
+  'auth.tooManyAttempts': [seconds: number];
+  'link.tooManyCodes': [seconds: number];
+  'subscription.paymentSucceededText': [plan: string];
+  'team.resent': [email: string];
+  'team.revoked': [email: string];
+  'team.transferred': [name: string];
+  'team.inviteSent': [email: string];
+  'invitation.joinedText': [team: string];
+}
+
+/** The catalogue's sections that word some of the API's error codes (the others keep the server's words). */
+export type CodeWords = 'team.errors' | 'invitation.errors' | 'guide.errors';
+
+export type Message =
+  | MessageKey
+  | { [K in keyof Sentences]: { key: K; values: Sentences[K] } }[keyof Sentences]
+  /** The section's words for `code` when it has them, else `otherwise`. */
+  | { words: CodeWords; code: string; otherwise: Message }
+  /** Several messages, one after the other, a space between them. */
+  | { join: readonly Message[] }
+  /** Words that are not the catalogue's: the server's own sentence. */
+  | { text: string };
+
+/** A sentence of the catalogue with its values, e.g. `sentence('team.inviteSent', email)`. */
+export const sentence = <K extends keyof Sentences>(key: K, ...values: Sentences[K]): Message => ({ key, values }) as Message;
