@@ -1,4 +1,4 @@
-import { planName, UNLIMITED } from '../../contract/plans';
+import { findPlan, planName, UNLIMITED } from '../../contract/plans';
 import type { SubscriptionInfo } from '../../machines/shared/api';
 
 /**
