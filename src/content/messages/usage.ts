@@ -41,6 +41,7 @@ export const usage = {
 
   chartHeading: 'Queries per day',
   chartTitle: (from: string, to: string) => `Queries per day, ${from} to ${to}`,
+  chartSummary: (queries: string, tokens: string) => `${queries} queries and ${tokens} tokens in this range.`,
   chartLegend: 'Queries per day',
   xAxis: 'Day (UTC)',
   yAxis: 'Queries',
