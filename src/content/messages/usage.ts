@@ -39,7 +39,7 @@ export const usage = {
   p95: '95th percentile processing time (p95)',
   milliseconds: (ms: string) => `${ms} ms`,
 
-  chartHeading: 'Queries per day',
+  chartHeading: 'Daily usage',
   chartTitle: (from: string, to: string) => `Queries per day, ${from} to ${to}`,
   chartSummary: (queries: string, tokens: string) => `${queries} queries and ${tokens} tokens in this range.`,
   chartLegend: 'Queries per day',
