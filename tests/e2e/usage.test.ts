@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import * as messages from '../../src/content/messages';
 import { presetRange, utcToday } from '../../machines/usage/usage.range';
 import { useServerAndBrowser, watchPage } from '../helpers/browser';
-import { apiClient, inviteInto, openTab, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
+import { apiClient, inviteInto, openContext, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
 
 /**
  * /usage in Chromium against the real server, as the three kinds of account see it
@@ -39,11 +39,12 @@ beforeAll(async () => {
   }
 });
 
+/** A browser context of its own for each account, signed in, at /usage. */
 async function openUsage(account: LiveAccount) {
-  const tab = await openTab(live.browser, storedTokens(account.tokens));
-  const watch = await watchPage(tab.page);
-  await tab.page.goto(`${live.server.baseUrl}/usage`);
-  return { ...tab, watch };
+  const { context, page } = await openContext(live.browser, storedTokens(account.tokens));
+  const watch = await watchPage(page);
+  await page.goto(`${live.server.baseUrl}/usage`);
+  return { page, watch, close: () => context.close() };
 }
 
 describe('/usage in Chromium', () => {
