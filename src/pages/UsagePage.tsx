@@ -196,7 +196,8 @@ function Analytics({ data, busy }: { data: UsageAnalytics; busy: boolean }) {
           rows={data.by_credential.map((row) => ({
             key: `${row.kind}:${row.id ?? row.name}`,
             label: row.name,
-            detail: t.credentialKinds[row.kind],
+            // The web app names itself; a key or an add-on says what kind of credential it is.
+            detail: row.kind === 'web' ? undefined : t.credentialKinds[row.kind],
             queries: row.queries,
             tokens: row.tokens,
           }))}
