@@ -14,6 +14,7 @@ export const APP_PATHS = [
   '/reset-password',
   '/link',
   '/dashboard',
+  '/usage',
   '/subscription',
   '/profile',
   '/team',

@@ -2,11 +2,12 @@ import type { AxiosRequestConfig } from 'axios';
 import type { PlanId } from '../../contract/plans';
 import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, FormulaCheck, Subscription, Usage, User } from '../../contract/schemas';
 import type { ApiKeyInfo, CreatedApiKey, DeviceGrant, NewApiKey, Scope as ApiKeyScope, SessionInfo } from '../../contract/credentials';
+import type { UsageAnalytics } from '../../contract/analytics';
 import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
 import { streamQuery } from './streamQuery';
 import type { TokenPair } from './tokenStorage';
 
-export type { DailyUsage, User };
+export type { DailyUsage, UsageAnalytics, User };
 export type { AuditEvent, InvitationPreview, InvitedRole, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage };
 export type { ApiKeyInfo, ApiKeyScope, CreatedApiKey, DeviceGrant, NewApiKey, SessionInfo };
 
@@ -61,6 +62,15 @@ export const accountApi = {
     request<Checkout>({ method: 'POST', url: '/subscription/checkout', data: { plan }, signal }),
   changePassword: (body: { current_password: string; new_password: string }, { signal }: Opts = {}) =>
     request<void>({ method: 'PUT', url: '/users/me/password', data: body, signal }),
+};
+
+/** Advanced analytics, the usage CSV (Professional, Team) and the account export (every plan): decisions.md, "Professional's promises". */
+export const usageApi = {
+  analytics: (range: { from: string; to: string }, { signal }: Opts = {}) =>
+    request<UsageAnalytics>({ method: 'GET', url: '/usage/analytics', params: range, signal }),
+  csv: (range: { from: string; to: string }, { signal }: Opts = {}) =>
+    request<string>({ method: 'GET', url: '/usage/export.csv', params: range, responseType: 'text', signal }),
+  accountExport: ({ signal }: Opts = {}) => request<string>({ method: 'GET', url: '/users/me/export', responseType: 'text', signal }),
 };
 
 /** The team workspace's calls (decisions.md, Teams). */

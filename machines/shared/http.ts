@@ -19,11 +19,23 @@ http.interceptors.request.use((config) => {
   return config;
 });
 
+/** The error body of an answer; a call that asked for text (a CSV, a file) gets it unparsed. */
+type ErrorBody = { error?: { code?: string; message?: string } };
+function errorBody(data: unknown): ErrorBody {
+  let body = data;
+  try {
+    if (typeof data === 'string') body = JSON.parse(data);
+  } catch {
+    body = null;
+  }
+  return body && typeof body === 'object' ? (body as ErrorBody) : {};
+}
+
 function toRequestError(error: unknown): ApiRequestError {
   if (error instanceof ApiRequestError) return error;
   if (error instanceof AxiosError && error.response) {
     const { status, statusText, data, headers } = error.response;
-    const body = (data ?? {}) as { error?: { code?: string; message?: string } };
+    const body = errorBody(data);
     const retryAfter = Number(headers['retry-after']);
     return new ApiRequestError(
       statusText || String(status),

@@ -3,6 +3,7 @@ import { withAuthRetry } from '../shared/authRetry';
 import { teamApi, type AuditEvent, type InvitedRole, type Team, type TeamInvitation, type TeamMember, type TeamRole, type TeamUsage } from '../shared/api';
 import type { AuthInput } from '../shared/authRetry';
 import type { PlanId } from '../../contract/plans';
+import { saveFile } from '../shared/saveFile';
 
 /** Everything the team page shows; the admin-only parts are null for a plain member. */
 export interface TeamData {
@@ -68,17 +69,6 @@ async function change(input: AuthInput & { change: TeamChange }, signal: AbortSi
   });
 }
 
-/** Hands the month's CSV to the browser as a file download. */
-function saveCsv(csv: string, month: string): void {
-  // Decoding the answer as text drops its byte order mark, which spreadsheet applications need to read UTF-8.
-  const url = URL.createObjectURL(new Blob(['\uFEFF', csv.replace(/^\uFEFF/, '')], { type: 'text/csv;charset=utf-8' }));
-  const link = Object.assign(document.createElement('a'), { href: url, download: `team-usage-${month}.csv` });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  URL.revokeObjectURL(url);
-}
-
 export const teamActors = {
   load: fromPromise<TeamData, AuthInput & { month: string }>(({ input, signal }) => load(input, signal)),
   change: fromPromise<void, AuthInput & { change: TeamChange }>(({ input, signal }) => change(input, signal)),
@@ -87,6 +77,6 @@ export const teamActors = {
     withAuthRetry(input.auth, () => teamApi.auditLog(input.before, { signal })),
   ),
   downloadCsv: fromPromise<void, AuthInput & { month: string }>(async ({ input, signal }) =>
-    saveCsv(await withAuthRetry(input.auth, () => teamApi.usageCsv(input.month, { signal })), input.month),
+    saveFile(await withAuthRetry(input.auth, () => teamApi.usageCsv(input.month, { signal })), `team-usage-${input.month}.csv`, 'text/csv'),
   ),
 };

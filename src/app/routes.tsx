@@ -68,6 +68,7 @@ export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
         element: <RequireAuth />,
         children: [
           { path: 'dashboard', ...page(() => import(/* webpackChunkName: "page-dashboard" */ '../pages/DashboardPage')) },
+          { path: 'usage', ...page(() => import(/* webpackChunkName: "page-usage" */ '../pages/UsagePage')) },
           { path: 'subscription', ...page(() => import(/* webpackChunkName: "page-subscription" */ '../pages/SubscriptionPage')) },
           { path: 'profile', ...page(() => import(/* webpackChunkName: "page-profile" */ '../pages/ProfilePage')) },
           { path: 'team', ...page(() => import(/* webpackChunkName: "page-team" */ '../pages/TeamPage')) },

@@ -19,12 +19,14 @@ export { team, invitation } from './messages/team';
 export { link } from './messages/link';
 export { credentials } from './messages/credentials';
 export { guide } from './messages/guide';
+export { usage } from './messages/usage';
 
 export const layout = {
   skipToContent: 'Skip to content',
   homeLink: (brand: string) => `${brand} home`,
   mainNav: 'Main',
   dashboard: 'Dashboard',
+  usage: 'Usage',
   subscription: 'Subscription',
   profile: 'Profile',
   team: 'Team',

@@ -275,6 +275,9 @@ export default function DashboardPage() {
                   </Suspense>
                 )}
               </Box>
+              <Link asChild alignSelf="flex-start" color="brand.fg" fontWeight="medium" mt="2">
+                <RouterLink to="/usage">{t.usageLink}</RouterLink>
+              </Link>
             </DashCard>
           </Box>
           <DashCard title={t.quickActionsTitle}>

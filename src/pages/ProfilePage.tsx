@@ -17,6 +17,7 @@ import { useSubscriptionActor } from '../app/subscription';
 import { createChartContext, useSelector } from '../lib/chart';
 import { PageHeader } from '../components/PageHeader';
 import { CredentialsSections } from '../components/CredentialsSections';
+import { AccountExport } from '../components/AccountExport';
 
 const t = messages.profile;
 const PROFILE_TEXTS = { profile: t };
@@ -146,6 +147,9 @@ export default function ProfilePage() {
             <Button asChild colorPalette="brand" variant="outline">
               <RouterLink to="/subscription">{t.manageSubscription}</RouterLink>
             </Button>
+          </SideCard>
+          <SideCard title={messages.usage.exportHeading}>
+            <AccountExport />
           </SideCard>
           <SideCard title={t.helpTitle}>
             <Text color="fg.muted" fontSize="sm">

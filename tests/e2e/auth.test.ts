@@ -51,7 +51,7 @@ describe('authentication in Chromium', () => {
     await toast(page, messages.auth.accountCreated).waitFor();
     await page.getByText(messages.layout.welcome(a.full_name)).waitFor();
     const nav = page.getByRole('navigation', { name: messages.layout.mainNav });
-    for (const name of [messages.layout.dashboard, messages.layout.subscription, messages.layout.profile]) {
+    for (const name of [messages.layout.dashboard, messages.layout.usage, messages.layout.subscription, messages.layout.profile]) {
       await nav.getByRole('link', { name }).waitFor();
     }
     expect(await page.evaluate(() => Boolean(localStorage.getItem('access_token') && localStorage.getItem('refresh_token')))).toBe(true);

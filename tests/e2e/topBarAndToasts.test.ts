@@ -245,7 +245,7 @@ describe('the top bar', () => {
     const banner = page.getByRole('banner');
     await banner.getByRole('button', { name: messages.layout.menu }).click();
     const nav = banner.getByRole('navigation', { name: messages.layout.mainNav });
-    const entries = [...[messages.layout.dashboard, messages.layout.subscription, messages.layout.profile].map((name) => nav.getByRole('link', { name })), banner.getByRole('button', { name: messages.layout.logout })];
+    const entries = [...[messages.layout.dashboard, messages.layout.usage, messages.layout.subscription, messages.layout.profile].map((name) => nav.getByRole('link', { name })), banner.getByRole('button', { name: messages.layout.logout })];
     const covered: string[] = [];
     for (const entry of entries) {
       const reached = await entry.evaluate((element) => {
@@ -298,7 +298,9 @@ describe('the top bar', () => {
     const greeting = banner.getByText(messages.layout.welcome(account.full_name)).filter({ visible: true });
     expect(await greeting.evaluate((element) => element.scrollWidth <= element.clientWidth && element.checkVisibility())).toBe(true);
     const nav = banner.getByRole('navigation', { name: messages.layout.mainNav });
-    for (const name of [messages.layout.dashboard, messages.layout.subscription, messages.layout.profile]) await nav.getByRole('link', { name }).waitFor();
+    for (const name of [messages.layout.dashboard, messages.layout.usage, messages.layout.subscription, messages.layout.profile]) await nav.getByRole('link', { name }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await focusedText()).toBe(messages.layout.usage);
     await page.keyboard.press('Tab');
     expect(await focusedText()).toBe(messages.layout.subscription);
     await page.keyboard.press('Tab');

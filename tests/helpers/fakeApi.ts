@@ -8,14 +8,16 @@ import { ada } from './fixtures';
 export interface SeenRequest {
   route: string;
   body: unknown;
+  /** The query string's parameters, as the call gave them. */
+  params: unknown;
   authorization: string | null;
 }
 
-/** How the fake API answers: a status and a JSON body, or `network` for an unreachable server. */
-export type Reply = { status: number; body?: unknown } | 'network';
+/** How the fake API answers: a status, a JSON body and headers, or `network` for an unreachable server. */
+export type Reply = { status: number; body?: unknown; headers?: Record<string, string> } | 'network';
 export type Handler = Reply | ((request: SeenRequest) => Reply | Promise<Reply>);
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 409: 'Conflict', 500: 'Internal Server Error' };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 429: 'Too Many Requests', 500: 'Internal Server Error' };
 
 /** The app's axios adapter when no server can be reached: every call fails as it does offline. */
 export async function offline(config: InternalAxiosRequestConfig): Promise<never> {
@@ -35,6 +37,7 @@ export function installFakeApi(routes: Record<string, Handler>) {
     const request: SeenRequest = {
       route,
       body: typeof config.data === 'string' ? JSON.parse(config.data) : (config.data ?? null),
+      params: config.params ?? null,
       authorization: (headers.get('Authorization') as string | undefined) ?? null,
     };
     requests.push(request);
@@ -45,7 +48,7 @@ export function installFakeApi(routes: Record<string, Handler>) {
       data: reply.body ?? '',
       status: reply.status,
       statusText: STATUS_TEXT[reply.status] ?? '',
-      headers: {},
+      headers: reply.headers ?? {},
       config,
     };
     if (reply.status >= 400) throw new AxiosError(`Request failed with status code ${reply.status}`, AxiosError.ERR_BAD_RESPONSE, config, null, response);

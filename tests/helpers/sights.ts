@@ -11,7 +11,7 @@ export interface Area {
   name?: string;
 }
 
-export type SightRole = 'button' | 'link' | 'heading' | 'status' | 'textbox' | 'banner' | 'region' | 'article' | 'alert' | 'alertdialog' | 'listitem';
+export type SightRole = 'button' | 'link' | 'heading' | 'status' | 'textbox' | 'banner' | 'region' | 'article' | 'alert' | 'alertdialog' | 'listitem' | 'img' | 'table';
 
 interface Common {
   in?: Area;

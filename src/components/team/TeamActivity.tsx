@@ -1,4 +1,5 @@
 import { Box, Button, Field, HStack, Input, SimpleGrid, Stack, Table, Text } from '@chakra-ui/react';
+import { UsageTotals } from '../UsageTotals';
 import { lazy, Suspense } from 'react';
 import * as messages from '../../content/messages';
 import type { AuditEvent, TeamUsage } from '../../../machines/shared/api';
@@ -19,32 +20,6 @@ function daysOf(usage: TeamUsage, today: string) {
   return Array.from({ length }, (_, i) => `${usage.month}-${String(i + 1).padStart(2, '0')}`)
     .filter((date) => date <= today)
     .map((date) => ({ date, ...(totals.get(date) ?? { queries: 0, tokens: 0 }) }));
-}
-
-function Totals({ caption, rows }: { caption: string; rows: Array<{ key: string; label: string; queries: number; tokens: number }> }) {
-  return (
-    <Table.Root size="sm" variant="outline">
-      <Table.Caption captionSide="top" textAlign="start" fontWeight="medium" mb="1">
-        {caption}
-      </Table.Caption>
-      <Table.Header>
-        <Table.Row>
-          <Table.ColumnHeader>{caption === t.perTask ? t.what : t.name}</Table.ColumnHeader>
-          <Table.ColumnHeader textAlign="end">{t.queries}</Table.ColumnHeader>
-          <Table.ColumnHeader textAlign="end">{t.tokens}</Table.ColumnHeader>
-        </Table.Row>
-      </Table.Header>
-      <Table.Body>
-        {rows.map((row) => (
-          <Table.Row key={row.key}>
-            <Table.Cell>{row.label}</Table.Cell>
-            <Table.Cell textAlign="end">{formatNumber(row.queries)}</Table.Cell>
-            <Table.Cell textAlign="end">{formatNumber(row.tokens)}</Table.Cell>
-          </Table.Row>
-        ))}
-      </Table.Body>
-    </Table.Root>
-  );
 }
 
 /** Usage for a chosen month: the month field, a chart per day, totals per member and per task, and the CSV. */
@@ -71,8 +46,8 @@ export function TeamUsageSection(props: { usage: TeamUsage; month: string; maxMo
             </Suspense>
           </Box>
           <SimpleGrid columns={{ base: 1, md: 2 }} gap="6">
-            <Totals caption={t.perMember} rows={usage.members.map((m) => ({ key: m.user_id, label: m.full_name, queries: m.queries, tokens: m.tokens }))} />
-            <Totals caption={t.perTask} rows={usage.by_task.map((row) => ({ key: row.task, label: row.task, queries: row.queries, tokens: row.tokens }))} />
+            <UsageTotals caption={t.perMember} headers={[t.name, t.queries, t.tokens]} rows={usage.members.map((m) => ({ key: m.user_id, label: m.full_name, queries: m.queries, tokens: m.tokens }))} />
+            <UsageTotals caption={t.perTask} headers={[t.what, t.queries, t.tokens]} rows={usage.by_task.map((row) => ({ key: row.task, label: row.task, queries: row.queries, tokens: row.tokens }))} />
           </SimpleGrid>
         </>
       )}

@@ -38,6 +38,8 @@ export const dashboard = {
   dailySummary: (total: string, busiest: string | null) =>
     busiest ? `${total} queries in the last 30 days; busiest day ${busiest}.` : `${total} queries in the last 30 days.`,
   dailyBar: (date: string, queries: string) => `${date}: ${queries} queries`,
+  /** The way from the overview to /usage. */
+  usageLink: 'Usage in detail',
   dailyUnavailable: 'Daily usage could not be loaded.',
   quickActionsTitle: 'Quick Actions',
   openMarketplace: 'Open Marketplace',

@@ -1,0 +1,14 @@
+import { fromPromise } from 'xstate';
+import { withAuthRetry } from '../shared/authRetry';
+import { usageApi } from '../shared/api';
+import { saveFile } from '../shared/saveFile';
+import type { AuthInput } from '../subscription/subscription.actors';
+
+/** The name the server gives the file too (server/routes/accountExport.ts). */
+export const exportFileName = (now = Date.now()) => `account-export-${new Date(now).toISOString().slice(0, 10)}.json`;
+
+export const accountExportActors = {
+  exportAccount: fromPromise<void, AuthInput>(async ({ input, signal }) =>
+    saveFile(await withAuthRetry(input.auth, () => usageApi.accountExport({ signal })), exportFileName(), 'application/json'),
+  ),
+};

@@ -1,0 +1,287 @@
+import { Alert, Button, Card, Container, Field, Fieldset, Heading, HStack, Input, List, SimpleGrid, Skeleton, Stack, Stat, Text } from '@chakra-ui/react';
+import { lazy, Suspense, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { planWith } from '../../contract/plans';
+import { usageMachine, usageStatus, type UsageSnapshot } from '../../machines/usage/usage.machine';
+import { RANGE_PRESETS, utcToday, type RangeChoice } from '../../machines/usage/usage.range';
+import { useAuthRef } from '../app/auth';
+import { RouterLink } from '../app/RouterLink';
+import { AccountExport } from '../components/AccountExport';
+import type { ChartWords } from '../components/DailyUsageChart';
+import { PageHeader } from '../components/PageHeader';
+import { toastEffect } from '../components/Toaster';
+import { UsageTotals } from '../components/UsageTotals';
+import * as messages from '../content/messages';
+import type { UsageAnalytics } from '../../machines/shared/api';
+import { createChartContext, useSelector } from '../lib/chart';
+import { formatNumber } from '../lib/planDisplay';
+import { usePageTitle } from '../lib/usePageTitle';
+
+const t = messages.usage;
+
+// Its own chunk, shared with the dashboard: the page's first paint does not wait for the chart.
+const DailyUsageChart = lazy(() => import('../components/DailyUsageChart'));
+
+/** The chart the page runs; tests hand in one with fake effects. */
+export const UsageChart = createChartContext(usageMachine);
+
+/** A UTC day in the reader's locale, with its year: "Nov 1, 2026". */
+const longDay = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+const CHART_WORDS: ChartWords = {
+  legend: t.chartLegend,
+  xAxis: t.xAxis,
+  yAxis: t.yAxis,
+  help: t.chartHelp,
+  detail: (day, date) => t.dayDetail(date, formatNumber(day.queries), formatNumber(day.tokens), day.queries > 0 ? formatNumber(day.avg_processing_ms ?? 0) : null),
+};
+
+function Section({ title, children, busy }: { title: string; children: ReactNode; busy?: boolean }) {
+  const id = useId();
+  return (
+    <Card.Root as="section" aria-labelledby={id} aria-busy={busy} variant="outline" minW="0">
+      <Card.Body gap="4">
+        <Heading as="h2" id={id} size="md">
+          {title}
+        </Heading>
+        {children}
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+/** The presets as toggle buttons, and Custom, which opens two date fields checked by the chart. */
+function RangePicker({ actor, today }: { actor: ReturnType<typeof UsageChart.useActor>; today: string }) {
+  const choice = useSelector(actor, (s) => s.context.choice);
+  const range = useSelector(actor, (s) => s.context.range);
+  const errors = useSelector(actor, (s) => s.context.rangeErrors);
+  const [open, setOpen] = useState(choice === 'custom');
+  const [fields, setFields] = useState(range);
+  const customId = useId();
+  const pressed = (preset: RangeChoice) => (preset === 'custom' ? open : !open && choice === preset);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    actor.send({ type: 'range.custom', ...fields });
+  };
+  return (
+    <Stack gap="3">
+      <Fieldset.Root>
+        <Fieldset.Legend fontWeight="medium">{t.rangeLegend}</Fieldset.Legend>
+        <HStack gap="2" wrap="wrap" mt="2">
+          {RANGE_PRESETS.map((preset) => (
+            <Button
+              key={preset}
+              size="sm"
+              variant={pressed(preset) ? 'solid' : 'outline'}
+              colorPalette={pressed(preset) ? 'brand' : undefined}
+              aria-pressed={pressed(preset)}
+              onClick={() => {
+                setOpen(false);
+                actor.send({ type: 'range.preset', preset });
+              }}
+            >
+              {t.presets[preset]}
+            </Button>
+          ))}
+          <Button
+            size="sm"
+            variant={open ? 'solid' : 'outline'}
+            colorPalette={open ? 'brand' : undefined}
+            aria-pressed={open}
+            aria-controls={customId}
+            onClick={() => {
+              setFields(range);
+              setOpen(true);
+            }}
+          >
+            {t.presets.custom}
+          </Button>
+        </HStack>
+      </Fieldset.Root>
+      <form id={customId} hidden={!open} onSubmit={submit} noValidate>
+        <HStack gap="3" align="flex-start" wrap="wrap">
+          {(['from', 'to'] as const).map((name) => (
+            <Field.Root key={name} invalid={Boolean(errors[name])} w={{ base: 'full', sm: '48' }}>
+              <Field.Label>{t[name]}</Field.Label>
+              <Input
+                type="date"
+                name={name}
+                value={fields[name]}
+                max={today}
+                onChange={(event) => setFields({ ...fields, [name]: event.target.value })}
+              />
+              <Field.ErrorText>{errors[name]}</Field.ErrorText>
+            </Field.Root>
+          ))}
+          <Button type="submit" size="sm" mt={{ base: '0', sm: '7' }} colorPalette="brand">
+            {t.showRange}
+          </Button>
+        </HStack>
+      </form>
+      <Text fontSize="sm" color="fg.muted">
+        {t.rangeShown(longDay(range.from), longDay(range.to))}
+      </Text>
+    </Stack>
+  );
+}
+
+/** The plan does not include analytics: what Professional adds, and the way to it. */
+function UpgradeOffer() {
+  const plan = planWith('analytics').name;
+  return (
+    <Card.Root as="section" aria-labelledby="usage-upgrade" variant="subtle" bg="brand.subtle">
+      <Card.Body gap="4">
+        <Heading as="h2" id="usage-upgrade" size="lg">
+          {t.upgradeHeading}
+        </Heading>
+        <Text>{t.upgradeLead(plan)}</Text>
+        <List.Root gap="1.5" ps="5">
+          {t.upgradePoints.map((point) => (
+            <List.Item key={point}>{point}</List.Item>
+          ))}
+        </List.Root>
+        <Button asChild colorPalette="brand" alignSelf="flex-start">
+          <RouterLink to="/subscription">{t.upgradeAction(plan)}</RouterLink>
+        </Button>
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+const totalOf = (data: UsageAnalytics, what: 'queries' | 'tokens') => data.days.reduce((sum, day) => sum + day[what], 0);
+
+function Figures({ data }: { data: UsageAnalytics }) {
+  const figures: Array<[string, string]> = [
+    [t.queries, formatNumber(totalOf(data, 'queries'))],
+    [t.tokens, formatNumber(totalOf(data, 'tokens'))],
+    [t.p50, t.milliseconds(formatNumber(data.p50_processing_ms))],
+    [t.p95, t.milliseconds(formatNumber(data.p95_processing_ms))],
+  ];
+  return (
+    <SimpleGrid columns={{ base: 2, md: 4 }} gap="4">
+      {figures.map(([label, value]) => (
+        <Stat.Root key={label}>
+          <Stat.Label>{label}</Stat.Label>
+          <Stat.ValueText>{value}</Stat.ValueText>
+        </Stat.Root>
+      ))}
+    </SimpleGrid>
+  );
+}
+
+function Analytics({ data, busy }: { data: UsageAnalytics; busy: boolean }) {
+  return (
+    <>
+      <Section title={t.totalsHeading} busy={busy}>
+        <Figures data={data} />
+      </Section>
+      <Section title={t.chartHeading} busy={busy}>
+        <Suspense fallback={<Skeleton h="56" />}>
+          <DailyUsageChart
+            days={data.days}
+            title={t.chartTitle(longDay(data.from), longDay(data.to))}
+            summary={t.chartSummary(formatNumber(totalOf(data, 'queries')), formatNumber(totalOf(data, 'tokens')))}
+            words={CHART_WORDS}
+          />
+        </Suspense>
+      </Section>
+      <SimpleGrid columns={{ base: 1, lg: 2 }} gap="6" aria-busy={busy}>
+        <UsageTotals
+          caption={t.byTaskHeading}
+          headers={[t.task, t.queries, t.tokens]}
+          rows={data.by_task.map((row) => ({ key: row.task, label: t.tasks[row.task] ?? row.task, queries: row.queries, tokens: row.tokens }))}
+        />
+        <UsageTotals
+          caption={t.byCredentialHeading}
+          headers={[t.credential, t.queries, t.tokens]}
+          rows={data.by_credential.map((row) => ({
+            key: `${row.kind}:${row.id ?? row.name}`,
+            label: row.name,
+            // The web app names itself; a key or an add-on says what kind of credential it is.
+            detail: row.kind === 'web' ? undefined : t.credentialKinds[row.kind],
+            queries: row.queries,
+            tokens: row.tokens,
+          }))}
+        />
+      </SimpleGrid>
+    </>
+  );
+}
+
+const selectView = (s: UsageSnapshot) => ({
+  status: usageStatus(s),
+  busy: s.hasTag('reloading'),
+  downloading: s.hasTag('downloading'),
+  data: s.context.data,
+  failure: s.context.failure,
+});
+const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectView>) =>
+  a.status === b.status && a.busy === b.busy && a.downloading === b.downloading && a.data === b.data && a.failure === b.failure;
+
+export default function UsagePage() {
+  usePageTitle(t.title);
+  const auth = useAuthRef();
+  const [today] = useState(() => utcToday());
+  const actor = UsageChart.useActor({ input: { auth, today }, effects: { notify: toastEffect } });
+  const view = useSelector(actor, selectView, sameView);
+
+  return (
+    <Container maxW="6xl" py={{ base: '8', md: '12' }}>
+      <Stack gap="6">
+        <PageHeader title={t.title} lead={t.lead} />
+        {view.status === 'upgrade' ? (
+          <UpgradeOffer />
+        ) : (
+          <>
+            <Card.Root variant="outline">
+              <Card.Body gap="4">
+                <RangePicker actor={actor} today={today} />
+                {view.status === 'loaded' && (
+                  <Stack gap="1" align="flex-start">
+                    <Button variant="outline" size="sm" onClick={() => actor.send({ type: 'csv.download' })} loading={view.downloading} loadingText={t.downloadCsvBusy} disabled={view.busy}>
+                      {t.downloadCsv}
+                    </Button>
+                    <Text fontSize="xs" color="fg.muted">
+                      {t.downloadCsvNote}
+                    </Text>
+                  </Stack>
+                )}
+              </Card.Body>
+            </Card.Root>
+            {view.busy && (
+              <Text role="status" fontSize="sm" color="fg.muted">
+                {t.reloading}
+              </Text>
+            )}
+            {view.status === 'loading' && (
+              <Stack gap="6" role="status" aria-label={messages.loading}>
+                <Skeleton h="24" />
+                <Skeleton h="64" />
+              </Stack>
+            )}
+            {view.status === 'failed' && (
+              <Alert.Root status="error" alignItems="center">
+                <Alert.Indicator />
+                <Alert.Content>
+                  <Alert.Title>{t.loadFailed}</Alert.Title>
+                  {view.failure && <Alert.Description>{view.failure}</Alert.Description>}
+                </Alert.Content>
+                <Button size="sm" variant="outline" flexShrink={0} onClick={() => actor.send({ type: 'analytics.retry' })}>
+                  {t.retry}
+                </Button>
+              </Alert.Root>
+            )}
+            {view.status === 'empty' && (
+              <Section title={t.emptyTitle} busy={view.busy}>
+                <Text color="fg.muted">{t.emptyText}</Text>
+              </Section>
+            )}
+            {view.status === 'loaded' && view.data && <Analytics data={view.data} busy={view.busy} />}
+          </>
+        )}
+        <Section title={t.exportHeading}>
+          <AccountExport />
+        </Section>
+      </Stack>
+    </Container>
+  );
+}
