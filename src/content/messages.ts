@@ -19,6 +19,7 @@ export { team, invitation } from './messages/team';
 export { link } from './messages/link';
 export { credentials } from './messages/credentials';
 export { guide } from './messages/guide';
+export { functions } from './messages/functions';
 
 export const layout = {
   skipToContent: 'Skip to content',
@@ -28,6 +29,7 @@ export const layout = {
   subscription: 'Subscription',
   profile: 'Profile',
   team: 'Team',
+  functions: 'Functions',
   welcome: (fullName: string) => `Welcome, ${fullName}`,
   logout: 'Logout',
   login: 'Login',

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { periodsAt } from '../../server/domain/usageReport';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakeAi';
+import { startFakeOpenAi, type FakeBehaviour, type FakeOpenAi } from '../helpers/fakeAi';
 import { eventually, listeningApp, openQuery, sseEvents } from '../helpers/queryStreams';
 import { payFor } from '../helpers/teams';
 import { bearer, checkedAgainstDocument, ENGINES, post, register, useTestApp } from '../helpers/testApp';
@@ -90,9 +90,9 @@ describe.each(ENGINES)('streamed function runs on %s', (engine) => {
   });
 
   it.each([
-    ['while the answer streams', { stream: true }, { kind: 'stream', parts: ['North sells '], hold: true } as const],
-    ['before the provider answers a plain run', {}, { kind: 'hang' } as const],
-  ])('aborts the provider call and refunds the run when the client leaves %s', async (_when, extra, behaviour) => {
+    ['while the answer streams', { stream: true }, { kind: 'stream', parts: ['North sells '], hold: true }],
+    ['before the provider answers a plain run', {}, { kind: 'hang' }],
+  ] as Array<[string, object, FakeBehaviour]>)('aborts the provider call and refunds the run when the client leaves %s', async (_when, extra, behaviour) => {
     const pro = await professionalWithFunction();
     const before = { ...fake.counts };
     fake.script(behaviour);
