@@ -15,6 +15,7 @@ const t = messages.layout;
 
 const ACCOUNT_LINKS: Array<[string, string]> = [
   ['/dashboard', t.dashboard],
+  ['/functions', t.functions],
   ['/subscription', t.subscription],
   ['/profile', t.profile],
 ];
@@ -26,7 +27,7 @@ const ACCOUNT_LINKS: Array<[string, string]> = [
  */
 function useAccountLinks(): Array<[string, string]> {
   const inTeam = MembershipChart.useSelector((s) => s.context.inTeam);
-  return inTeam ? [...ACCOUNT_LINKS.slice(0, 2), ['/team', t.team], ...ACCOUNT_LINKS.slice(2)] : ACCOUNT_LINKS;
+  return inTeam ? [...ACCOUNT_LINKS.slice(0, 3), ['/team', t.team], ...ACCOUNT_LINKS.slice(3)] : ACCOUNT_LINKS;
 }
 
 const currentPageStyle = { '&[aria-current=page]': { bg: 'brand.subtle', color: 'brand.fg' } };
