@@ -44,7 +44,8 @@ describe('/functions in Chromium against the real server', () => {
     expect(await page.getByRole('button', { name: t.newFunction }).count()).toBe(0);
     await page.getByRole('link', { name: t.upgrade.button('Professional') }).click();
     await page.waitForURL(/\/subscription$/);
-    expect(watch.consoleErrors).toEqual([]);
+    // The one refusal the page asks for (403 plan_required) is the only thing the console reports.
+    expect(watch.consoleErrors.filter((line) => !line.includes('status of 403'))).toEqual([]);
   });
 
   it('lets a Professional account make, change, try (the answer shows as it is written) and delete a function', async () => {
@@ -68,7 +69,7 @@ describe('/functions in Chromium against the real server', () => {
     await editor.getByRole('button', { name: e.save }).click();
     const item = page.getByRole('listitem', { name: 'TOTAL_BY_REGION' });
     await item.getByText(t.cellCall('TOTAL_BY_REGION')).waitFor();
-    await item.getByText(t.scopePersonal).waitFor();
+    await item.getByText(t.scopePersonal, { exact: true }).waitFor();
 
     // A second function with the same name: the server's 409 on the name field.
     await page.getByRole('button', { name: t.newFunction }).click();
@@ -120,7 +121,7 @@ describe('/functions in Chromium against the real server', () => {
     await editor.getByText(e.scopeTeam).click();
     await editor.getByRole('button', { name: e.save }).click();
     const shared = admin.getByRole('listitem', { name: 'TEAM_TOTALS' });
-    await shared.getByText(t.scopeTeam).waitFor();
+    await shared.getByText(t.scopeTeam, { exact: true }).waitFor();
     await shared.getByRole('button', { name: `${t.edit}: TEAM_TOTALS` }).waitFor();
 
     const page = await open(member);
