@@ -20,6 +20,7 @@ export const APP_PATHS = [
   '/team',
   '/invite/:token',
   '/guide',
+  '/functions',
 ] as const;
 
 /** Pages with a `:parameter` segment, which matches any one segment. */

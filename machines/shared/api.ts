@@ -4,11 +4,13 @@ import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, FormulaChe
 import type { ApiKeyInfo, CreatedApiKey, DeviceGrant, NewApiKey, Scope as ApiKeyScope, SessionInfo } from '../../contract/credentials';
 import type { UsageAnalytics } from '../../contract/analytics';
 import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
+import type { CustomFunction, FunctionScope, Task } from '../../contract/functions';
 import { streamQuery } from './streamQuery';
 import type { TokenPair } from './tokenStorage';
 
 export type { DailyUsage, UsageAnalytics, User };
 export type { AuditEvent, InvitationPreview, InvitedRole, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage };
+export type { CustomFunction, FunctionScope, Task };
 export type { ApiKeyInfo, ApiKeyScope, CreatedApiKey, DeviceGrant, NewApiKey, SessionInfo };
 
 /** The user comes with register; the client fetches it when a sign-in answer lacks it. */
@@ -137,4 +139,19 @@ export const queryApi = {
   /** One query, answered as it is written (server-sent events): `onDelta` sees each piece of the answer. */
   ask: (body: { task: 'analyze' | 'formula'; prompt: string; data: Array<Array<string | number>> }, options: Opts & { onDelta: (text: string) => void }) =>
     streamQuery<QueryAnswer>(body, options),
+};
+
+/** What a function is made or changed with. */
+export type FunctionFields = Pick<CustomFunction, 'name' | 'task' | 'prompt' | 'description'>;
+
+/** Custom functions (`/functions`): the caller's and their team's. */
+export const functionsApi = {
+  list: ({ signal }: Opts = {}) => request<{ functions: CustomFunction[] }>({ method: 'GET', url: '/functions', signal }),
+  create: (body: FunctionFields & { scope: FunctionScope }, { signal }: Opts = {}) => request<CustomFunction>({ method: 'POST', url: '/functions', data: body, signal }),
+  update: (id: string, body: Partial<FunctionFields>, { signal }: Opts = {}) =>
+    request<CustomFunction>({ method: 'PATCH', url: `/functions/${encodeURIComponent(id)}`, data: body, signal }),
+  remove: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/functions/${encodeURIComponent(id)}`, signal }),
+  /** Runs a function on cells, answered as it is written (server-sent events), as `queryApi.ask`. */
+  run: (name: string, input: Array<Array<string | number>>, options: Opts & { onDelta: (text: string) => void }) =>
+    streamQuery<QueryAnswer>({ input }, { ...options, path: `/functions/${encodeURIComponent(name)}/run` }),
 };

@@ -15,17 +15,21 @@ const requestError = (status: number, statusText: string, data: ErrorData | null
   );
 
 /**
- * `POST /api/v1/query` answered as server-sent events (docs/metering.md): `onDelta` sees the answer
+ * `POST /api/v1/query` (or `path`, another call that answers as it does: `/functions/{name}/run`)
+ * answered as server-sent events (docs/metering.md): `onDelta` sees the answer
  * as the model writes it, and the call resolves with the `done` event's answer object. Fails with
  * an ApiRequestError like every other call: the HTTP error before the first byte, the `error`
  * event after it, or the network one when the stream breaks off. With fetch, not the HTTP client,
  * since only fetch reads a body as it arrives; an abort (the signal) is rethrown as it is.
  */
-export async function streamQuery<T>(body: object, { signal, onDelta }: { signal?: AbortSignal; onDelta: (text: string) => void }): Promise<T> {
+export async function streamQuery<T>(
+  body: object,
+  { signal, onDelta, path = '/query' }: { signal?: AbortSignal; onDelta: (text: string) => void; path?: string },
+): Promise<T> {
   const { accessToken } = tokenStorage.read();
   let response: Response;
   try {
-    response = await fetch(`${readRuntimeConfig().apiBase}/api/v1/query`, {
+    response = await fetch(`${readRuntimeConfig().apiBase}/api/v1${path}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...(accessToken ? { Authorization: `Bearer ${accessToken}` } : {}) },
       body: JSON.stringify(body),

@@ -4,8 +4,8 @@ import type { FormulaCheck } from './formulas/engine';
  * The one interface every AI provider implements, and what they share: the tasks, the messages a
  * model is sent, and the token approximation used wherever a provider does not count for itself.
  */
-export const TASKS = ['analyze', 'formula', 'explain', 'guide', 'ask'] as const;
-export type Task = (typeof TASKS)[number];
+import type { Task } from '../../contract/functions';
+export { TASKS, type Task } from '../../contract/functions';
 
 /** A spreadsheet cell as the add-on sends it. */
 export type Cell = string | number | boolean | null;

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { PERSONAL_FUNCTION_LIMIT, TEAM_FUNCTION_LIMIT } from '../../contract/plans';
 import type { CustomFunctionsTable, Database, Engine } from '../db/types';
+import { FUNCTION_NAME, INPUT_PLACEHOLDER } from '../../contract/functions';
 import { ApiError } from '../errors';
 import { countUnderLock, type Owner } from './locks';
 import { actingIn, forbidden, isAdmin, membershipOf } from './teams';
@@ -37,9 +38,7 @@ export interface WireFunction {
   updated_at: string;
 }
 
-export const FUNCTION_NAME = /^[A-Z][A-Z0-9_]{0,29}$/;
-/** Where the selected cells go in a function's prompt. */
-export const INPUT_PLACEHOLDER = '{{input}}';
+export { FUNCTION_NAME, INPUT_PLACEHOLDER };
 
 export function toWireFunction(row: CustomFunctionsTable): WireFunction {
   const { id, name, task, prompt, description, scope } = row;

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ProviderError, TASKS, type Cell, type Task } from '../ai/provider';
+import { TASKS, type Cell, type Task } from '../ai/provider';
 import { findPlan } from '../../contract/plans';
 import { DisplayText, ErrorSchema, MultilineText } from '../../contract/schemas';
 import { createFunction, deleteFunction, functionToRun, INPUT_PLACEHOLDER, listFunctions, toWireFunction, updateFunction } from '../domain/customFunctions';
 import { runQuery } from '../domain/queries';
 import { credentialId } from '../plugins/auth';
 import { PlanRequiredAnswer, requireFeature } from '../plugins/planFeatures';
-import { MAX_CELLS, providerFailure, QueryAnswer, queryErrors } from './query';
+import { MAX_CELLS, queryErrors, StreamableAnswer, streamOrPlain } from './query';
 
 const NamePattern = '^[A-Z][A-Z0-9_]{0,29}$';
 const TaskSchema = Type.Unsafe<Task>({ type: 'string', enum: [...TASKS] });
@@ -35,7 +35,7 @@ const answers = { 400: ErrorSchema, 401: ErrorSchema, 403: PlanRequiredAnswer, 4
 
 /**
  * Custom functions (Professional and Team; decisions.md, "Professional's promises"). `run` answers
- * exactly as `/query` does and goes through the same lifecycle (`runQuery`): one query of the
+ * exactly as `/query` does (JSON, or streamed as server-sent events; an abandoned run refunded) and goes through the same lifecycle (`runQuery`): one query of the
  * function's task, within the plan's monthly queries and daily tokens. An API key or add-on session
  * with scope `query` may list and run functions (scopes.ts).
  */
@@ -111,19 +111,20 @@ export const functionRoutes: FastifyPluginAsyncTypebox = async (app) => {
               maxItems: MAX_CELLS,
               description: 'The cells, row by row, as `data` of /query.',
             }),
+            stream: Type.Optional(Type.Boolean({ description: 'Answer as server-sent events, as `Accept: text/event-stream` asks; exactly as /query streams.' })),
           },
           { additionalProperties: false },
         ),
-        response: { 200: QueryAnswer, ...queryErrors, 403: PlanRequiredAnswer, 404: ErrorSchema },
+        response: { 200: StreamableAnswer, ...queryErrors, 403: PlanRequiredAnswer, 404: ErrorSchema },
       },
     },
     async (request, reply) => {
       const userId = request.auth!.userId;
       const fn = await functionToRun(db, userId, request.params.name);
       const data = request.body.input as Cell[][];
-      try {
-        return await runQuery(
-          { database: app.database, ai: app.ai, clock: app.clock, log: request.log, abandonedAfterMs: app.config.ai.timeoutMs + 60_000 },
+      return streamOrPlain(request, reply, request.body.stream, (signal, onDelta) =>
+        runQuery(
+          { database: app.database, ai: app.ai, clock: app.clock, log: request.log, abandonedAfterMs: 2 * app.config.ai.timeoutMs + 60_000 },
           {
             userId,
             credential: { kind: request.auth!.kind, id: credentialId(request.auth!) },
@@ -131,11 +132,11 @@ export const functionRoutes: FastifyPluginAsyncTypebox = async (app) => {
             request: { task: fn.task as Task, prompt: fn.prompt.split(INPUT_PLACEHOLDER).join('the cells given as data'), data },
             key: undefined,
             elapsedMs: () => Math.max(1, Math.ceil(reply.elapsedTime)),
+            signal,
+            ...(onDelta ? { onDelta } : {}),
           },
-        );
-      } catch (error) {
-        throw error instanceof ProviderError ? providerFailure(error) : error;
-      }
+        ),
+      );
     },
   );
 };

@@ -171,6 +171,45 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, ask: (
   return reply.send(events);
 }
 
+/**
+ * Answers a query as `/query` does (also `/functions/{name}/run`): as server-sent events when the
+ * body says `"stream": true` or the client accepts `text/event-stream`, else as one JSON object.
+ * `ask` gets a signal aborted when the client leaves before its answer is complete (the lifecycle
+ * then aborts the provider call and refunds the query), and, when streamed, where to send deltas.
+ */
+export async function streamOrPlain(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  stream: boolean | undefined,
+  ask: (signal: AbortSignal, onDelta?: (text: string) => void) => Promise<QueryOutcome>,
+) {
+  const signal = clientLeaves(request, reply);
+  if (stream === true || EVENT_STREAM.test(request.headers.accept ?? '')) return streamAnswer(request, reply, (onDelta) => ask(signal, onDelta));
+  try {
+    const outcome = await ask(signal);
+    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+    return outcome;
+  } catch (error) {
+    return failed(error, reply);
+  }
+}
+
+/** The 200 answer of a query: JSON, or server-sent events when asked (`streamOrPlain`). */
+export const StreamableAnswer = {
+  description: 'The answer: a JSON object, or with `Accept: text/event-stream` (or `"stream": true`) server-sent events.',
+  content: {
+    'application/json': { schema: QueryAnswer },
+    'text/event-stream': {
+      schema: Type.String({
+        description:
+          '`event: delta` with `data: {"text": …}` as the model writes, then one `event: done` whose data is the JSON answer object, ' +
+          'or one `event: error` with `data: {"error": {"code", "message"}}` when the query fails after the first byte (it is then not counted). ' +
+          'An error before the first byte is an HTTP error, as for a JSON answer.',
+      }),
+    },
+  },
+};
+
 export const queryErrors = {
   400: ErrorSchema,
   401: ErrorSchema,
@@ -214,20 +253,7 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         headers: IdempotencyHeaders,
         body: QueryBody,
         response: {
-          200: {
-            description: 'The answer: a JSON object, or with `Accept: text/event-stream` (or `"stream": true`) server-sent events.',
-            content: {
-              'application/json': { schema: QueryAnswer },
-              'text/event-stream': {
-                schema: Type.String({
-                  description:
-                    '`event: delta` with `data: {"text": …}` as the model writes, then one `event: done` whose data is the JSON answer object, ' +
-                    'or one `event: error` with `data: {"error": {"code", "message"}}` when the query fails after the first byte (it is then not counted). ' +
-                    'An error before the first byte is an HTTP error, as for a JSON answer.',
-                }),
-              },
-            },
-          },
+          200: StreamableAnswer,
           ...queryErrors,
         },
       },
@@ -244,8 +270,7 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           field: 'Idempotency-Key',
         });
       }
-      const signal = clientLeaves(request, reply);
-      const ask = (onDelta?: (text: string) => void) =>
+      return streamOrPlain(request, reply, request.body.stream, (signal, onDelta) =>
         runQuery(
           { ...services, log: request.log },
           {
@@ -260,15 +285,8 @@ export const queryRoutes: FastifyPluginAsyncTypebox = async (app) => {
             signal,
             ...(onDelta ? { onDelta } : {}),
           },
-        );
-      if (request.body.stream === true || EVENT_STREAM.test(request.headers.accept ?? '')) return streamAnswer(request, reply, ask);
-      try {
-        const outcome = await ask();
-        if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-        return outcome;
-      } catch (error) {
-        return failed(error, reply);
-      }
+        ),
+      );
     },
   );
 

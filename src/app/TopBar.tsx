@@ -16,6 +16,7 @@ const t = messages.layout;
 const ACCOUNT_LINKS: Array<[string, string]> = [
   ['/dashboard', t.dashboard],
   ['/usage', t.usage],
+  ['/functions', t.functions],
   ['/subscription', t.subscription],
   ['/profile', t.profile],
 ];

@@ -73,6 +73,7 @@ export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
           { path: 'profile', ...page(() => import(/* webpackChunkName: "page-profile" */ '../pages/ProfilePage')) },
           { path: 'team', ...page(() => import(/* webpackChunkName: "page-team" */ '../pages/TeamPage')) },
           { path: 'guide', ...page(() => import(/* webpackChunkName: "page-guide" */ '../pages/GuidePage')) },
+          { path: 'functions', ...page(() => import(/* webpackChunkName: "page-functions" */ '../pages/FunctionsPage')) },
         ],
       },
       { path: '*', ...page(() => import(/* webpackChunkName: "page-not-found" */ '../pages/NotFoundPage')) },

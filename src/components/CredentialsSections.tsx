@@ -6,6 +6,7 @@ import * as messages from '../content/messages';
 import type { ApiKeyInfo, ApiKeyScope, NewApiKey, SessionInfo } from '../../machines/shared/api';
 import { browserName } from '../lib/browserName';
 import { createChartContext, useSelector } from '../lib/chart';
+import { Confirm } from './Confirm';
 import { toastEffect } from './Toaster';
 
 const t = messages.credentials;
@@ -55,24 +56,6 @@ function Facts({ rows }: { rows: Array<[string, string]> }) {
 }
 
 /** The question a change asks first, in place of its button: Yes goes on, Cancel drops it. */
-function Confirm({ question, yes, onYes, onCancel }: { question: string; yes: string; onYes(): void; onCancel(): void }) {
-  return (
-    <Stack gap="2" role="group" aria-label={question}>
-      <Text fontSize="sm" fontWeight="medium">
-        {question}
-      </Text>
-      <HStack gap="2" wrap="wrap">
-        <Button size="sm" colorPalette="red" onClick={onYes}>
-          {yes}
-        </Button>
-        <Button size="sm" variant="outline" onClick={onCancel}>
-          {t.cancel}
-        </Button>
-      </HStack>
-    </Stack>
-  );
-}
-
 interface Answer {
   onConfirm(): void;
   onCancel(): void;
@@ -98,7 +81,7 @@ function SessionItem({ session, busy, asking, onEnd, answer }: { session: Sessio
       />
       {!session.current &&
         (asking ? (
-          <Confirm question={t.endSessionConfirm} yes={t.confirmEnd} onYes={answer.onConfirm} onCancel={answer.onCancel} />
+          <Confirm question={t.endSessionConfirm} yes={t.confirmEnd} no={t.cancel} onYes={answer.onConfirm} onCancel={answer.onCancel} />
         ) : (
           <Button size="sm" variant="outline" colorPalette="red" alignSelf="flex-start" onClick={onEnd} disabled={busy}>
             {t.endSession}
@@ -124,7 +107,7 @@ function KeyItem({ apiKey, busy, asking, onRevoke, answer }: { apiKey: ApiKeyInf
         ]}
       />
       {asking ? (
-        <Confirm question={t.revokeConfirm} yes={t.confirmRevoke} onYes={answer.onConfirm} onCancel={answer.onCancel} />
+        <Confirm question={t.revokeConfirm} yes={t.confirmRevoke} no={t.cancel} onYes={answer.onConfirm} onCancel={answer.onCancel} />
       ) : (
         <Button size="sm" variant="outline" colorPalette="red" alignSelf="flex-start" onClick={onRevoke} disabled={busy}>
           {t.revoke}

@@ -20,6 +20,7 @@ export { link } from './messages/link';
 export { credentials } from './messages/credentials';
 export { guide } from './messages/guide';
 export { usage } from './messages/usage';
+export { functions } from './messages/functions';
 
 export const layout = {
   skipToContent: 'Skip to content',
@@ -30,6 +31,7 @@ export const layout = {
   subscription: 'Subscription',
   profile: 'Profile',
   team: 'Team',
+  functions: 'Functions',
   welcome: (fullName: string) => `Welcome, ${fullName}`,
   logout: 'Logout',
   login: 'Login',

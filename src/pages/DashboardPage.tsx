@@ -298,6 +298,9 @@ export default function DashboardPage() {
               <Button asChild variant="outline" justifyContent="flex-start">
                 <a href={`mailto:${supportEmail}`}>{t.emailSupport}</a>
               </Button>
+              <Button asChild variant="outline" justifyContent="flex-start">
+                <RouterLink to="/functions">{t.customFunctions}</RouterLink>
+              </Button>
             </Stack>
           </DashCard>
         </SimpleGrid>

@@ -1,13 +1,13 @@
-import { Badge, Box, Button, Card, Code, Container, Heading, HStack, List, Stack, Table, Text } from '@chakra-ui/react';
+import { Button, Card, Container, Heading, HStack, List, Stack, Text } from '@chakra-ui/react';
 import { useId } from 'react';
-import { SAMPLE_TABLE, tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
+import { tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
 import { useAuthRef } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
 import { InstallAddOnButton } from '../components/InstallAddOnButton';
 import { PageHeader } from '../components/PageHeader';
+import { SampleTable, TryItAnswer } from '../components/TryIt';
 import * as messages from '../content/messages';
 import { say } from '../content/say';
-import type { QueryAnswer } from '../../machines/shared/api';
 import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 
@@ -16,25 +16,6 @@ const TEXTS = { guide: t };
 
 /** The try-it chart the guide runs; tests may hand in one with fake effects. */
 export const TryQueryChart = createChartContext(tryQueryMachine);
-
-/** The formula an answer shows, its value on the sample table, and whether the server's engine checked it. */
-function CheckedFormula({ formula, verified }: { formula: NonNullable<QueryAnswer['formula']>; verified: boolean }) {
-  const value = Array.isArray(formula.value) ? formula.value.map((row) => row.join(', ')).join('; ') : typeof formula.value === 'number' ? formula.value.toLocaleString() : String(formula.value);
-  return (
-    <Stack gap="1" borderLeftWidth="3px" borderColor={verified ? 'green.solid' : 'orange.solid'} ps="3">
-      <Text fontWeight="semibold" fontSize="sm">
-        {t.formulaTitle}
-      </Text>
-      <Code alignSelf="flex-start" fontSize="sm" whiteSpace="pre-wrap" wordBreak="break-all">
-        {formula.text}
-      </Code>
-      {verified && <Text fontSize="sm">{t.formulaValue(value)}</Text>}
-      <Badge alignSelf="flex-start" colorPalette={verified ? 'green' : 'orange'} whiteSpace="normal">
-        {verified ? t.formulaChecked : t.formulaUnchecked(formula.error ?? '')}
-      </Badge>
-    </Stack>
-  );
-}
 
 function TryIt() {
   const auth = useAuthRef();
@@ -46,7 +27,6 @@ function TryIt() {
     busy: s.hasTag('busy'),
   }));
   const id = useId();
-  const [header, ...rows] = SAMPLE_TABLE;
   return (
     <Card.Root as="section" aria-labelledby={id} variant="outline">
       <Card.Body gap="5">
@@ -56,31 +36,7 @@ function TryIt() {
           </Heading>
           <Text color="fg.muted">{t.tryLead}</Text>
         </Stack>
-        <Box overflowX="auto">
-          <Table.Root size="sm" variant="outline" aria-label={t.sampleCaption}>
-            <Table.Header>
-              <Table.Row>
-                {header!.map((cell, column) => (
-                  // Headers of number columns line up with their numbers, on the right.
-                  <Table.ColumnHeader key={String(cell)} textAlign={typeof rows[0]![column] === 'number' ? 'end' : 'start'}>
-                    {cell}
-                  </Table.ColumnHeader>
-                ))}
-              </Table.Row>
-            </Table.Header>
-            <Table.Body>
-              {rows.map((row, index) => (
-                <Table.Row key={index}>
-                  {row.map((cell, column) => (
-                    <Table.Cell key={column} textAlign={typeof cell === 'number' ? 'end' : 'start'}>
-                      {typeof cell === 'number' ? cell.toLocaleString() : cell}
-                    </Table.Cell>
-                  ))}
-                </Table.Row>
-              ))}
-            </Table.Body>
-          </Table.Root>
-        </Box>
+        <SampleTable />
         <Text fontStyle="italic">“{t.prompt}”</Text>
         <Text fontSize="sm" color="fg.muted">
           {t.counts}
@@ -93,30 +49,11 @@ function TryIt() {
             {say(problem, TEXTS)}
           </Text>
         )}
-        {partial !== null && (
-          // The answer as the model writes it; announced once whole, not piece by piece.
-          <Stack role="status" aria-busy="true" gap="3" borderWidth="1px" borderRadius="md" p="4">
-            <Text fontWeight="semibold">{t.answerTitle}</Text>
-            <Text whiteSpace="pre-wrap" fontSize="sm">
-              {partial}
-            </Text>
-          </Stack>
-        )}
-        {answer && partial === null && (
-          <Stack role="status" gap="3" borderWidth="1px" borderRadius="md" p="4">
-            <Text fontWeight="semibold">{t.answerTitle}</Text>
-            <Text whiteSpace="pre-wrap" fontSize="sm">
-              {answer.answer}
-            </Text>
-            {answer.formula && <CheckedFormula formula={answer.formula} verified={answer.verified} />}
-            <Text fontSize="sm" color="fg.muted">
-              {t.usageNow(answer.usage.monthly_queries ?? 0, answer.usage.daily_tokens ?? 0)}
-            </Text>
-            <Button asChild size="sm" variant="outline" alignSelf="flex-start">
-              <RouterLink to="/dashboard">{t.seeDashboard}</RouterLink>
-            </Button>
-          </Stack>
-        )}
+        <TryItAnswer title={t.answerTitle} partial={partial} answer={answer}>
+          <Button asChild size="sm" variant="outline" alignSelf="flex-start">
+            <RouterLink to="/dashboard">{t.seeDashboard}</RouterLink>
+          </Button>
+        </TryItAnswer>
       </Card.Body>
     </Card.Root>
   );
@@ -150,6 +87,17 @@ export default function GuidePage() {
           </Card.Body>
         </Card.Root>
         <TryIt />
+        <Card.Root as="section" variant="outline">
+          <Card.Body gap="3">
+            <Heading as="h2" size="lg">
+              {t.functionsTitle}
+            </Heading>
+            <Text color="fg.muted">{t.functionsText}</Text>
+            <Button asChild variant="outline" alignSelf="flex-start">
+              <RouterLink to="/functions">{t.functionsLink}</RouterLink>
+            </Button>
+          </Card.Body>
+        </Card.Root>
       </Stack>
     </Container>
   );

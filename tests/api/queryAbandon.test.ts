@@ -1,13 +1,11 @@
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app';
-import { loadConfig } from '../../server/config';
 import type { DatabaseHandle } from '../../server/db/database';
 import { periodsAt } from '../../server/domain/usageReport';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakeAi';
-import { bearer, ENGINES, register, useTestApp, type TestContext } from '../helpers/testApp';
 import { eventually } from '../helpers/eventually';
+import { listeningApp, openQuery } from '../helpers/queryStreams';
+import { bearer, ENGINES, register, useTestApp } from '../helpers/testApp';
 
 /**
  * Issue #34: a query whose client leaves before its answer is complete is not charged. The server
@@ -16,52 +14,6 @@ import { eventually } from '../helpers/eventually';
  */
 
 jest.setTimeout(30_000);
-
-/** A POST /query on a real connection, which the test can drop at any moment. */
-export function openQuery(port: number, token: string, body: object, headers: Record<string, string> = {}) {
-  const payload = JSON.stringify(body);
-  let socket: Socket | undefined;
-  let text = '';
-  let wake = () => undefined as void;
-  const request = http.request({
-    host: '127.0.0.1',
-    port,
-    path: '/api/v1/query',
-    method: 'POST',
-    agent: false,
-    headers: { ...bearer(token), 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers },
-  });
-  request.on('socket', (s) => (socket = s));
-  request.on('error', () => undefined);
-  const response = new Promise<{ status: number; text: string }>((resolve) => {
-    request.on('response', (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (piece: string) => {
-        text += piece;
-        wake();
-      });
-      res.on('error', () => undefined);
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-  });
-  request.end(payload);
-  return {
-    response,
-    /** Resolves once the body so far contains `part`. */
-    sees: (part: string) =>
-      new Promise<void>((resolve) => {
-        wake = () => {
-          if (text.includes(part)) resolve();
-        };
-        wake();
-      }),
-    /** Drops the connection, as a closed tab or a client that gave up does. */
-    leave: () => {
-      request.destroy();
-      socket?.destroy();
-    },
-  };
-}
 
 /**
  * The app's database, with a gate on one user's next write: `hold(userId)` makes that user's next
@@ -96,13 +48,6 @@ function serverSockets(app: FastifyInstance) {
   const closed: Array<Promise<void>> = [];
   app.server.on('connection', (socket: Socket) => closed.push(new Promise((resolve) => socket.once('close', () => resolve()))));
   return { lastClosed: () => closed.at(-1)! };
-}
-
-export async function listeningApp(ctx: TestContext, fake: FakeOpenAi, database: DatabaseHandle = ctx.app.database) {
-  const { ai } = loadConfig({ LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: '10000', LLM_MAX_TOKENS: '300' });
-  const app = await buildApp({ config: { ...ctx.config, logLevel: 'silent', ai }, database, clock: ctx.clock });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, port: (app.server.address() as AddressInfo).port };
 }
 
 /** The tokens of the last prompt the fake was sent, as the server approximates them (four bytes a token, four a message). */

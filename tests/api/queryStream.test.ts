@@ -2,20 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakeAi';
+import { sseEvents } from '../helpers/queryStreams';
 import { bearer, checkedAgainstDocument, ENGINES, register, useTestApp } from '../helpers/testApp';
 
 /** Issue #34: `POST /query` answered as server-sent events, with a local fake OpenAI-compatible model that streams. */
-
-/** The events of a server-sent event stream, in order, with their data parsed. */
-export function sseEvents(text: string): Array<{ event: string; data: unknown }> {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const field = (name: string) => block.split('\n').find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2) ?? '';
-      return { event: field('event'), data: JSON.parse(field('data')) as unknown };
-    });
-}
 
 describe.each(ENGINES)('streamed answers on %s', (engine) => {
   const ctx = useTestApp(engine);

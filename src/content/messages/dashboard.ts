@@ -45,6 +45,7 @@ export const dashboard = {
   openMarketplace: 'Open Marketplace',
   openSpreadsheet: 'Open Google Sheets',
   emailSupport: 'Email Support',
+  customFunctions: 'Custom functions',
   warning: (percent: string) =>
     `You've used ${percent}% of your monthly queries. Consider upgrading your plan to avoid service interruption.`,
   upgradePlan: 'Upgrade Plan',

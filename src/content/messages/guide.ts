@@ -31,4 +31,8 @@ export const guide = {
   } as Record<string, string>,
   seeDashboard: 'See your usage on the dashboard',
   openGuide: 'Open the full guide',
+  functionsTitle: 'Save your prompts as cell functions',
+  functionsText:
+    'On Professional and Team, a prompt you use often becomes a function the add-on offers in every sheet: =SHEETMIND.TOTAL_BY_REGION(A1:D40) runs it on those cells and writes the answer in the cell. Team admins share functions with the whole team.',
+  functionsLink: 'Open Custom functions',
 } as const;

@@ -1,0 +1,43 @@
+import * as yup from 'yup';
+import { DESCRIPTION_MAX_LENGTH, FUNCTION_NAME, INPUT_PLACEHOLDER, PROMPT_MAX_LENGTH, TASKS, type FunctionScope, type Task } from '../../contract/functions';
+import * as messages from '../../src/content/messages';
+
+const t = messages.functions.validation;
+
+/** The rules of `POST /functions` (decisions.md, "Professional's promises"), checked before the server is asked. */
+export const functionSchema = yup.object({
+  name: yup.string().required(t.nameRequired).matches(FUNCTION_NAME, t.name),
+  task: yup.string().oneOf(TASKS).required(),
+  prompt: yup
+    .string()
+    .required(t.promptRequired)
+    .max(PROMPT_MAX_LENGTH, t.promptLong)
+    .test('input', t.promptInput, (prompt) => prompt.includes(INPUT_PLACEHOLDER)),
+  description: yup.string().max(DESCRIPTION_MAX_LENGTH, t.descriptionLong),
+});
+
+export interface FunctionValues {
+  name: string;
+  task: Task;
+  prompt: string;
+  description: string;
+  scope: FunctionScope;
+}
+export type FunctionField = keyof FunctionValues;
+/** Every field's first error; `form` holds what belongs to no one field (the server unreachable, say). */
+export type FunctionErrors = Partial<Record<FunctionField | 'form', string>>;
+
+export const FUNCTION_FIELDS: readonly FunctionField[] = ['name', 'task', 'prompt', 'description', 'scope'];
+export const EMPTY_FUNCTION: FunctionValues = { name: '', task: 'analyze', prompt: '', description: '', scope: 'personal' };
+
+/** Every field's first error, or {} when the values are valid. */
+export function validateFunction(values: FunctionValues): FunctionErrors {
+  try {
+    functionSchema.validateSync(values, { abortEarly: false });
+    return {};
+  } catch (error) {
+    const errors: FunctionErrors = {};
+    for (const issue of (error as yup.ValidationError).inner) errors[issue.path as FunctionField] ??= issue.message;
+    return errors;
+  }
+}
