@@ -1,8 +1,7 @@
 import { fromPromise } from 'xstate';
-import { withAuthRetry } from '../shared/authRetry';
+import { withAuthRetry, type AuthInput } from '../shared/authRetry';
 import { usageApi } from '../shared/api';
 import { saveFile } from '../shared/saveFile';
-import type { AuthInput } from '../subscription/subscription.actors';
 
 /** The name the server gives the file too (server/routes/accountExport.ts). */
 export const exportFileName = (now = Date.now()) => `account-export-${new Date(now).toISOString().slice(0, 10)}.json`;

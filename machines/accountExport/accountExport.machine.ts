@@ -1,23 +1,21 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
 import type { AuthActorRef } from '../shared/authRetry';
-import * as messages from '../../src/content/messages';
 import { serverFailure, throttled, unreachable, type FailedCall } from '../shared/failures';
+import type { Message } from '../shared/messages';
 import { accountExportActors } from './accountExport.actors';
 
 export interface AccountExportContext {
   auth: AuthActorRef;
-  /** What the last export ended with, as the person is told it (beside the button, not only in a toast). */
-  notice: string | null;
+  /** What the last export ended with, as the person is told it (beside the button, not only in a toast; the view words it). */
+  notice: Message | null;
 }
 
 export type AccountExportEvent = { type: 'export.start' };
 
-const t = messages.usage;
-
 type ErrorEvent = { event: { error: unknown } };
 
 /** Once an hour (server/routes/accountExport.ts): a second export within it names the wait. */
-const exportFailure = (error: FailedCall) => unreachable(error) ?? throttled(error, t.exportThrottled);
+const exportFailure = (error: FailedCall) => unreachable(error) ?? throttled(error, 'usage.exportThrottled');
 
 const accountExportSetup = setup({
   types: {
@@ -28,7 +26,7 @@ const accountExportSetup = setup({
   },
   actors: accountExportActors,
   actions: {
-    done: assign({ notice: t.exportDone }),
+    done: assign({ notice: 'usage.exportDone' }),
     fail: assign({ notice: (_, error: unknown) => serverFailure(error, exportFailure) }),
     logFailure: (_, error: unknown) => console.error('Could not export the account:', error),
   },

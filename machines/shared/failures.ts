@@ -26,7 +26,7 @@ export const unreachable = (error: FailedCall): Message | null => (error.status 
  * Too many attempts: the wait the server asked for (a minute when it named none), in the flow's
  * sentence (the sign-in's by default).
  */
-export const throttled = (error: FailedCall, wait: 'auth.tooManyAttempts' | 'link.tooManyCodes' = 'auth.tooManyAttempts'): Message | null =>
+export const throttled = (error: FailedCall, wait: 'auth.tooManyAttempts' | 'link.tooManyCodes' | 'usage.exportThrottled' = 'auth.tooManyAttempts'): Message | null =>
   error.status === 429 ? sentence(wait, error.retryAfter ?? 60) : null;
 
 export const commonFailure = (error: FailedCall): Message | null => unreachable(error) ?? throttled(error);

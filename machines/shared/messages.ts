@@ -39,6 +39,8 @@ export type MessageKey =
   | `subscription.${'checkoutFailed' | 'checkoutFailedText' | 'paymentSucceeded'}`
   | `support.${'authRequired' | 'authRequiredText' | 'submitted' | 'submittedText' | 'failed' | 'failedText'}`
   | `support.validation.${'title' | 'description' | 'email' | 'telephone'}`
+  | `usage.${'downloadFailed' | 'exportDone'}`
+  | `usage.rangeErrors.${'fromRequired' | 'toRequired' | 'fromAfterTo' | 'toInFuture'}`
   | 'guide.failed';
 
 /** The catalogue's sentences that take values, with the values each takes. */
@@ -52,6 +54,8 @@ export interface Sentences {
   'team.transferred': [name: string];
   'team.inviteSent': [email: string];
   'invitation.joinedText': [team: string];
+  'usage.exportThrottled': [seconds: number];
+  'usage.rangeErrors.tooLong': [days: number, max: number];
 }
 
 /** The catalogue's sections that word some of the API's error codes (the others keep the server's words). */

@@ -1,8 +1,7 @@
 import { fromPromise } from 'xstate';
-import { withAuthRetry } from '../shared/authRetry';
+import { withAuthRetry, type AuthInput } from '../shared/authRetry';
 import { usageApi, type UsageAnalytics } from '../shared/api';
 import { saveFile } from '../shared/saveFile';
-import type { AuthInput } from '../subscription/subscription.actors';
 import type { DayRange } from './usage.range';
 
 export interface RangeInput extends AuthInput {

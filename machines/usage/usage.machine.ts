@@ -1,7 +1,7 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
 import type { AuthActorRef } from '../shared/authRetry';
-import * as messages from '../../src/content/messages';
 import type { UsageAnalytics } from '../shared/api';
+import type { Message } from '../shared/messages';
 import type { NotifyParams } from '../shared/notify';
 import { failureCode, reportFailure, serverFailure } from '../shared/failures';
 import { usageActors } from './usage.actors';
@@ -17,8 +17,8 @@ export interface UsageContext {
   range: DayRange;
   /** The last answer: kept while a new range loads, so the page does not blank; null after a failure. */
   data: UsageAnalytics | null;
-  /** Why the last load failed, as the person is told it. */
-  failure: string | null;
+  /** Why the last load failed, as the person is told it (the view words it). */
+  failure: Message | null;
   /** What is wrong with the custom range last asked for; empty once a range is accepted. */
   rangeErrors: RangeErrors;
 }
@@ -30,8 +30,6 @@ export type UsageEvent =
   | { type: 'csv.download' };
 
 export type UsageTag = 'loading' | 'reloading' | 'downloading';
-
-const t = messages.usage;
 
 type ErrorEvent = { event: { error: unknown } };
 type CustomEvent = { event: Extract<UsageEvent, { type: 'range.custom' }> };
@@ -143,7 +141,7 @@ export const usageMachine = usageSetup.createMachine({
             onDone: 'idle',
             onError: {
               target: 'idle',
-              actions: reportFailure(({ event }: ErrorEvent) => ({ title: t.downloadFailed, description: serverFailure(event.error) })),
+              actions: reportFailure(({ event }: ErrorEvent) => ({ title: 'usage.downloadFailed', description: serverFailure(event.error) })),
             },
           },
         },

@@ -1,4 +1,4 @@
-import * as messages from '../../src/content/messages';
+import { sentence, type Message } from '../shared/messages';
 
 /**
  * The ranges of days the /usage page offers (decisions.md, "Professional's promises": this month,
@@ -48,22 +48,20 @@ export function presetRange(preset: RangePreset, today: string): DayRange {
   }
 }
 
-/** What is wrong with a custom range, field by field (the catalogue's sentences); empty when nothing. */
-export type RangeErrors = Partial<Record<keyof DayRange, string>>;
-
-const e = messages.usage.rangeErrors;
+/** What is wrong with a custom range, field by field (the catalogue's sentences, `usage.rangeErrors`); empty when nothing. */
+export type RangeErrors = Partial<Record<keyof DayRange, Message>>;
 
 export function checkRange(range: DayRange, today: string): RangeErrors {
   const from = dayStart(range.from);
   const to = dayStart(range.to);
   const errors: RangeErrors = {};
-  if (from === undefined) errors.from = e.fromRequired;
-  if (to === undefined) errors.to = e.toRequired;
-  else if (range.to > today) errors.to = e.toInFuture;
+  if (from === undefined) errors.from = 'usage.rangeErrors.fromRequired';
+  if (to === undefined) errors.to = 'usage.rangeErrors.toRequired';
+  else if (range.to > today) errors.to = 'usage.rangeErrors.toInFuture';
   if (from === undefined || to === undefined || errors.to) return errors;
-  if (from > to) return { from: e.fromAfterTo };
+  if (from > to) return { from: 'usage.rangeErrors.fromAfterTo' };
   const days = Math.round((to - from) / DAY_MS) + 1;
-  if (days > MAX_RANGE_DAYS) return { to: e.tooLong(days, MAX_RANGE_DAYS) };
+  if (days > MAX_RANGE_DAYS) return { to: sentence('usage.rangeErrors.tooLong', days, MAX_RANGE_DAYS) };
   return errors;
 }
 

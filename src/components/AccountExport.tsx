@@ -2,14 +2,17 @@ import { Button, Stack, Text } from '@chakra-ui/react';
 import { useAuthRef } from '../app/auth';
 import { accountExportMachine, type AccountExportSnapshot } from '../../machines/accountExport/accountExport.machine';
 import * as messages from '../content/messages';
+import { FAILURE_TEXTS, say } from '../content/say';
 import { createChartContext, useSelector } from '../lib/chart';
 
 const t = messages.usage;
+/** The sections the export chart's notices are in. */
+const TEXTS = { usage: t, ...FAILURE_TEXTS };
 
 /** The export chart the section runs; tests hand in one with fake effects. */
 export const AccountExportChart = createChartContext(accountExportMachine);
 
-const selectView = (s: AccountExportSnapshot) => ({ busy: s.hasTag('busy'), notice: s.context.notice, failed: s.matches('failed') });
+const selectView = (s: AccountExportSnapshot) => ({ busy: s.hasTag('busy'), notice: s.context.notice && say(s.context.notice, TEXTS), failed: s.matches('failed') });
 const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectView>) => a.busy === b.busy && a.notice === b.notice && a.failed === b.failed;
 
 /**

@@ -11,12 +11,15 @@ import { PageHeader } from '../components/PageHeader';
 import { toastEffect } from '../components/Toaster';
 import { UsageTotals } from '../components/UsageTotals';
 import * as messages from '../content/messages';
+import { FAILURE_TEXTS, say } from '../content/say';
 import type { UsageAnalytics } from '../../machines/shared/api';
 import { createChartContext, useSelector } from '../lib/chart';
 import { formatNumber } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.usage;
+/** The sections the usage chart's messages are in: its range errors and its failures. */
+const TEXTS = { usage: t, ...FAILURE_TEXTS };
 
 // Its own chunk, shared with the dashboard: the page's first paint does not wait for the chart.
 const DailyUsageChart = lazy(() => import('../components/DailyUsageChart'));
@@ -109,7 +112,7 @@ function RangePicker({ actor, today }: { actor: ReturnType<typeof UsageChart.use
                 max={today}
                 onChange={(event) => setFields({ ...fields, [name]: event.target.value })}
               />
-              <Field.ErrorText>{errors[name]}</Field.ErrorText>
+              <Field.ErrorText>{errors[name] && say(errors[name], TEXTS)}</Field.ErrorText>
             </Field.Root>
           ))}
           <Button type="submit" size="sm" mt={{ base: '0', sm: '7' }} colorPalette="brand">
@@ -212,7 +215,7 @@ const selectView = (s: UsageSnapshot) => ({
   busy: s.hasTag('reloading'),
   downloading: s.hasTag('downloading'),
   data: s.context.data,
-  failure: s.context.failure,
+  failure: s.context.failure && say(s.context.failure, TEXTS),
 });
 const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectView>) =>
   a.status === b.status && a.busy === b.busy && a.downloading === b.downloading && a.data === b.data && a.failure === b.failure;

@@ -3,7 +3,6 @@ import { UsageTotals } from '../UsageTotals';
 import { lazy, Suspense } from 'react';
 import * as messages from '../../content/messages';
 import type { AuditEvent, TeamUsage } from '../../../machines/shared/api';
-import { formatNumber } from '../../lib/planDisplay';
 
 const t = messages.team;
 const DailyUsageChart = lazy(() => import('../DailyUsageChart'));
