@@ -196,10 +196,25 @@ describe('the top bar', () => {
       if (response.status() >= 400) seen.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
     });
     page.on('requestfailed', (request) => seen.push(`failed ${request.method()} ${new URL(request.url()).pathname}`));
+    // What the page has asked and not yet been answered: the next page is opened only once it is
+    // none, so a call is never cut by the test's own navigation (on a slow machine the page's calls
+    // can start after a network-idle moment of the app's loading).
+    const pending = new Set<unknown>();
+    page.on('request', (request) => pending.add(request));
+    page.on('requestfinished', (request) => pending.delete(request));
+    page.on('requestfailed', (request) => pending.delete(request));
     for (const path of ['/dashboard', '/subscription', '/profile']) {
       // Loaded afresh: the stored session is restored and the top bar asks about the person's team.
       await page.goto(`${live.server.baseUrl}${path}`, { waitUntil: 'networkidle' });
       await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).waitFor();
+      // The page itself is drawn (its chart has made its calls when it mounts), then all is answered.
+      await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
+      await new Promise<void>((resolve) => {
+        const check = () => pending.size === 0 && resolve();
+        page.on('requestfinished', check);
+        page.on('requestfailed', check);
+        check();
+      });
       expect(await page.getByRole('banner').getByRole('link', { name: messages.layout.team }).count()).toBe(0);
     }
     expect(seen).toEqual([]);
@@ -298,9 +313,11 @@ describe('the top bar', () => {
     const greeting = banner.getByText(messages.layout.welcome(account.full_name)).filter({ visible: true });
     expect(await greeting.evaluate((element) => element.scrollWidth <= element.clientWidth && element.checkVisibility())).toBe(true);
     const nav = banner.getByRole('navigation', { name: messages.layout.mainNav });
-    for (const name of [messages.layout.dashboard, messages.layout.usage, messages.layout.subscription, messages.layout.profile]) await nav.getByRole('link', { name }).waitFor();
+    for (const name of [messages.layout.dashboard, messages.layout.usage, messages.layout.functions, messages.layout.subscription, messages.layout.profile]) await nav.getByRole('link', { name }).waitFor();
     await page.keyboard.press('Tab');
     expect(await focusedText()).toBe(messages.layout.usage);
+    await page.keyboard.press('Tab');
+    expect(await focusedText()).toBe(messages.layout.functions);
     await page.keyboard.press('Tab');
     expect(await focusedText()).toBe(messages.layout.subscription);
     await page.keyboard.press('Tab');
