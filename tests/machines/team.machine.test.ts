@@ -145,22 +145,22 @@ describe('invite form chart', () => {
     actor.send({ type: 'draft.email', value: 'ada@example.com' });
     actor.send({ type: 'form.submit' });
     await settle();
-    expect(actor.getSnapshot().context.error).toBe('This is your own address: you are already in this team.');
+    expect(word(actor.getSnapshot().context.error!)).toBe('This is your own address: you are already in this team.');
     expect(notified).toEqual([]);
   });
 
   it('checks the address before sending, and shows a refusal about it under the field', async () => {
     const { actor } = form(() => Promise.reject(refusal(409, 'invitation_pending')));
     actor.send({ type: 'form.submit' });
-    expect(actor.getSnapshot().context.error).toBe(messages.team.emailRequired);
+    expect(word(actor.getSnapshot().context.error!)).toBe(messages.team.emailRequired);
     actor.send({ type: 'draft.email', value: 'not an address' });
     actor.send({ type: 'form.submit' });
-    expect(actor.getSnapshot().context.error).toBe(messages.team.emailInvalid);
+    expect(word(actor.getSnapshot().context.error!)).toBe(messages.team.emailInvalid);
     actor.send({ type: 'draft.email', value: ' bob@example.com ' });
     actor.send({ type: 'form.submit' });
     expect(actor.getSnapshot().hasTag('busy')).toBe(true);
     await settle();
-    expect(actor.getSnapshot().context.error).toBe(messages.team.errors.invitation_pending);
+    expect(word(actor.getSnapshot().context.error!)).toBe(messages.team.errors.invitation_pending);
   });
 
   it('clears the form and tells the page once sent; a seat refusal goes to a toast', async () => {
@@ -206,7 +206,7 @@ describe('invitation chart', () => {
     actor.send({ type: 'invitation.accept' });
     await settle();
     expect(actor.getSnapshot().value).toBe('showing');
-    expect(actor.getSnapshot().context.failure).toBe('This invitation would make you an admin, but whoever sent it no longer owns the team. Ask the team’s owner to send it again.');
+    expect(word(actor.getSnapshot().context.failure!)).toBe('This invitation would make you an admin, but whoever sent it no longer owns the team. Ask the team’s owner to send it again.');
   });
 
   it('keeps a mismatch on the page in words, and goes to the team page once joined', async () => {
@@ -218,7 +218,7 @@ describe('invitation chart', () => {
     actor.send({ type: 'invitation.accept' });
     await settle();
     expect(actor.getSnapshot().value).toBe('showing');
-    expect(actor.getSnapshot().context.failure).toBe(messages.invitation.errors.invitation_email_mismatch);
+    expect(word(actor.getSnapshot().context.failure!)).toBe(messages.invitation.errors.invitation_email_mismatch);
     answer = 'ok';
     actor.send({ type: 'invitation.accept' });
     await settle();
