@@ -1,6 +1,5 @@
 import { assign, setup } from 'xstate';
 import type { AuthActorRef } from '../shared/authRetry';
-import * as messages from '../../src/content/messages';
 import type { CustomFunction } from '../shared/api';
 import { failureCode, serverFailure } from '../shared/failures';
 import { functionEditorActors } from './functionEditor.actors';
@@ -20,16 +19,14 @@ export interface FunctionEditorContext {
   saved: CustomFunction | null;
 }
 
-const t = messages.functions.errors;
-
 /** The field a refusal of the server is about: the name taken, the team scope refused, the limit reached. */
 const FIELD_OF: Record<string, FunctionField | 'form'> = { function_exists: 'name', forbidden: 'scope', function_limit_reached: 'scope' };
 
 /** A refusal of the server, on the field it is about, in the catalogue's words where it has them. */
 export function serverErrors(error: unknown): FunctionErrors {
   const code = failureCode(error);
-  const words = code ? (t as Record<string, string>)[code] : undefined;
-  return { [(code && FIELD_OF[code]) || 'form']: words ?? serverFailure(error) };
+  const own = serverFailure(error);
+  return { [(code && FIELD_OF[code]) || 'form']: code ? { words: 'functions.errors', code, otherwise: own } : own };
 }
 
 /**

@@ -1,7 +1,6 @@
 import { assign, setup } from 'xstate';
 import type { AuthActorRef } from '../shared/authRetry';
 import type { NotifyParams } from '../shared/notify';
-import * as messages from '../../src/content/messages';
 import { failureCode, reportFailure, serverFailure } from '../shared/failures';
 import { functionsActors, type FunctionList } from './functions.actors';
 
@@ -20,7 +19,6 @@ export interface FunctionsContext extends FunctionList {
   pendingId: string | null;
 }
 
-const t = messages.functions;
 type ErrorEvent = { event: { error: unknown } };
 
 /**
@@ -74,10 +72,10 @@ export const functionsMachine = setup({
         id: 'deleteFunction',
         src: 'deleteFunction',
         input: ({ context }) => ({ auth: context.auth, id: context.pendingId! }),
-        onDone: { target: 'loading', actions: [assign({ pendingId: null }), { type: 'notify', params: { type: 'success', title: t.deleted } }] },
+        onDone: { target: 'loading', actions: [assign({ pendingId: null }), { type: 'notify', params: { type: 'success', title: 'functions.deleted' } }] },
         onError: {
           target: 'loading',
-          actions: [assign({ pendingId: null }), reportFailure(({ event }: ErrorEvent) => ({ title: t.deleteFailed, description: serverFailure(event.error) }))],
+          actions: [assign({ pendingId: null }), reportFailure(({ event }: ErrorEvent) => ({ title: 'functions.deleteFailed', description: serverFailure(event.error) }))],
         },
       },
     },

@@ -41,7 +41,10 @@ export type MessageKey =
   | `support.validation.${'title' | 'description' | 'email' | 'telephone'}`
   | `usage.${'downloadFailed' | 'exportDone'}`
   | `usage.rangeErrors.${'fromRequired' | 'toRequired' | 'fromAfterTo' | 'toInFuture'}`
-  | 'guide.failed';
+  | 'guide.failed'
+  // The /functions page (machines/functions, machines/functionEditor).
+  | `functions.${'deleted' | 'deleteFailed' | 'saved'}`
+  | `functions.validation.${'nameRequired' | 'name' | 'promptRequired' | 'promptLong' | 'promptInput' | 'descriptionLong'}`;
 
 /** The catalogue's sentences that take values, with the values each takes. */
 export interface Sentences {
@@ -59,7 +62,7 @@ export interface Sentences {
 }
 
 /** The catalogue's sections that word some of the API's error codes (the others keep the server's words). */
-export type CodeWords = 'team.errors' | 'invitation.errors' | 'guide.errors';
+export type CodeWords = 'team.errors' | 'invitation.errors' | 'guide.errors' | 'functions.errors';
 
 export type Message =
   | MessageKey

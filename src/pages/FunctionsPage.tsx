@@ -14,12 +14,15 @@ import { PageSpinner } from '../components/PageSpinner';
 import { toastEffect } from '../components/Toaster';
 import { SampleTable, TryItAnswer } from '../components/TryIt';
 import * as messages from '../content/messages';
+import { FAILURE_TEXTS, say } from '../content/say';
 import type { CustomFunction, TeamRole } from '../../machines/shared/api';
 import { createChartContext, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.functions;
 const e = t.editor;
+/** The sections the page's charts speak in: its own, the try-it box's (the guide's) and the failures every flow shares. */
+const TEXTS = { functions: t, guide: messages.guide, ...FAILURE_TEXTS };
 
 /** The charts the page runs; tests may hand in ones with fake effects. */
 export const FunctionsChart = createChartContext(functionsMachine);
@@ -84,6 +87,7 @@ function FunctionEditor({ fn, canShare, onClose }: { fn: CustomFunction | null; 
   const showScope = fn === null && canShare;
   // A refusal about the scope (a team's limit, say) where no scope is offered belongs to the whole form.
   const formError = errors.form ?? (showScope ? undefined : errors.scope);
+  const error = (field: FunctionField) => errors[field] && say(errors[field], TEXTS);
   return (
     <Stack as="section" aria-labelledby={headingId} gap="4" borderWidth="1px" borderRadius="md" p={{ base: '4', md: '5' }} bg="bg.subtle">
       <Heading as="h3" id={headingId} size="md" wordBreak="break-word">
@@ -92,7 +96,7 @@ function FunctionEditor({ fn, canShare, onClose }: { fn: CustomFunction | null; 
       {formError && (
         <Alert.Root status="error" role="alert">
           <Alert.Indicator />
-          <Alert.Description>{formError}</Alert.Description>
+          <Alert.Description>{say(formError, TEXTS)}</Alert.Description>
         </Alert.Root>
       )}
       <form
@@ -110,7 +114,7 @@ function FunctionEditor({ fn, canShare, onClose }: { fn: CustomFunction | null; 
               <Field.RequiredIndicator />
             </Field.Label>
             <Input name="name" value={values.name} onChange={change('name')} autoComplete="off" spellCheck={false} fontFamily="mono" maxW="md" />
-            {errors.name ? <Field.ErrorText>{errors.name}</Field.ErrorText> : <Field.HelperText>{e.nameHelp}</Field.HelperText>}
+            {errors.name ? <Field.ErrorText>{error('name')}</Field.ErrorText> : <Field.HelperText>{e.nameHelp}</Field.HelperText>}
           </Field.Root>
           <Field.Root required>
             <Field.Label>{e.task}</Field.Label>
@@ -131,12 +135,12 @@ function FunctionEditor({ fn, canShare, onClose }: { fn: CustomFunction | null; 
               <Field.RequiredIndicator />
             </Field.Label>
             <Textarea name="prompt" rows={4} value={values.prompt} onChange={change('prompt')} placeholder="Total {{input}} by region" />
-            {errors.prompt ? <Field.ErrorText>{errors.prompt}</Field.ErrorText> : <Field.HelperText>{e.promptHelp}</Field.HelperText>}
+            {errors.prompt ? <Field.ErrorText>{error('prompt')}</Field.ErrorText> : <Field.HelperText>{e.promptHelp}</Field.HelperText>}
           </Field.Root>
           <Field.Root invalid={Boolean(errors.description)}>
             <Field.Label>{e.description}</Field.Label>
             <Input name="description" value={values.description} onChange={change('description')} />
-            {errors.description ? <Field.ErrorText>{errors.description}</Field.ErrorText> : <Field.HelperText>{e.descriptionHelp}</Field.HelperText>}
+            {errors.description ? <Field.ErrorText>{error('description')}</Field.ErrorText> : <Field.HelperText>{e.descriptionHelp}</Field.HelperText>}
           </Field.Root>
           {showScope && (
             <Field.Root invalid={Boolean(errors.scope)}>
@@ -154,7 +158,7 @@ function FunctionEditor({ fn, canShare, onClose }: { fn: CustomFunction | null; 
                   ))}
                 </Stack>
               </RadioGroup.Root>
-              <Field.ErrorText>{errors.scope}</Field.ErrorText>
+              <Field.ErrorText>{error('scope')}</Field.ErrorText>
             </Field.Root>
           )}
           <HStack gap="3" wrap="wrap">
@@ -289,7 +293,7 @@ function TryFunction({ functions, chosen, onChoose, tryRef }: { functions: Custo
         )}
         {problem && (
           <Text color="fg.error" role="alert">
-            {problem}
+            {say(problem, TEXTS)}
           </Text>
         )}
         {fn && <TryItAnswer title={t.answerOf(fn)} partial={partial} answer={answer} />}
@@ -320,7 +324,7 @@ export default function FunctionsPage() {
   const closeEditor = (saved: CustomFunction | null) => {
     setEditing(null);
     if (saved) {
-      toastEffect(undefined, { type: 'success', title: t.saved });
+      toastEffect(undefined, { type: 'success', title: 'functions.saved' });
       actor.send({ type: 'functions.reload' });
     }
   };

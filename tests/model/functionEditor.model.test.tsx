@@ -4,7 +4,7 @@ import { fromPromise } from 'xstate';
 import type { SaveInput } from '../../machines/functionEditor/functionEditor.actors';
 import { functionEditorMachine, type FunctionEditorEvent } from '../../machines/functionEditor/functionEditor.machine';
 import type { FunctionList } from '../../machines/functions/functions.actors';
-import type { AuthInput } from '../../machines/subscription/subscription.actors';
+import type { AuthInput } from '../../machines/shared/authRetry';
 import { functionsMachine } from '../../machines/functions/functions.machine';
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';

@@ -6,6 +6,7 @@ import * as messages from '../../src/content/messages';
 import { ApiRequestError, type CustomFunction } from '../../machines/shared/api';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import { labelled, type Sight } from '../helpers/sights';
+import { word } from '../helpers/words';
 
 /**
  * The function editor of /functions as a test model, for the jsdom replay
@@ -74,7 +75,7 @@ const ALL_MESSAGES = [...Object.values(t.validation), ...Object.values(t.errors)
 
 /** What the editor shows while open: exactly the chart's values and errors, each on its field (a refusal of no one field above the form). */
 function editing({ context: { values, errors } }: EditorSnapshot): Sight[] {
-  const shown = Object.values(errors);
+  const shown = Object.values(errors).map(word);
   return [
     { in: editor, role: 'heading', name: e.newTitle },
     { in: editor, label: labelled(EDITOR_LABELS.name), value: values.name },
