@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Card, Code, Container, Field, Heading, HStack, Input, List, NativeSelect, RadioGroup, Stack, Text, Textarea } from '@chakra-ui/react';
+import { Alert, Badge, Button, Card, Code, Container, Field, Heading, HStack, Input, List, NativeSelect, Stack, Text, Textarea } from '@chakra-ui/react';
 import { useEffect, useId, useState } from 'react';
 import { TASKS } from '../../contract/functions';
 import { planWith } from '../../contract/plans';
@@ -144,20 +144,15 @@ function FunctionEditor({ fn, canShare, onClose }: { fn: CustomFunction | null; 
           </Field.Root>
           {showScope && (
             <Field.Root invalid={Boolean(errors.scope)}>
-              <RadioGroup.Root name="scope" value={values.scope} onValueChange={({ value }) => actor.send({ type: 'field.change', field: 'scope', value: value ?? 'personal' })}>
-                <Field.Label as="span" mb="2" display="block">
-                  {e.scope}
-                </Field.Label>
-                <Stack gap="2">
-                  {(['personal', 'team'] as const).map((scope) => (
-                    <RadioGroup.Item key={scope} value={scope}>
-                      <RadioGroup.ItemHiddenInput />
-                      <RadioGroup.ItemIndicator />
-                      <RadioGroup.ItemText>{scope === 'personal' ? e.scopePersonal : e.scopeTeam}</RadioGroup.ItemText>
-                    </RadioGroup.Item>
-                  ))}
-                </Stack>
-              </RadioGroup.Root>
+              <Field.Label>{e.scope}</Field.Label>
+              {/* A select rather than radio buttons: its recipe is in the theme already (src/app/theme.ts). */}
+              <NativeSelect.Root maxW="sm">
+                <NativeSelect.Field name="scope" value={values.scope} onChange={change('scope')}>
+                  <option value="personal">{e.scopePersonal}</option>
+                  <option value="team">{e.scopeTeam}</option>
+                </NativeSelect.Field>
+                <NativeSelect.Indicator />
+              </NativeSelect.Root>
               <Field.ErrorText>{error('scope')}</Field.ErrorText>
             </Field.Root>
           )}

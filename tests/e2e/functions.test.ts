@@ -118,7 +118,7 @@ describe('/functions in Chromium against the real server', () => {
     const editor = admin.getByRole('region', { name: e.newTitle });
     await editor.getByLabel(e.name).fill('TEAM_TOTALS');
     await editor.getByLabel(e.prompt).fill('Totals of {{input}} for the team');
-    await editor.getByText(e.scopeTeam).click();
+    await editor.getByLabel(e.scope).selectOption({ label: e.scopeTeam });
     await editor.getByRole('button', { name: e.save }).click();
     const shared = admin.getByRole('listitem', { name: 'TEAM_TOTALS' });
     await shared.getByText(t.scopeTeam, { exact: true }).waitFor();
@@ -131,7 +131,7 @@ describe('/functions in Chromium against the real server', () => {
     expect(await item.getByRole('button', { name: `${t.delete}: TEAM_TOTALS` }).count()).toBe(0);
     // A member makes personal functions only: no choice of scope.
     await page.getByRole('button', { name: t.newFunction }).click();
-    expect(await page.getByText(e.scopeTeam).count()).toBe(0);
+    expect(await page.getByLabel(e.scope).count()).toBe(0);
     await page.getByRole('button', { name: e.cancel }).click();
 
     fake.script({ kind: 'answer', content: 'The team sold 81,600.', usage: { prompt_tokens: 50, completion_tokens: 6 } });
