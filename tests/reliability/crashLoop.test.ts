@@ -182,8 +182,9 @@ function postgresStore(url: string): Store {
     },
     async integrity() {
       // Every session belongs to a user that exists: foreign keys held through the crashes.
-      const { rows } = await pool.query<{ orphans: string }>('select count(*) as orphans from sessions s left join users u on u.id = s.user_id where u.id is null');
-      return rows[0]!.orphans === '0' ? 'ok' : `${rows[0]!.orphans} orphaned sessions`;
+      // A count is a string, or a number once the app's modules (which parse int8 as numbers) are loaded here.
+      const { rows } = await pool.query<{ orphans: string | number }>('select count(*) as orphans from sessions s left join users u on u.id = s.user_id where u.id is null');
+      return Number(rows[0]!.orphans) === 0 ? 'ok' : `${rows[0]!.orphans} orphaned sessions`;
     },
     close: () => pool.end(),
   };
