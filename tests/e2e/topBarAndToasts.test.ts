@@ -331,7 +331,10 @@ describe('the top bar', () => {
 
     // A link followed closes the menu.
     await page.keyboard.press('Enter');
-    await page.keyboard.press('Tab');
+    for (const name of [messages.layout.usage, messages.layout.functions, messages.layout.subscription]) {
+      await page.keyboard.press('Tab');
+      expect(await focusedText()).toBe(name);
+    }
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/subscription$/);
     expect(await menu.getAttribute('aria-expanded')).toBe('false');
