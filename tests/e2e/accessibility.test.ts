@@ -216,6 +216,8 @@ describe('keyboard and assistive technology', () => {
     const { page } = await open('/register');
     await page.getByRole('button', { name: messages.register.submit }).focus();
     await page.keyboard.press('Enter');
+    // The check is asynchronous (its rules load beside the form): wait for the focus to move, then see where it went.
+    await page.waitForFunction(() => document.activeElement?.tagName === 'INPUT');
     await expect(focused(page)).resolves.toMatchObject({ name: 'full_name' });
     await done(page);
   });
