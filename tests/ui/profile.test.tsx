@@ -26,6 +26,10 @@ const fill = async (values: { current?: string; next?: string; confirm?: string 
 };
 const passwordCalls = () => api.sent('PUT /users/me/password');
 
+// The page's lazy modules are transformed by jest on first import, which on a loaded machine takes
+// longer than a find waits: load them once before the first test, as a browser has them cached.
+beforeAll(() => import('../../src/pages/ProfilePage'), 60_000);
+
 beforeEach(() => {
   localStorage.clear();
   toaster.remove();
