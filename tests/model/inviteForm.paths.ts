@@ -64,7 +64,7 @@ function form(state: InviteFormSnapshot): Sight[] {
   return [
     { label: t.inviteEmail, value: email },
     { label: t.inviteRole, value: role },
-    ...PROBLEMS.map((problem): Sight => (problem === error ? { text: problem } : { text: problem, absent: true })),
+    ...PROBLEMS.map((problem): Sight => (error !== null && problem === word(error) ? { text: problem } : { text: problem, absent: true })),
     { role: 'button', name: state.hasTag('busy') ? t.inviteBusy : t.inviteSubmit },
   ];
 }
