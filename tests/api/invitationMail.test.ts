@@ -17,12 +17,8 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
   const invite = (who: Account, email: string, app = ctx.app) => call('POST', '/teams/me/invitations', who, { email, role: 'member' }, app);
   const resend = (who: Account, id: string, app = ctx.app) => call('POST', `/teams/me/invitations/${id}/resend`, who, undefined, app);
   const revoke = (who: Account, id: string) => call('DELETE', `/teams/me/invitations/${id}`, who);
-  /** The mails to `to` once every answered call's mail went out (mail leaves after the answer). */
-  const mailsTo = async (to: string, expected: number) => {
-    for (let i = 0; i < 100 && ctx.mail.sent.filter((m) => m.to === to).length < expected; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise((resolve) => setImmediate(resolve));
-    return ctx.mail.sent.filter((m) => m.to === to).length;
-  };
+  /** How many mails went to `to` once every answered call's mail went out (mail leaves after the answer). */
+  const mailsTo = async (to: string) => (await ctx.mail.settledTo(to)).length;
   const refusal = (res: { statusCode: number; headers: Record<string, unknown>; json(): { error: { code: string; message: string } } }) => ({
     status: res.statusCode,
     code: res.json().error.code,
@@ -47,7 +43,7 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
     expect(refusedResend.json().error.message).toBe('This address was sent 5 invitation mails in the last hour. Please wait 59 minutes and try again.');
     expect((await revoke(owner, third.json().id)).statusCode).toBe(204);
     expect(refusal(await invite(owner, email))).toMatchObject({ status: 429, code: 'too_many_invitations' });
-    expect(await mailsTo(email, 5)).toBe(5);
+    expect(await mailsTo(email)).toBe(5);
     // The refused invitation was not made: nothing pending holds the address or a seat.
     expect((await ctx.app.inject({ method: 'GET', url: '/api/v1/teams/me/invitations', headers: bearer(owner.access_token) })).json().invitations).toEqual([]);
 
@@ -55,7 +51,7 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
     ctx.clock.advance(59 * 60_000);
     await signIn(ctx, owner);
     expect((await invite(owner, email)).statusCode).toBe(201);
-    expect(await mailsTo(email, 6)).toBe(6);
+    expect(await mailsTo(email)).toBe(6);
   });
 
   it('counts an address’s mails across teams', async () => {
@@ -97,9 +93,8 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
     // invitation's mail while that is still queued (its link is dead), never more.
     const counted = await ctx.app.database.db.selectFrom('invitation_mails').select((eb) => eb.fn.countAll<number>().as('n')).where('email', '=', email).executeTakeFirstOrThrow();
     expect(Number(counted.n)).toBe(5);
-    await ctx.app.mailer.drain();
     await second.current.mailer.drain();
-    expect(ctx.mail.sent.filter((m) => m.to === email).length).toBeLessThanOrEqual(5);
+    expect((await ctx.mail.settledTo(email)).length).toBeLessThanOrEqual(5);
     ctx.clock.advance(HOUR);
   });
 
@@ -107,8 +102,9 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
     const owner = await teamOwner(ctx, { full_name: 'Your account is locked: visit evil.example/unlock' });
     const email = address();
     expect((await invite(owner, email)).statusCode).toBe(201);
-    await mailsTo(email, 1);
-    const mail = ctx.mail.sent.find((m) => m.to === email)!;
+    const mails = await ctx.mail.settledTo(email);
+    expect(mails).toHaveLength(1);
+    const mail = mails[0]!;
     expect(mail.subject).toBe('You are invited to join a team on SheetMind');
     expect(mail.text).toContain('Your account is locked: visit evil.example/unlock invited you to join the team');
   });

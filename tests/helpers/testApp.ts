@@ -34,6 +34,14 @@ export class MailCatcher implements Mailer {
   async send(message: MailMessage) {
     this.sent.push(message);
   }
+  /**
+   * The mails to `to` once the app's queue sent all it holds that is due: for mail queued with the
+   * answer (invitations), so every answered call's mail is counted, however loaded the machine.
+   */
+  async settledTo(to: string): Promise<MailMessage[]> {
+    await this.settle();
+    return this.sent.filter((m) => m.to === to);
+  }
   /** The newest mail to `to`, waiting briefly since mail goes out after the answer, through the queue. */
   async latestTo(to: string): Promise<MailMessage> {
     for (let i = 0; i < 50; i++) {
