@@ -26,11 +26,21 @@ const ROOT = path.resolve(__dirname, '..');
 const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 
 /**
- * The browser files either lane runs after its own, largest first, each in a jest run of its own
- * taken by the lane that is free first: some 2 minutes of work that evens out the lanes, whose
- * lengths against each other change from day to day (docs/performance.md, "The test suite").
+ * The files either lane runs after its own, largest first, each in a jest run of its own taken by
+ * the lane that is free first: some 5 minutes of work (Chromium paths and the largest model tests
+ * in jsdom) that evens out the lanes, whose lengths against each other change from day to day
+ * (docs/performance.md, "The test suite").
  */
-const SHARED_TAIL = ['tests/paths/team.paths.test.ts', 'tests/paths/link.paths.test.ts', 'tests/paths/invitation.paths.test.ts', 'tests/paths/inviteForm.paths.test.ts'];
+const SHARED_TAIL: Array<{ file: string; project: string }> = [
+  { file: 'tests/paths/team.paths.test.ts', project: 'paths' },
+  { file: 'tests/model/team.model.test.tsx', project: 'ui' },
+  { file: 'tests/paths/link.paths.test.ts', project: 'paths' },
+  { file: 'tests/model/credentials.model.test.tsx', project: 'ui' },
+  { file: 'tests/model/auth.model.test.tsx', project: 'ui' },
+  { file: 'tests/paths/inviteForm.paths.test.ts', project: 'paths' },
+  { file: 'tests/paths/invitation.paths.test.ts', project: 'paths' },
+];
+const inTail = (project: string) => SHARED_TAIL.filter((spec) => spec.project === project).map((spec) => spec.file);
 
 interface JestRun {
   name: string;
@@ -44,10 +54,10 @@ interface JestRun {
 
 const LANES: JestRun[][] = [
   [
-    { name: 'node', projects: ['ui', 'api', 'reliability'], needsBuild: false },
+    { name: 'node', projects: ['ui', 'api', 'reliability'], skip: inTail('ui'), needsBuild: false },
     { name: 'node-late', projects: ['build'], needsBuild: true },
   ],
-  [{ name: 'browser', projects: ['e2e', 'paths'], skip: SHARED_TAIL, needsBuild: true }],
+  [{ name: 'browser', projects: ['e2e', 'paths'], skip: inTail('paths'), needsBuild: true }],
 ];
 
 interface Counts {
@@ -122,7 +132,12 @@ async function main() {
     lint: run('lint', bin('eslint'), ['.'], { lowPriority: true }),
   };
   const built = build.then((code) => code === 0);
-  const tail: JestRun[] = SHARED_TAIL.map((file) => ({ name: path.basename(file, '.test.ts'), projects: ['paths'], only: [file], needsBuild: true }));
+  const tail: JestRun[] = SHARED_TAIL.map(({ file, project }) => ({
+    name: path.basename(file).replace(/\.test\.tsx?$/, ''),
+    projects: [project],
+    only: [file],
+    needsBuild: project === 'paths',
+  }));
   const lanes: Promise<Counts[]>[] = extra.length
     ? [built.then(async (ok) => (ok ? [await runJest('jest', extra, countsFile('jest'))] : []))]
     : LANES.map(async (lane) => {
