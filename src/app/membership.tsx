@@ -6,7 +6,7 @@ import { useAuthRef, useAuthSelector } from './auth';
 /** Whether the signed-in person is in a team: one chart for the app, read by the top bar, told by the pages. */
 export const MembershipChart = createChartContext(membershipMachine);
 
-/** Runs the membership chart under the auth chart: checked once per sign-in, forgotten on signing out. */
+/** Runs the membership chart under the auth chart: learned once per sign-in, forgotten on signing out. */
 export function MembershipProvider({ children }: { children: ReactNode }) {
   const auth = useAuthRef();
   return (
@@ -17,12 +17,20 @@ export function MembershipProvider({ children }: { children: ReactNode }) {
   );
 }
 
+/**
+ * On each sign-in: the user the auth chart holds says the membership when it came from
+ * `GET /users/me` (a restored session: `team_role` is there, `null` outside a team), so the bar asks
+ * nothing more; a sign-in's answer does not say it, and the chart asks. Signing out forgets it.
+ */
 function FollowSignIn() {
   const membership = MembershipChart.useActorRef();
   const userId = useAuthSelector((s) => (s.hasTag('signedIn') ? (s.context.user?.id ?? null) : null));
+  const teamRole = useAuthSelector((s) => s.context.user?.team_role);
   useEffect(() => {
-    membership.send(userId ? { type: 'membership.check' } : { type: 'membership.forget' });
-  }, [membership, userId]);
+    if (!userId) membership.send({ type: 'membership.forget' });
+    else if (teamRole === undefined) membership.send({ type: 'membership.check' });
+    else membership.send({ type: 'membership.known', inTeam: teamRole !== null });
+  }, [membership, userId, teamRole]);
   return null;
 }
 

@@ -9,7 +9,8 @@ import { renderApp } from '../helpers/renderApp';
 /**
  * The top bar links the team page for team members (decisions.md), whatever their plan: what
  * counts is the `team_role` that `GET /users/me` answers (not `GET /teams/me`, whose 404 for someone in
- * no team the browser would log as an error). It is asked once per sign-in (not on every page), and
+ * no team the browser would log as an error). It is learned once per sign-in (from the call that
+ * restores a stored session, or asked after signing in), not on every page, and
  * joining or leaving shows at once: the invitation, the team page and a paid Team checkout say so.
  */
 
@@ -51,12 +52,11 @@ afterEach(() => api.restore());
 
 const nav = () => within(screen.getByRole('navigation', { name: t.mainNav }));
 /**
- * Waits until the bar shows the account links and the membership check has been sent (the second
- * `GET /users/me`: the first restores the stored session), then answers whether Team is among them.
+ * Waits until the bar shows the account links (the stored session restored by `GET /users/me`, whose
+ * answer says the membership too), then answers whether Team is among them.
  */
 async function teamLinkShown(): Promise<boolean> {
   await waitFor(() => expect(nav().getByRole('link', { name: t.dashboard })).toBeInTheDocument());
-  await waitFor(() => expect(api.sent('GET /users/me').length).toBeGreaterThanOrEqual(2));
   await act(async () => undefined);
   return nav().queryByRole('link', { name: t.team }) !== null;
 }
@@ -82,8 +82,8 @@ describe('the Team link in the top bar', () => {
     await act(() => router.navigate('/profile'));
     await act(() => router.navigate('/subscription'));
     expect(nav().getByRole('link', { name: t.team })).toBeInTheDocument();
-    // One to restore the stored session, one for the membership: none for the pages opened after.
-    expect(api.sent('GET /users/me')).toHaveLength(2);
+    // The one that restores the stored session says the membership too: none for the pages opened after.
+    expect(api.sent('GET /users/me')).toHaveLength(1);
   });
 
   it('shows as soon as an invitation is accepted', async () => {
