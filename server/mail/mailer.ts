@@ -52,7 +52,10 @@ export function createMailer(options: { smtpUrl: string | null; from: string; da
   };
 }
 
-/** Queues after the answer has gone (the queue sends), so delivery time tells a caller nothing; a failure to queue is logged. */
-export function deliverLater(mailer: Mailer, log: FastifyBaseLogger, message: MailMessage): void {
-  mailer.send(message).catch((error: unknown) => log.error({ err: error, kind: message.kind }, 'mail could not be queued'));
+/**
+ * Queues a mail (the queue sends it), for work done after the answer has gone, so delivery time tells
+ * a caller nothing; a failure to queue is logged. Resolves once it is queued (or the failure logged).
+ */
+export function deliverLater(mailer: Mailer, log: FastifyBaseLogger, message: MailMessage): Promise<void> {
+  return mailer.send(message).catch((error: unknown) => log.error({ err: error, kind: message.kind }, 'mail could not be queued'));
 }

@@ -98,7 +98,8 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (user) {
       const token = await createPasswordReset(db, user.id, app.clock.now());
       const link = `${app.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
-      deliverLater(app.mailer, app.log, passwordResetMail(user.email, link, app.config.web));
+      // Queued before the request is logged as done: the log line marks the end of the work.
+      await deliverLater(app.mailer, app.log, passwordResetMail(user.email, link, app.config.web));
     }
     app.log.info({ event: 'auth.reset_requested', userId: user?.id ?? null, ip }, 'password reset requested');
   }
