@@ -31,11 +31,7 @@ export default function LoginPage() {
   if (settledIn && !busy && form.submitCount === 0) return <Navigate to={redirectTo ?? '/dashboard'} replace />;
 
   return (
-    <AuthCard
-      heading={t.heading}
-      lead={t.lead}
-      footer={<AuthSwitch question={t.noAccount} linkText={t.toRegister} to="/register" homeText={t.home} />}
-    >
+    <AuthCard heading={t.heading} lead={t.lead} footer={<AuthSwitch question={t.noAccount} linkText={t.toRegister} to="/register" homeText={t.home} />}>
       <AuthForm form={form} preload={validate.preload} busy={busy} submitText={t.submit} busyText={t.busy}>
         <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
         <FormField form={form} name="password" label={t.password} type="password" autoComplete="current-password" required />

@@ -37,11 +37,7 @@ export default function RegisterPage() {
   if (signedIn && form.submitCount === 0) return <Navigate to={redirectTo ?? '/dashboard'} replace />;
 
   return (
-    <AuthCard
-      heading={t.heading}
-      lead={t.lead}
-      footer={<AuthSwitch question={t.haveAccount} linkText={t.toLogin} to="/login" homeText={t.home} />}
-    >
+    <AuthCard heading={t.heading} lead={t.lead} footer={<AuthSwitch question={t.haveAccount} linkText={t.toLogin} to="/login" homeText={t.home} />}>
       <AuthForm form={form} preload={validate.preload} busy={busy} submitText={t.submit} busyText={t.busy}>
         <FormField form={form} name="full_name" label={t.fullName} autoComplete="name" required clearErrorOnChange />
         <FormField form={form} name="username" label={t.username} autoComplete="username" required clearErrorOnChange />
