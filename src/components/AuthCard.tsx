@@ -1,7 +1,9 @@
-import { Card, Container, Heading, Link, Stack, Text } from '@chakra-ui/react';
+import { Button, Card, Container, Heading, Link, Stack, Text } from '@chakra-ui/react';
+import type { FormikProps } from 'formik';
 import type { ReactNode } from 'react';
 import { useLocation } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
+import { ValidatedForm } from './FormField';
 
 /** The centred card that holds the sign-in, sign-up and password forms. */
 export function AuthCard({ heading, lead, children, footer }: { heading: string; lead: string; children: ReactNode; footer?: ReactNode }) {
@@ -24,6 +26,31 @@ export function AuthCard({ heading, lead, children, footer }: { heading: string;
         </Stack>
       )}
     </Container>
+  );
+}
+
+interface AuthFormProps<V> {
+  form: FormikProps<V>;
+  /** Loads the form's rules once it is on screen (see ValidatedForm). */
+  preload?: () => unknown;
+  /** The request is under way: the button shows `busyText` and waits. */
+  busy: boolean;
+  submitText: string;
+  busyText: string;
+  children: ReactNode;
+}
+
+/** The form of an auth card: its fields (and whatever goes between them), then the wide submit button. */
+export function AuthForm<V>({ form, preload, busy, submitText, busyText, children }: AuthFormProps<V>) {
+  return (
+    <ValidatedForm form={form} preload={preload}>
+      <Stack gap="4">
+        {children}
+        <Button type="submit" colorPalette="brand" size="lg" loading={busy} loadingText={busyText}>
+          {submitText}
+        </Button>
+      </Stack>
+    </ValidatedForm>
   );
 }
 

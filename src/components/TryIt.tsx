@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { SAMPLE_TABLE } from '../../machines/tryQuery/tryQuery.machine';
 import * as messages from '../content/messages';
 import type { QueryAnswer } from '../../machines/shared/api';
+import { SectionCard } from './SectionCard';
 
 const t = messages.guide;
 
@@ -85,5 +86,34 @@ export function TryItAnswer({ title, partial, answer, children }: { title: strin
       </Text>
       {children}
     </Stack>
+  );
+}
+
+interface TryItCardProps {
+  title: string;
+  lead: string;
+  /** The card's own id, for a link that scrolls to it. */
+  id?: string;
+  /** Why the last query failed, worded. */
+  problem: string | null;
+  /** The answer (a TryItAnswer), under the problem. */
+  answer: ReactNode;
+  /** What to ask and the button that asks, under the sample table. */
+  children: ReactNode;
+}
+
+/** A try-it box: the sample table, the way to ask about it, why asking failed, and the answer. */
+export function TryItCard({ title, lead, id, problem, answer, children }: TryItCardProps) {
+  return (
+    <SectionCard title={title} lead={lead} id={id} gap="5">
+      <SampleTable />
+      {children}
+      {problem && (
+        <Text color="fg.error" role="alert">
+          {problem}
+        </Text>
+      )}
+      {answer}
+    </SectionCard>
   );
 }

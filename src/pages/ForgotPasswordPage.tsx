@@ -1,10 +1,10 @@
-import { Button, Link, Stack } from '@chakra-ui/react';
+import { Link } from '@chakra-ui/react';
 import { useFormik } from 'formik';
 import { RouterLink } from '../app/RouterLink';
 import { forgotPasswordMachine } from '../../machines/forgotPassword/forgotPassword.machine';
-import { AuthCard } from '../components/AuthCard';
+import { AuthCard, AuthForm } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
-import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
+import { FormField, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import { usePageTitle } from '../lib/usePageTitle';
@@ -43,19 +43,14 @@ export default function ForgotPasswordPage() {
       {sent ? (
         <Notice status="success" title={t.sentTitle}>{t.sentText}</Notice>
       ) : (
-        <ValidatedForm form={form} preload={validate.preload}>
-          <Stack gap="4">
-            {failure && (
-              <Notice status="error" title={t.failedTitle}>
-                {say(failure, FAILURE_TEXTS)}
-              </Notice>
-            )}
-            <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
-            <Button type="submit" colorPalette="brand" size="lg" loading={busy} loadingText={t.busy}>
-              {t.submit}
-            </Button>
-          </Stack>
-        </ValidatedForm>
+        <AuthForm form={form} preload={validate.preload} busy={busy} submitText={t.submit} busyText={t.busy}>
+          {failure && (
+            <Notice status="error" title={t.failedTitle}>
+              {say(failure, FAILURE_TEXTS)}
+            </Notice>
+          )}
+          <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
+        </AuthForm>
       )}
     </AuthCard>
   );

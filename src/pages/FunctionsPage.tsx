@@ -11,8 +11,9 @@ import { RouterLink } from '../app/RouterLink';
 import { Confirm } from '../components/Confirm';
 import { PageHeader } from '../components/PageHeader';
 import { PageSpinner } from '../components/PageSpinner';
+import { SectionCard } from '../components/SectionCard';
 import { toastEffect } from '../components/Toaster';
-import { SampleTable, TryItAnswer } from '../components/TryIt';
+import { TryItAnswer, TryItCard } from '../components/TryIt';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import type { CustomFunction, TeamRole } from '../../machines/shared/api';
@@ -36,24 +37,18 @@ const canChange = (fn: CustomFunction, role: TeamRole | null) => fn.scope === 'p
 /** What Professional adds, with the way to it, where a Free account would see its functions. */
 function Upgrade() {
   const plan = planWith('custom_functions');
-  const id = useId();
   return (
-    <Card.Root as="section" aria-labelledby={id} variant="outline">
-      <Card.Body gap="4">
-        <Heading as="h2" id={id} size="lg">
-          {t.upgrade.title}
-        </Heading>
-        <Text color="fg.muted">{t.upgrade.lead(plan.name)}</Text>
-        <List.Root gap="2" ps="5">
-          {t.upgrade.points.map((point) => (
-            <List.Item key={point}>{point}</List.Item>
-          ))}
-        </List.Root>
-        <Button asChild colorPalette="brand" alignSelf="flex-start">
-          <RouterLink to="/subscription">{t.upgrade.button(plan.name)}</RouterLink>
-        </Button>
-      </Card.Body>
-    </Card.Root>
+    <SectionCard title={t.upgrade.title}>
+      <Text color="fg.muted">{t.upgrade.lead(plan.name)}</Text>
+      <List.Root gap="2" ps="5">
+        {t.upgrade.points.map((point) => (
+          <List.Item key={point}>{point}</List.Item>
+        ))}
+      </List.Root>
+      <Button asChild colorPalette="brand" alignSelf="flex-start">
+        <RouterLink to="/subscription">{t.upgrade.button(plan.name)}</RouterLink>
+      </Button>
+    </SectionCard>
   );
 }
 
@@ -232,7 +227,6 @@ function FunctionItem({ fn, role, asked, busy, onEdit, onDelete, onTry, onConfir
 
 /** The try-it box: a function run on the sample table, its answer shown as it is written. */
 function TryFunction({ functions, chosen, onChoose, tryRef }: { functions: CustomFunction[]; chosen: string; onChoose(name: string): void; tryRef: TryActor }) {
-  const id = useId();
   const selectId = useId();
   const { fn, answer, partial, problem, busy } = useSelector(tryRef, (s) => ({
     fn: s.context.fn,
@@ -245,55 +239,46 @@ function TryFunction({ functions, chosen, onChoose, tryRef }: { functions: Custo
   const name = names.includes(chosen) ? chosen : (names[0] ?? '');
   const prompt = functions.find((one) => one.name === name)?.prompt;
   return (
-    <Card.Root as="section" aria-labelledby={id} variant="outline" id="try-function">
-      <Card.Body gap="5">
-        <Stack gap="1">
-          <Heading as="h2" id={id} size="lg">
-            {t.tryTitle}
-          </Heading>
-          <Text color="fg.muted">{t.tryLead}</Text>
-        </Stack>
-        <SampleTable />
-        {names.length === 0 ? (
-          <Text color="fg.muted">{t.tryNone}</Text>
-        ) : (
-          <>
-            <Field.Root>
-              <Field.Label htmlFor={selectId}>{t.tryPick}</Field.Label>
-              <NativeSelect.Root maxW="md">
-                <NativeSelect.Field id={selectId} value={name} onChange={(event) => onChoose(event.target.value)} fontFamily="mono">
-                  {names.map((one) => (
-                    <option key={one} value={one}>
-                      {one}
-                    </option>
-                  ))}
-                </NativeSelect.Field>
-                <NativeSelect.Indicator />
-              </NativeSelect.Root>
-            </Field.Root>
-            {prompt && (
-              <Text fontStyle="italic" wordBreak="break-word">
-                “{prompt}”
-              </Text>
-            )}
-            <Text fontSize="sm" color="fg.muted">
-              {messages.guide.counts}
+    <TryItCard
+      title={t.tryTitle}
+      lead={t.tryLead}
+      id="try-function"
+      problem={problem && say(problem, TEXTS)}
+      answer={fn && <TryItAnswer title={t.answerOf(fn)} partial={partial} answer={answer} />}
+    >
+      {names.length === 0 ? (
+        <Text color="fg.muted">{t.tryNone}</Text>
+      ) : (
+        <>
+          <Field.Root>
+            <Field.Label htmlFor={selectId}>{t.tryPick}</Field.Label>
+            <NativeSelect.Root maxW="md">
+              <NativeSelect.Field id={selectId} value={name} onChange={(event) => onChoose(event.target.value)} fontFamily="mono">
+                {names.map((one) => (
+                  <option key={one} value={one}>
+                    {one}
+                  </option>
+                ))}
+              </NativeSelect.Field>
+              <NativeSelect.Indicator />
+            </NativeSelect.Root>
+          </Field.Root>
+          {prompt && (
+            <Text fontStyle="italic" wordBreak="break-word">
+              “{prompt}”
             </Text>
-            <Button colorPalette="brand" alignSelf="flex-start" maxW="full" onClick={() => tryRef.send({ type: 'query.ask', fn: name })} loading={busy} loadingText={t.running}>
-              <Text as="span" truncate>
-                {t.tryRun(name)}
-              </Text>
-            </Button>
-          </>
-        )}
-        {problem && (
-          <Text color="fg.error" role="alert">
-            {say(problem, TEXTS)}
+          )}
+          <Text fontSize="sm" color="fg.muted">
+            {messages.guide.counts}
           </Text>
-        )}
-        {fn && <TryItAnswer title={t.answerOf(fn)} partial={partial} answer={answer} />}
-      </Card.Body>
-    </Card.Root>
+          <Button colorPalette="brand" alignSelf="flex-start" maxW="full" onClick={() => tryRef.send({ type: 'query.ask', fn: name })} loading={busy} loadingText={t.running}>
+            <Text as="span" truncate>
+              {t.tryRun(name)}
+            </Text>
+          </Button>
+        </>
+      )}
+    </TryItCard>
   );
 }
 

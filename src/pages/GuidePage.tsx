@@ -1,11 +1,10 @@
 import { Button, Card, Container, Heading, HStack, List, Stack, Text } from '@chakra-ui/react';
-import { useId } from 'react';
 import { tryQueryMachine } from '../../machines/tryQuery/tryQuery.machine';
 import { useAuthRef } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
 import { InstallAddOnButton } from '../components/InstallAddOnButton';
 import { PageHeader } from '../components/PageHeader';
-import { SampleTable, TryItAnswer } from '../components/TryIt';
+import { TryItAnswer, TryItCard } from '../components/TryIt';
 import * as messages from '../content/messages';
 import { say } from '../content/say';
 import { createChartContext, useSelector } from '../lib/chart';
@@ -26,36 +25,27 @@ function TryIt() {
     problem: s.context.problem,
     busy: s.hasTag('busy'),
   }));
-  const id = useId();
   return (
-    <Card.Root as="section" aria-labelledby={id} variant="outline">
-      <Card.Body gap="5">
-        <Stack gap="1">
-          <Heading as="h2" id={id} size="lg">
-            {t.tryTitle}
-          </Heading>
-          <Text color="fg.muted">{t.tryLead}</Text>
-        </Stack>
-        <SampleTable />
-        <Text fontStyle="italic">“{t.prompt}”</Text>
-        <Text fontSize="sm" color="fg.muted">
-          {t.counts}
-        </Text>
-        <Button colorPalette="brand" alignSelf="flex-start" onClick={() => actor.send({ type: 'query.ask' })} loading={busy} loadingText={t.asking}>
-          {t.ask}
-        </Button>
-        {problem && (
-          <Text color="fg.error" role="alert">
-            {say(problem, TEXTS)}
-          </Text>
-        )}
+    <TryItCard
+      title={t.tryTitle}
+      lead={t.tryLead}
+      problem={problem && say(problem, TEXTS)}
+      answer={
         <TryItAnswer title={t.answerTitle} partial={partial} answer={answer}>
           <Button asChild size="sm" variant="outline" alignSelf="flex-start">
             <RouterLink to="/dashboard">{t.seeDashboard}</RouterLink>
           </Button>
         </TryItAnswer>
-      </Card.Body>
-    </Card.Root>
+      }
+    >
+      <Text fontStyle="italic">“{t.prompt}”</Text>
+      <Text fontSize="sm" color="fg.muted">
+        {t.counts}
+      </Text>
+      <Button colorPalette="brand" alignSelf="flex-start" onClick={() => actor.send({ type: 'query.ask' })} loading={busy} loadingText={t.asking}>
+        {t.ask}
+      </Button>
+    </TryItCard>
   );
 }
 

@@ -1,12 +1,12 @@
-import { Button, Link, Stack } from '@chakra-ui/react';
+import { Link } from '@chakra-ui/react';
 import { useFormik } from 'formik';
 import { Navigate, useLocation } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
 import type { LoginValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { prefilledEmail, redirectTarget } from '../app/RequireAuth';
-import { AuthCard, AuthSwitch } from '../components/AuthCard';
-import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
+import { AuthCard, AuthForm, AuthSwitch } from '../components/AuthCard';
+import { FormField, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
@@ -31,23 +31,14 @@ export default function LoginPage() {
   if (settledIn && !busy && form.submitCount === 0) return <Navigate to={redirectTo ?? '/dashboard'} replace />;
 
   return (
-    <AuthCard
-      heading={t.heading}
-      lead={t.lead}
-      footer={<AuthSwitch question={t.noAccount} linkText={t.toRegister} to="/register" homeText={t.home} />}
-    >
-      <ValidatedForm form={form} preload={validate.preload}>
-        <Stack gap="4">
-          <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
-          <FormField form={form} name="password" label={t.password} type="password" autoComplete="current-password" required />
-          <Link asChild alignSelf="flex-end" fontSize="sm" color="brand.fg">
-            <RouterLink to="/forgot-password">{t.forgot}</RouterLink>
-          </Link>
-          <Button type="submit" colorPalette="brand" size="lg" loading={busy} loadingText={t.busy}>
-            {t.submit}
-          </Button>
-        </Stack>
-      </ValidatedForm>
+    <AuthCard heading={t.heading} lead={t.lead} footer={<AuthSwitch question={t.noAccount} linkText={t.toRegister} to="/register" homeText={t.home} />}>
+      <AuthForm form={form} preload={validate.preload} busy={busy} submitText={t.submit} busyText={t.busy}>
+        <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required />
+        <FormField form={form} name="password" label={t.password} type="password" autoComplete="current-password" required />
+        <Link asChild alignSelf="flex-end" fontSize="sm" color="brand.fg">
+          <RouterLink to="/forgot-password">{t.forgot}</RouterLink>
+        </Link>
+      </AuthForm>
     </AuthCard>
   );
 }

@@ -16,6 +16,7 @@ import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { useSubscriptionActor } from '../app/subscription';
 import { createChartContext, useSelector } from '../lib/chart';
 import { PageHeader } from '../components/PageHeader';
+import { SectionCard } from '../components/SectionCard';
 import { CredentialsSections } from '../components/CredentialsSections';
 import { AccountExport } from '../components/AccountExport';
 
@@ -53,39 +54,28 @@ function ChangePasswordForm() {
     };
   }, [actor, resetForm, setFieldError]);
   return (
-    <Card.Root as="section" aria-labelledby="change-password" variant="outline">
-      <Card.Body gap="5">
-        <Heading as="h2" id="change-password" size="lg">
-          {t.passwordTitle}
-        </Heading>
-        <ValidatedForm form={form}>
-          <Stack ref={fields} gap="4" maxW="md">
-            {/* Whose password this is, for password managers (without it Chromium logs that the form lacks one). */}
-            <input type="text" name="username" autoComplete="username" value={email} readOnly hidden />
-            <FormField form={form} name="current_password" label={t.currentPassword} type="password" autoComplete="current-password" required />
-            <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />
-            <FormField form={form} name="confirm_password" label={t.confirmNewPassword} type="password" autoComplete="new-password" required />
-            <Button type="submit" colorPalette="brand" alignSelf="flex-start" loading={busy} loadingText={t.updating}>
-              {t.updatePassword}
-            </Button>
-          </Stack>
-        </ValidatedForm>
-      </Card.Body>
-    </Card.Root>
+    <SectionCard title={t.passwordTitle} headingId="change-password" gap="5">
+      <ValidatedForm form={form}>
+        <Stack ref={fields} gap="4" maxW="md">
+          {/* Whose password this is, for password managers (without it Chromium logs that the form lacks one). */}
+          <input type="text" name="username" autoComplete="username" value={email} readOnly hidden />
+          <FormField form={form} name="current_password" label={t.currentPassword} type="password" autoComplete="current-password" required />
+          <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />
+          <FormField form={form} name="confirm_password" label={t.confirmNewPassword} type="password" autoComplete="new-password" required />
+          <Button type="submit" colorPalette="brand" alignSelf="flex-start" loading={busy} loadingText={t.updating}>
+            {t.updatePassword}
+          </Button>
+        </Stack>
+      </ValidatedForm>
+    </SectionCard>
   );
 }
 
 function SideCard({ title, children, danger }: { title: string; children: React.ReactNode; danger?: boolean }) {
-  const id = `side-${title.toLowerCase().replace(/\W+/g, '-')}`;
   return (
-    <Card.Root as="section" aria-labelledby={id} variant="outline" borderColor={danger ? 'red.muted' : undefined}>
-      <Card.Body gap="3">
-        <Heading as="h2" id={id} size="md" color={danger ? 'red.fg' : undefined}>
-          {title}
-        </Heading>
-        {children}
-      </Card.Body>
-    </Card.Root>
+    <SectionCard title={title} headingSize="md" headingColor={danger ? 'red.fg' : undefined} gap="3" borderColor={danger ? 'red.muted' : undefined}>
+      {children}
+    </SectionCard>
   );
 }
 

@@ -1,11 +1,10 @@
-import { Button, Stack } from '@chakra-ui/react';
 import { useFormik } from 'formik';
 import { Navigate, useLocation } from 'react-router-dom';
 import type { RegisterValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { prefilledEmail, redirectTarget } from '../app/RequireAuth';
-import { AuthCard, AuthSwitch } from '../components/AuthCard';
-import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
+import { AuthCard, AuthForm, AuthSwitch } from '../components/AuthCard';
+import { FormField, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
 
@@ -38,31 +37,22 @@ export default function RegisterPage() {
   if (signedIn && form.submitCount === 0) return <Navigate to={redirectTo ?? '/dashboard'} replace />;
 
   return (
-    <AuthCard
-      heading={t.heading}
-      lead={t.lead}
-      footer={<AuthSwitch question={t.haveAccount} linkText={t.toLogin} to="/login" homeText={t.home} />}
-    >
-      <ValidatedForm form={form} preload={validate.preload}>
-        <Stack gap="4">
-          <FormField form={form} name="full_name" label={t.fullName} autoComplete="name" required clearErrorOnChange />
-          <FormField form={form} name="username" label={t.username} autoComplete="username" required clearErrorOnChange />
-          <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required clearErrorOnChange />
-          <FormField form={form} name="password" label={t.password} type="password" autoComplete="new-password" required clearErrorOnChange />
-          <FormField
-            form={form}
-            name="confirm_password"
-            label={t.confirmPassword}
-            type="password"
-            autoComplete="new-password"
-            required
-            clearErrorOnChange
-          />
-          <Button type="submit" colorPalette="brand" size="lg" loading={busy} loadingText={t.busy}>
-            {t.submit}
-          </Button>
-        </Stack>
-      </ValidatedForm>
+    <AuthCard heading={t.heading} lead={t.lead} footer={<AuthSwitch question={t.haveAccount} linkText={t.toLogin} to="/login" homeText={t.home} />}>
+      <AuthForm form={form} preload={validate.preload} busy={busy} submitText={t.submit} busyText={t.busy}>
+        <FormField form={form} name="full_name" label={t.fullName} autoComplete="name" required clearErrorOnChange />
+        <FormField form={form} name="username" label={t.username} autoComplete="username" required clearErrorOnChange />
+        <FormField form={form} name="email" label={t.email} type="email" autoComplete="email" required clearErrorOnChange />
+        <FormField form={form} name="password" label={t.password} type="password" autoComplete="new-password" required clearErrorOnChange />
+        <FormField
+          form={form}
+          name="confirm_password"
+          label={t.confirmPassword}
+          type="password"
+          autoComplete="new-password"
+          required
+          clearErrorOnChange
+        />
+      </AuthForm>
     </AuthCard>
   );
 }

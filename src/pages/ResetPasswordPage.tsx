@@ -3,9 +3,9 @@ import { useFormik } from 'formik';
 import { useSearchParams } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
 import { resetPasswordMachine } from '../../machines/resetPassword/resetPassword.machine';
-import { AuthCard } from '../components/AuthCard';
+import { AuthCard, AuthForm } from '../components/AuthCard';
 import { Notice } from '../components/Notice';
-import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
+import { FormField, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import { usePageTitle } from '../lib/usePageTitle';
@@ -58,20 +58,15 @@ export default function ResetPasswordPage() {
     );
   } else {
     body = (
-      <ValidatedForm form={form} preload={validate.preload}>
-        <Stack gap="4">
-          {failure && (
-            <Notice status="error" title={t.failedTitle}>
-              {say(failure, FAILURE_TEXTS)} {invalidToken && requestNew}
-            </Notice>
-          )}
-          <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />
-          <FormField form={form} name="confirm_password" label={t.confirmPassword} type="password" autoComplete="new-password" required />
-          <Button type="submit" colorPalette="brand" size="lg" loading={busy} loadingText={t.busy}>
-            {t.submit}
-          </Button>
-        </Stack>
-      </ValidatedForm>
+      <AuthForm form={form} preload={validate.preload} busy={busy} submitText={t.submit} busyText={t.busy}>
+        {failure && (
+          <Notice status="error" title={t.failedTitle}>
+            {say(failure, FAILURE_TEXTS)} {invalidToken && requestNew}
+          </Notice>
+        )}
+        <FormField form={form} name="new_password" label={t.newPassword} type="password" autoComplete="new-password" required />
+        <FormField form={form} name="confirm_password" label={t.confirmPassword} type="password" autoComplete="new-password" required />
+      </AuthForm>
     );
   }
   return (

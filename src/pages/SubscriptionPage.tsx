@@ -1,4 +1,4 @@
-import { Badge, Box, Button, Card, Container, DataList, Heading, SimpleGrid, Stack, Text, VisuallyHidden } from '@chakra-ui/react';
+import { Badge, Box, Button, Container, DataList, Heading, SimpleGrid, Stack, Text, VisuallyHidden } from '@chakra-ui/react';
 import { useSelector } from '../lib/chart';
 import { useEffect, type ReactNode } from 'react';
 import { useLocation } from 'react-router-dom';
@@ -7,6 +7,7 @@ import { useTeamPlanSeen } from '../app/membership';
 import { useSubscriptionActor } from '../app/subscription';
 import { PageSpinner } from '../components/PageSpinner';
 import { PlanCard } from '../components/PlanCard';
+import { SectionCard } from '../components/SectionCard';
 import * as messages from '../content/messages';
 import { PLAN_OFFERS, type PlanOffer } from '../content/plans';
 import type { SubscriptionInfo } from '../../machines/shared/api';
@@ -32,22 +33,17 @@ function periodRows(subscription: SubscriptionInfo): Array<[string, string]> {
 
 function SubscriptionCard({ id, title, rows, reloading, children }: { id: string; title: string; rows: Array<[string, string]>; reloading: boolean; children?: ReactNode }) {
   return (
-    <Card.Root as="section" aria-labelledby={id} aria-busy={reloading} variant="outline" mb="10">
-      <Card.Body gap="4">
-        <Heading as="h2" id={id} size="lg">
-          {title}
-        </Heading>
-        {children}
-        <DataList.Root orientation="horizontal">
-          {rows.map(([label, value]) => (
-            <DataList.Item key={label}>
-              <DataList.ItemLabel minW="44">{label}</DataList.ItemLabel>
-              <DataList.ItemValue>{value}</DataList.ItemValue>
-            </DataList.Item>
-          ))}
-        </DataList.Root>
-      </Card.Body>
-    </Card.Root>
+    <SectionCard title={title} headingId={id} busy={reloading} mb="10">
+      {children}
+      <DataList.Root orientation="horizontal">
+        {rows.map(([label, value]) => (
+          <DataList.Item key={label}>
+            <DataList.ItemLabel minW="44">{label}</DataList.ItemLabel>
+            <DataList.ItemValue>{value}</DataList.ItemValue>
+          </DataList.Item>
+        ))}
+      </DataList.Root>
+    </SectionCard>
   );
 }
 

@@ -1,4 +1,4 @@
-import { Alert, Button, Card, Container, Field, Fieldset, Heading, HStack, Input, List, SimpleGrid, Skeleton, Stack, Stat, Text } from '@chakra-ui/react';
+import { Alert, Button, Card, Container, Field, Fieldset, HStack, Input, List, SimpleGrid, Skeleton, Stack, Stat, Text } from '@chakra-ui/react';
 import { lazy, Suspense, useId, useState, type FormEvent, type ReactNode } from 'react';
 import { planWith } from '../../contract/plans';
 import { usageMachine, usageStatus, type UsageSnapshot } from '../../machines/usage/usage.machine';
@@ -8,6 +8,7 @@ import { RouterLink } from '../app/RouterLink';
 import { AccountExport } from '../components/AccountExport';
 import type { ChartWords } from '../components/DailyUsageChart';
 import { PageHeader } from '../components/PageHeader';
+import { SectionCard } from '../components/SectionCard';
 import { toastEffect } from '../components/Toaster';
 import { UsageTotals } from '../components/UsageTotals';
 import * as messages from '../content/messages';
@@ -39,16 +40,10 @@ const CHART_WORDS: ChartWords = {
 };
 
 function Section({ title, children, busy }: { title: string; children: ReactNode; busy?: boolean }) {
-  const id = useId();
   return (
-    <Card.Root as="section" aria-labelledby={id} aria-busy={busy} variant="outline" minW="0">
-      <Card.Body gap="4">
-        <Heading as="h2" id={id} size="md">
-          {title}
-        </Heading>
-        {children}
-      </Card.Body>
-    </Card.Root>
+    <SectionCard title={title} headingSize="md" busy={busy} minW="0">
+      {children}
+    </SectionCard>
   );
 }
 
@@ -131,22 +126,17 @@ function RangePicker({ actor, today }: { actor: ReturnType<typeof UsageChart.use
 function UpgradeOffer() {
   const plan = planWith('analytics').name;
   return (
-    <Card.Root as="section" aria-labelledby="usage-upgrade" variant="subtle" bg="brand.subtle">
-      <Card.Body gap="4">
-        <Heading as="h2" id="usage-upgrade" size="lg">
-          {t.upgradeHeading}
-        </Heading>
-        <Text>{t.upgradeLead(plan)}</Text>
-        <List.Root gap="1.5" ps="5">
-          {t.upgradePoints.map((point) => (
-            <List.Item key={point}>{point}</List.Item>
-          ))}
-        </List.Root>
-        <Button asChild colorPalette="brand" alignSelf="flex-start">
-          <RouterLink to="/subscription">{t.upgradeAction(plan)}</RouterLink>
-        </Button>
-      </Card.Body>
-    </Card.Root>
+    <SectionCard title={t.upgradeHeading} headingId="usage-upgrade" variant="subtle" bg="brand.subtle">
+      <Text>{t.upgradeLead(plan)}</Text>
+      <List.Root gap="1.5" ps="5">
+        {t.upgradePoints.map((point) => (
+          <List.Item key={point}>{point}</List.Item>
+        ))}
+      </List.Root>
+      <Button asChild colorPalette="brand" alignSelf="flex-start">
+        <RouterLink to="/subscription">{t.upgradeAction(plan)}</RouterLink>
+      </Button>
+    </SectionCard>
   );
 }
 

@@ -92,3 +92,27 @@ export function chartCoverage(machine: AnyStateMachine, paths: WalkedPath[]): Ch
 export function coverageLine(chart: string, { paths, states, events }: ChartCoverage): string {
   return `${chart} chart: ${paths} generated paths, states visited ${states.visited}/${states.total}, transitions (event types) visited ${events.visited}/${events.total}`;
 }
+
+/**
+ * A chart's generated paths as tests, the scaffolding every replay shares (tests/model in jsdom,
+ * tests/paths in Chromium): a test that the paths visit every state a user can rest in, then one
+ * test per path, titled by its description and run by `replay`; the coverage is logged at the end.
+ */
+export function describeChartPaths<P extends { title: string }>(
+  title: string,
+  chart: string,
+  { coverage, paths }: { coverage: ChartCoverage; paths: readonly P[] },
+  replay: (path: P) => Promise<void>,
+  timeout?: number,
+): void {
+  describe(title, () => {
+    afterAll(() => console.log(coverageLine(chart, coverage)));
+
+    it('covers every state of the chart', () => {
+      // Transient states (only `always` transitions) are passed through, never rested in.
+      expect(coverage.restingStatesMissed).toEqual([]);
+    });
+
+    it.each(paths.map((path) => [path.title, path] as const))('%s', (_title, path) => replay(path), timeout);
+  });
+}

@@ -5,7 +5,7 @@ import { authMachine, type AuthEvent } from '../../machines/auth/auth.machine';
 import * as messages from '../../src/content/messages';
 import type { AuthResponse, User } from '../../machines/shared/api';
 import { tokenStorage, type TokenPair } from '../../machines/shared/tokenStorage';
-import { afterEvent, coverageLine } from '../helpers/chartModel';
+import { afterEvent, describeChartPaths } from '../helpers/chartModel';
 import { pasteInto, renderApp } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
 import { toaster } from '../../src/components/ToastRegion';
@@ -59,85 +59,72 @@ const topBar = () => within(screen.getByRole('banner'));
 
 const stateChecks = inJsdom(authViews);
 
-describe('auth chart, generated paths', () => {
-  afterAll(() => console.log(coverageLine('auth', authCoverage)));
-
-  it('covers every state of the chart', () => {
-    // Transient states (only `always` transitions) are passed through, never rested in.
-    expect(authCoverage.restingStatesMissed).toEqual([]);
-  });
-
-  it.each(authPaths.map(({ title, path, storedToken }) => [title, path, storedToken] as const))(
-    '%s',
-    async (_title, path, storedToken) => {
-      localStorage.clear();
-      toaster.remove();
-      if (storedToken) tokenStorage.write({ access_token: 'access-old', refresh_token: 'refresh-old' });
-      const api = new FakeApi();
-      let authSend: ((event: AuthEvent) => void) | undefined;
-      const machine = authMachine.provide({
-        actors: {
-          fetchUser: api.actor<User, unknown>('fetchUser'),
-          login: api.actor<AuthResponse, typeof credentials>('login'),
-          register: api.actor<AuthResponse, typeof registration>('register'),
-          refreshTokens: api.actor<TokenPair, { failedAccessToken: string | null }>('refreshTokens'),
-          logout: api.actor<void, unknown>('logout'),
-          // The model sends the "elsewhere" events itself; this stands in for the storage listener.
-          storageEvents: fromCallback(({ sendBack }) => {
-            authSend = sendBack as (event: AuthEvent) => void;
-          }),
-        },
-        guards: { isCurrentToken: (_, accessToken) => accessToken === tokenStorage.read().accessToken },
-        delays: { loginRedirectDelay: 20 },
-      });
-      const browser = userEvent.setup();
-      const { router, unmount } = renderApp('/dashboard', {}, machine);
-      const goTo = async (to: string) => {
-        if (router.state.location.pathname !== to) await act(() => router.navigate(to));
-      };
-
-      const settle = (type: string) => (step: { event: EventObject }) =>
-        api.settle(SOURCE_OF[invokeIdOf(type)]!, step.event as { output?: unknown; error?: unknown });
-      const events: Record<string, (step: { event: EventObject }) => Promise<void>> = {
-        'login.submit': async () => {
-          await goTo('/login');
-          await pasteInto(browser, await screen.findByLabelText(/^Email/), credentials.email);
-          await pasteInto(browser, screen.getByLabelText(/^Password/), credentials.password);
-          await browser.click(screen.getByRole('button', { name: messages.login.submit }));
-        },
-        'register.submit': async () => {
-          await goTo('/register');
-          await pasteInto(browser, await screen.findByLabelText(/^Full Name/), registration.full_name);
-          await pasteInto(browser, screen.getByLabelText(/^Username/), registration.username);
-          await pasteInto(browser, screen.getByLabelText(/^Email/), registration.email);
-          await pasteInto(browser, screen.getByLabelText(/^Password/), registration.password);
-          await pasteInto(browser, screen.getByLabelText(/^Confirm Password/), registration.password);
-          await browser.click(screen.getByRole('button', { name: messages.register.submit }));
-        },
-        logout: async () => {
-          await browser.click(topBar().getByRole('button', { name: messages.layout.logout }));
-        },
-        'session.expired': async ({ event }) => {
-          const { accessToken } = event as Extract<AuthEvent, { type: 'session.expired' }>;
-          const used = accessToken === pair.access_token ? tokenStorage.read().accessToken : STALE_ACCESS_TOKEN;
-          await act(async () => authSend?.({ type: 'session.expired', accessToken: used }));
-        },
-        'session.signedOutElsewhere': async () => {
-          await act(async () => authSend?.({ type: 'session.signedOutElsewhere' }));
-        },
-        'session.signedInElsewhere': async () => {
-          await act(async () => authSend?.({ type: 'session.signedInElsewhere' }));
-        },
-        // The delay is over once its transition has taken the page on from the form it was sent from.
-        [afterEvent('loginRedirectDelay')]: async () => {
-          await waitFor(() => expect(router.state.location.pathname).not.toMatch(/^\/(login|register)$/));
-        },
-      };
-      for (const event of Object.values(authOutcomes)) events[event.type] ??= settle(event.type);
-
-      await path.test({ states: stateChecks, events });
-      unmount();
+describeChartPaths('auth chart, generated paths', 'auth', { coverage: authCoverage, paths: authPaths }, async ({ path, storedToken }) => {
+  localStorage.clear();
+  toaster.remove();
+  if (storedToken) tokenStorage.write({ access_token: 'access-old', refresh_token: 'refresh-old' });
+  const api = new FakeApi();
+  let authSend: ((event: AuthEvent) => void) | undefined;
+  const machine = authMachine.provide({
+    actors: {
+      fetchUser: api.actor<User, unknown>('fetchUser'),
+      login: api.actor<AuthResponse, typeof credentials>('login'),
+      register: api.actor<AuthResponse, typeof registration>('register'),
+      refreshTokens: api.actor<TokenPair, { failedAccessToken: string | null }>('refreshTokens'),
+      logout: api.actor<void, unknown>('logout'),
+      // The model sends the "elsewhere" events itself; this stands in for the storage listener.
+      storageEvents: fromCallback(({ sendBack }) => {
+        authSend = sendBack as (event: AuthEvent) => void;
+      }),
     },
-    20_000,
-  );
-});
+    guards: { isCurrentToken: (_, accessToken) => accessToken === tokenStorage.read().accessToken },
+    delays: { loginRedirectDelay: 20 },
+  });
+  const browser = userEvent.setup();
+  const { router, unmount } = renderApp('/dashboard', {}, machine);
+  const goTo = async (to: string) => {
+    if (router.state.location.pathname !== to) await act(() => router.navigate(to));
+  };
+
+  const settle = (type: string) => (step: { event: EventObject }) =>
+    api.settle(SOURCE_OF[invokeIdOf(type)]!, step.event as { output?: unknown; error?: unknown });
+  const events: Record<string, (step: { event: EventObject }) => Promise<void>> = {
+    'login.submit': async () => {
+      await goTo('/login');
+      await pasteInto(browser, await screen.findByLabelText(/^Email/), credentials.email);
+      await pasteInto(browser, screen.getByLabelText(/^Password/), credentials.password);
+      await browser.click(screen.getByRole('button', { name: messages.login.submit }));
+    },
+    'register.submit': async () => {
+      await goTo('/register');
+      await pasteInto(browser, await screen.findByLabelText(/^Full Name/), registration.full_name);
+      await pasteInto(browser, screen.getByLabelText(/^Username/), registration.username);
+      await pasteInto(browser, screen.getByLabelText(/^Email/), registration.email);
+      await pasteInto(browser, screen.getByLabelText(/^Password/), registration.password);
+      await pasteInto(browser, screen.getByLabelText(/^Confirm Password/), registration.password);
+      await browser.click(screen.getByRole('button', { name: messages.register.submit }));
+    },
+    logout: async () => {
+      await browser.click(topBar().getByRole('button', { name: messages.layout.logout }));
+    },
+    'session.expired': async ({ event }) => {
+      const { accessToken } = event as Extract<AuthEvent, { type: 'session.expired' }>;
+      const used = accessToken === pair.access_token ? tokenStorage.read().accessToken : STALE_ACCESS_TOKEN;
+      await act(async () => authSend?.({ type: 'session.expired', accessToken: used }));
+    },
+    'session.signedOutElsewhere': async () => {
+      await act(async () => authSend?.({ type: 'session.signedOutElsewhere' }));
+    },
+    'session.signedInElsewhere': async () => {
+      await act(async () => authSend?.({ type: 'session.signedInElsewhere' }));
+    },
+    // The delay is over once its transition has taken the page on from the form it was sent from.
+    [afterEvent('loginRedirectDelay')]: async () => {
+      await waitFor(() => expect(router.state.location.pathname).not.toMatch(/^\/(login|register)$/));
+    },
+  };
+  for (const event of Object.values(authOutcomes)) events[event.type] ??= settle(event.type);
+
+  await path.test({ states: stateChecks, events });
+  unmount();
+}, 20_000);

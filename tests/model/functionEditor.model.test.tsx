@@ -10,7 +10,7 @@ import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import type { CustomFunction } from '../../machines/shared/api';
 import FunctionsPage, { FunctionEditorChart, FunctionsChart } from '../../src/pages/FunctionsPage';
-import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
+import { describeChartPaths, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { HeldActorCalls, pasteInto, renderSignedIn } from '../helpers/renderApp';
 import { labelled } from '../helpers/sights';
 import { inJsdom } from '../helpers/sightsInJsdom';
@@ -25,62 +25,50 @@ import { EDITOR_LABELS, editorCoverage, editorPaths, editorViews, type EditorSna
 
 const t = messages.functions;
 
-describe('function editor chart, generated paths', () => {
-  afterAll(() => console.log(coverageLine('functionEditor', editorCoverage)));
-
-  it('covers every state of the chart', () => {
-    expect(editorCoverage.restingStatesMissed).toEqual([]);
+describeChartPaths('function editor chart, generated paths', 'functionEditor', { coverage: editorCoverage, paths: editorPaths }, async ({ path }) => {
+  localStorage.clear();
+  toaster.remove();
+  const calls = new HeldActorCalls();
+  const sent: SaveInput[] = [];
+  const list = functionsMachine.provide({
+    actors: { loadFunctions: fromPromise<FunctionList, AuthInput>(async () => ({ functions: [], teamRole: 'admin' })) },
   });
-
-  it.each(editorPaths.map(({ title, path }) => [title, path] as const))(
-    '%s',
-    async (_title, path) => {
-      localStorage.clear();
-      toaster.remove();
-      const calls = new HeldActorCalls();
-      const sent: SaveInput[] = [];
-      const list = functionsMachine.provide({
-        actors: { loadFunctions: fromPromise<FunctionList, AuthInput>(async () => ({ functions: [], teamRole: 'admin' })) },
-      });
-      const editor = functionEditorMachine.provide({ actors: { save: calls.actor<CustomFunction, SaveInput>('save', (input) => sent.push(input)) } });
-      const { unmount } = renderSignedIn(
-        '/functions',
-        <FunctionsChart.Logic.Provider value={list}>
-          <FunctionEditorChart.Logic.Provider value={editor}>
-            <FunctionsPage />
-          </FunctionEditorChart.Logic.Provider>
-        </FunctionsChart.Logic.Provider>,
-      );
-      const browser = userEvent.setup();
-      await browser.click(await screen.findByRole('button', { name: t.newFunction }));
-      try {
-        await path.test({
-          states: {
-            ...inJsdom(editorViews),
-            saving: async (state) => {
-              await inJsdom(editorViews).saving!(state);
-              // What is sent is what the editor holds.
-              expect(sent.at(-1)).toMatchObject({ id: null, values: (state as EditorSnapshot).context.values });
-            },
-          },
-          events: {
-            ...outcomeHandlers(['save'], () => ({ event }: { event: ActorOutcome }) => calls.settle('save', event)),
-            'field.change': async ({ event }) => {
-              const { field, value } = event as Extract<FunctionEditorEvent, { type: 'field.change' }>;
-              await pasteInto(browser, screen.getByLabelText(labelled(EDITOR_LABELS[field as 'name' | 'prompt'])), value);
-            },
-            'form.submit': async () => {
-              await browser.click(screen.getByRole('button', { name: t.editor.save }));
-            },
-            'form.cancel': async () => {
-              await browser.click(screen.getByRole('button', { name: t.editor.cancel }));
-            },
-          },
-        });
-      } finally {
-        unmount();
-      }
-    },
-    20_000,
+  const editor = functionEditorMachine.provide({ actors: { save: calls.actor<CustomFunction, SaveInput>('save', (input) => sent.push(input)) } });
+  const { unmount } = renderSignedIn(
+    '/functions',
+    <FunctionsChart.Logic.Provider value={list}>
+      <FunctionEditorChart.Logic.Provider value={editor}>
+        <FunctionsPage />
+      </FunctionEditorChart.Logic.Provider>
+    </FunctionsChart.Logic.Provider>,
   );
-});
+  const browser = userEvent.setup();
+  await browser.click(await screen.findByRole('button', { name: t.newFunction }));
+  try {
+    await path.test({
+      states: {
+        ...inJsdom(editorViews),
+        saving: async (state) => {
+          await inJsdom(editorViews).saving!(state);
+          // What is sent is what the editor holds.
+          expect(sent.at(-1)).toMatchObject({ id: null, values: (state as EditorSnapshot).context.values });
+        },
+      },
+      events: {
+        ...outcomeHandlers(['save'], () => ({ event }: { event: ActorOutcome }) => calls.settle('save', event)),
+        'field.change': async ({ event }) => {
+          const { field, value } = event as Extract<FunctionEditorEvent, { type: 'field.change' }>;
+          await pasteInto(browser, screen.getByLabelText(labelled(EDITOR_LABELS[field as 'name' | 'prompt'])), value);
+        },
+        'form.submit': async () => {
+          await browser.click(screen.getByRole('button', { name: t.editor.save }));
+        },
+        'form.cancel': async () => {
+          await browser.click(screen.getByRole('button', { name: t.editor.cancel }));
+        },
+      },
+    });
+  } finally {
+    unmount();
+  }
+}, 20_000);

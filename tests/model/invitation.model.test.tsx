@@ -6,7 +6,7 @@ import { invitationMachine } from '../../machines/invitation/invitation.machine'
 import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import InvitePage, { InvitationChart } from '../../src/pages/InvitePage';
-import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
+import { describeChartPaths, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fakeApi';
 import { HeldActorCalls, renderPage } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
@@ -22,65 +22,53 @@ import { ARRIVALS, invitationCoverage, invitationPaths, invitationViews } from '
 
 const t = messages.invitation;
 
-describe('invitation chart, generated paths', () => {
-  afterAll(() => console.log(coverageLine('invitation', invitationCoverage)));
-
-  it('covers every state of the chart', () => {
-    expect(invitationCoverage.restingStatesMissed).toEqual([]);
+describeChartPaths('invitation chart, generated paths', 'invitation', { coverage: invitationCoverage, paths: invitationPaths }, async ({ arrival, path }) => {
+  localStorage.clear();
+  toaster.remove();
+  const calls = new HeldActorCalls();
+  const tokens: string[] = [];
+  const machine = invitationMachine.provide({
+    actors: {
+      preview: calls.actor('preview', ({ token }: { token: string }) => tokens.push(token)),
+      accept: calls.actor('accept', ({ token }: { token: string }) => tokens.push(token)),
+    } as never,
   });
-
-  it.each(invitationPaths.map(({ title, arrival, path }) => [title, arrival, path] as const))(
-    '%s',
-    async (_title, arrival, path) => {
-      localStorage.clear();
-      toaster.remove();
-      const calls = new HeldActorCalls();
-      const tokens: string[] = [];
-      const machine = invitationMachine.provide({
-        actors: {
-          preview: calls.actor('preview', ({ token }: { token: string }) => tokens.push(token)),
-          accept: calls.actor('accept', ({ token }: { token: string }) => tokens.push(token)),
-        } as never,
-      });
-      const email = ARRIVALS[arrival];
-      const auth = authMachine.provide({
-        guards: { hasStoredToken: () => email !== null },
-        actors: { fetchUser: fromPromise(async () => ({ ...ada, email: email ?? ada.email })) },
-      });
-      const { unmount, router } = renderPage(
-        '/invite/:token',
-        auth,
-        <InvitationChart.Logic.Provider value={machine}>
-          <InvitePage />
-        </InvitationChart.Logic.Provider>,
-        '/invite/model-token',
-      );
-      const browser = userEvent.setup();
-      const settle = (name: string) => async ({ event }: { event: ActorOutcome }) => {
-        await calls.settle(name, event);
-        // Every call is about the token in the address.
-        expect(new Set(tokens)).toEqual(new Set(['model-token']));
-      };
-      try {
-        await path.test({
-          states: {
-            ...inJsdom(invitationViews(arrival)),
-            // The page (and, here, the toasts rendered with it) gives way to the team page.
-            joined: async () => waitFor(() => expect(router.state.location.pathname).toBe('/team')),
-          },
-          events: {
-            'xstate.done.actor.preview': settle('preview'),
-            'xstate.error.actor.preview': settle('preview'),
-            'xstate.done.actor.accept': settle('accept'),
-            'xstate.error.actor.accept': settle('accept'),
-            'invitation.accept': async () => browser.click(screen.getByRole('button', { name: t.accept })),
-            'invitation.retry': async () => browser.click(screen.getByRole('button', { name: t.retry })),
-          },
-        });
-      } finally {
-        unmount();
-      }
-    },
-    20_000,
+  const email = ARRIVALS[arrival];
+  const auth = authMachine.provide({
+    guards: { hasStoredToken: () => email !== null },
+    actors: { fetchUser: fromPromise(async () => ({ ...ada, email: email ?? ada.email })) },
+  });
+  const { unmount, router } = renderPage(
+    '/invite/:token',
+    auth,
+    <InvitationChart.Logic.Provider value={machine}>
+      <InvitePage />
+    </InvitationChart.Logic.Provider>,
+    '/invite/model-token',
   );
-});
+  const browser = userEvent.setup();
+  const settle = (name: string) => async ({ event }: { event: ActorOutcome }) => {
+    await calls.settle(name, event);
+    // Every call is about the token in the address.
+    expect(new Set(tokens)).toEqual(new Set(['model-token']));
+  };
+  try {
+    await path.test({
+      states: {
+        ...inJsdom(invitationViews(arrival)),
+        // The page (and, here, the toasts rendered with it) gives way to the team page.
+        joined: async () => waitFor(() => expect(router.state.location.pathname).toBe('/team')),
+      },
+      events: {
+        'xstate.done.actor.preview': settle('preview'),
+        'xstate.error.actor.preview': settle('preview'),
+        'xstate.done.actor.accept': settle('accept'),
+        'xstate.error.actor.accept': settle('accept'),
+        'invitation.accept': async () => browser.click(screen.getByRole('button', { name: t.accept })),
+        'invitation.retry': async () => browser.click(screen.getByRole('button', { name: t.retry })),
+      },
+    });
+  } finally {
+    unmount();
+  }
+}, 20_000);

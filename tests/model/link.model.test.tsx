@@ -7,7 +7,7 @@ import { linkMachine, type LinkEvent } from '../../machines/link/link.machine';
 import * as messages from '../../src/content/messages';
 import { ApiRequestError } from '../../machines/shared/api';
 import LinkPage, { LinkChart } from '../../src/pages/LinkPage';
-import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
+import { describeChartPaths, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fakeApi';
 import { HeldActorCalls, pasteInto, renderPage } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
@@ -41,41 +41,29 @@ function renderLinkPage(address: string, signedIn: boolean) {
   return { calls, sent, unmount };
 }
 
-describe('link chart, generated paths', () => {
-  afterAll(() => console.log(coverageLine('link', linkCoverage)));
-
-  it('covers every state of the chart', () => {
-    expect(linkCoverage.restingStatesMissed).toEqual([]);
-  });
-
-  it.each(linkPaths.map(({ title, arrival, path }) => [title, arrival, path] as const))(
-    '%s',
-    async (_title, arrival, path) => {
-      const { calls, unmount } = renderLinkPage(arrival === 'signedIn' ? '/link' : `/link?code=${CODE}`, arrival !== 'signedOut');
-      const browser = userEvent.setup();
-      const settle = (name: string) => ({ event }: { event: ActorOutcome }) => calls.settle(name, event);
-      try {
-        await path.test({
-          states: inJsdom(linkViews),
-          events: {
-            ...outcomeHandlers(['lookUp', 'approve', 'deny'], settle),
-            'code.change': async ({ event }) => {
-              const field = screen.getByLabelText(t.codeLabel);
-              await pasteInto(browser, field, (event as Extract<LinkEvent, { type: 'code.change' }>).code);
-            },
-            'code.submit': async () => browser.click(screen.getByRole('button', { name: t.continue })),
-            'code.reenter': async () => browser.click(screen.getByRole('button', { name: t.otherCode })),
-            'link.approve': async () => browser.click(screen.getByRole('button', { name: t.approve })),
-            'link.deny': async () => browser.click(screen.getByRole('button', { name: t.deny })),
-          },
-        });
-      } finally {
-        unmount();
-      }
-    },
-    20_000,
-  );
-});
+describeChartPaths('link chart, generated paths', 'link', { coverage: linkCoverage, paths: linkPaths }, async ({ arrival, path }) => {
+  const { calls, unmount } = renderLinkPage(arrival === 'signedIn' ? '/link' : `/link?code=${CODE}`, arrival !== 'signedOut');
+  const browser = userEvent.setup();
+  const settle = (name: string) => ({ event }: { event: ActorOutcome }) => calls.settle(name, event);
+  try {
+    await path.test({
+      states: inJsdom(linkViews),
+      events: {
+        ...outcomeHandlers(['lookUp', 'approve', 'deny'], settle),
+        'code.change': async ({ event }) => {
+          const field = screen.getByLabelText(t.codeLabel);
+          await pasteInto(browser, field, (event as Extract<LinkEvent, { type: 'code.change' }>).code);
+        },
+        'code.submit': async () => browser.click(screen.getByRole('button', { name: t.continue })),
+        'code.reenter': async () => browser.click(screen.getByRole('button', { name: t.otherCode })),
+        'link.approve': async () => browser.click(screen.getByRole('button', { name: t.approve })),
+        'link.deny': async () => browser.click(screen.getByRole('button', { name: t.deny })),
+      },
+    });
+  } finally {
+    unmount();
+  }
+}, 20_000);
 
 describe('link page, from the add-on’s link', () => {
   it('sends the link’s key with its code until another code is typed, and says which account approves and what the device reported', async () => {

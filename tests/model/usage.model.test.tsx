@@ -6,7 +6,7 @@ import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import UsagePage, { UsageChart } from '../../src/pages/UsagePage';
 import type { UsageAnalytics } from '../../machines/shared/api';
-import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
+import { describeChartPaths, type ActorOutcome } from '../helpers/chartModel';
 import { HeldActorCalls, renderSignedIn } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
 import { answerFor, usageCoverage, usagePaths, usageViews } from './usage.paths';
@@ -23,88 +23,76 @@ import { answerFor, usageCoverage, usagePaths, usageViews } from './usage.paths'
 const t = messages.usage;
 const noop = () => undefined;
 
-describe('usage chart, generated paths', () => {
-  afterAll(() => console.log(coverageLine('usage', usageCoverage)));
-
-  it('covers every state of the chart', () => {
-    expect(usageCoverage.restingStatesMissed).toEqual([]);
-  });
-
-  it.each(usagePaths.map(({ title, path }) => [title, path] as const))(
-    '%s',
-    async (_title, path) => {
-      localStorage.clear();
-      toaster.remove();
-      const calls = new HeldActorCalls();
-      const asked: RangeInput['range'][] = [];
-      const downloads: RangeInput['range'][] = [];
-      const machine = usageMachine.provide({
-        actors: {
-          loadAnalytics: calls.actor<UsageAnalytics, RangeInput>('loadAnalytics', (input) => asked.push(input.range)),
-          downloadCsv: calls.actor<void, RangeInput>('downloadCsv', (input) => downloads.push(input.range)),
-        },
-        actions: { logFailure: noop },
-      });
-      const { unmount } = renderSignedIn(
-        '/usage',
-        <UsageChart.Logic.Provider value={machine}>
-          <UsagePage />
-        </UsageChart.Logic.Provider>,
-      );
-      const browser = userEvent.setup();
-      // The figures answer the range the page asked for.
-      const load = async ({ event }: { event: ActorOutcome }) =>
-        calls.settle('loadAnalytics', 'output' in event && event.output ? { ...event, output: answerFor(event.output as UsageAnalytics, asked.at(-1)!) } : event);
-
-      try {
-        await path.test({
-          states: inJsdom(usageViews),
-          events: {
-            'xstate.done.actor.loadAnalytics': load,
-            'xstate.error.actor.loadAnalytics': load,
-            'xstate.done.actor.reloadAnalytics': load,
-            'xstate.error.actor.reloadAnalytics': load,
-            'xstate.done.actor.downloadCsv': async ({ event }) => {
-              await calls.settle('downloadCsv', event as ActorOutcome);
-              expect(downloads.at(-1)).toEqual(asked.at(-1));
-            },
-            'xstate.error.actor.downloadCsv': async ({ event }) => {
-              await calls.settle('downloadCsv', event as ActorOutcome);
-              await screen.findByText(t.downloadFailed);
-              expect(screen.getByText(messages.auth.networkFailure, { selector: '[data-part="description"], [data-part="description"] *' })).toBeInTheDocument();
-              toaster.remove();
-            },
-            'range.preset': async ({ event }) => {
-              const { preset } = event as Extract<UsageEvent, { type: 'range.preset' }>;
-              await browser.click(screen.getByRole('button', { name: t.presets[preset] }));
-              expect(screen.getByRole('button', { name: t.presets[preset] })).toHaveAttribute('aria-pressed', 'true');
-            },
-            'range.custom': async ({ event }) => {
-              const { from, to } = event as Extract<UsageEvent, { type: 'range.custom' }>;
-              await browser.click(screen.getByRole('button', { name: t.presets.custom }));
-              for (const [label, value] of [
-                [t.from, from],
-                [t.to, to],
-              ] as const) {
-                const field = screen.getByLabelText(label);
-                await browser.clear(field);
-                await browser.type(field, value);
-              }
-              const form = screen.getByRole('button', { name: t.showRange }).closest('form')!;
-              await browser.click(within(form).getByRole('button', { name: t.showRange }));
-            },
-            'analytics.retry': async () => {
-              await browser.click(screen.getByRole('button', { name: t.retry }));
-            },
-            'csv.download': async () => {
-              await browser.click(screen.getByRole('button', { name: t.downloadCsv }));
-            },
-          },
-        });
-      } finally {
-        unmount();
-      }
+describeChartPaths('usage chart, generated paths', 'usage', { coverage: usageCoverage, paths: usagePaths }, async ({ path }) => {
+  localStorage.clear();
+  toaster.remove();
+  const calls = new HeldActorCalls();
+  const asked: RangeInput['range'][] = [];
+  const downloads: RangeInput['range'][] = [];
+  const machine = usageMachine.provide({
+    actors: {
+      loadAnalytics: calls.actor<UsageAnalytics, RangeInput>('loadAnalytics', (input) => asked.push(input.range)),
+      downloadCsv: calls.actor<void, RangeInput>('downloadCsv', (input) => downloads.push(input.range)),
     },
-    20_000,
+    actions: { logFailure: noop },
+  });
+  const { unmount } = renderSignedIn(
+    '/usage',
+    <UsageChart.Logic.Provider value={machine}>
+      <UsagePage />
+    </UsageChart.Logic.Provider>,
   );
-});
+  const browser = userEvent.setup();
+  // The figures answer the range the page asked for.
+  const load = async ({ event }: { event: ActorOutcome }) =>
+    calls.settle('loadAnalytics', 'output' in event && event.output ? { ...event, output: answerFor(event.output as UsageAnalytics, asked.at(-1)!) } : event);
+
+  try {
+    await path.test({
+      states: inJsdom(usageViews),
+      events: {
+        'xstate.done.actor.loadAnalytics': load,
+        'xstate.error.actor.loadAnalytics': load,
+        'xstate.done.actor.reloadAnalytics': load,
+        'xstate.error.actor.reloadAnalytics': load,
+        'xstate.done.actor.downloadCsv': async ({ event }) => {
+          await calls.settle('downloadCsv', event as ActorOutcome);
+          expect(downloads.at(-1)).toEqual(asked.at(-1));
+        },
+        'xstate.error.actor.downloadCsv': async ({ event }) => {
+          await calls.settle('downloadCsv', event as ActorOutcome);
+          await screen.findByText(t.downloadFailed);
+          expect(screen.getByText(messages.auth.networkFailure, { selector: '[data-part="description"], [data-part="description"] *' })).toBeInTheDocument();
+          toaster.remove();
+        },
+        'range.preset': async ({ event }) => {
+          const { preset } = event as Extract<UsageEvent, { type: 'range.preset' }>;
+          await browser.click(screen.getByRole('button', { name: t.presets[preset] }));
+          expect(screen.getByRole('button', { name: t.presets[preset] })).toHaveAttribute('aria-pressed', 'true');
+        },
+        'range.custom': async ({ event }) => {
+          const { from, to } = event as Extract<UsageEvent, { type: 'range.custom' }>;
+          await browser.click(screen.getByRole('button', { name: t.presets.custom }));
+          for (const [label, value] of [
+            [t.from, from],
+            [t.to, to],
+          ] as const) {
+            const field = screen.getByLabelText(label);
+            await browser.clear(field);
+            await browser.type(field, value);
+          }
+          const form = screen.getByRole('button', { name: t.showRange }).closest('form')!;
+          await browser.click(within(form).getByRole('button', { name: t.showRange }));
+        },
+        'analytics.retry': async () => {
+          await browser.click(screen.getByRole('button', { name: t.retry }));
+        },
+        'csv.download': async () => {
+          await browser.click(screen.getByRole('button', { name: t.downloadCsv }));
+        },
+      },
+    });
+  } finally {
+    unmount();
+  }
+}, 20_000);

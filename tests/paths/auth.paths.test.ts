@@ -15,7 +15,7 @@ import {
   type CallPattern,
   useServerAndPathsBrowser,
 } from '../helpers/browserPaths';
-import { afterEvent, coverageLine } from '../helpers/chartModel';
+import { afterEvent, describeChartPaths } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import { authCoverage, authOutcomes, authPaths, authUserEvents, authViews, credentials, registration, type AuthOutcome } from '../model/auth.paths';
@@ -144,133 +144,125 @@ function writeTokens({ tokens, keys }: { tokens: TokenPair; keys: string[] }): v
   localStorage.setItem(keys[1]!, tokens.refresh_token);
 }
 
-describe('auth chart, generated paths, in Chromium against the real server', () => {
-  afterAll(() => console.log(coverageLine('auth', authCoverage)));
+describeChartPaths('auth chart, generated paths, in Chromium against the real server', 'auth', { coverage: authCoverage, paths: authPaths }, async ({ path, storedToken }) => {
+  const { baseUrl } = live.server;
+  const api = apiClient(baseUrl);
+  const sessions = new Map<string, string>();
+  let account: Promise<Account> | undefined;
+  const accountOnce = () =>
+    (account ??= (async () => {
+      const details = uniqueAccount(registration.full_name, credentials.password);
+      const tokens = await api.register(details);
+      sessions.set(tokens.refresh_token, tokens.access_token);
+      return { ...details, access_token: tokens.access_token, refresh_token: tokens.refresh_token };
+    })());
 
-  it('covers every state of the chart', () => {
-    expect(authCoverage.restingStatesMissed).toEqual([]);
-  });
+  // A stored session to start from: refused at once when the path's first step says so.
+  let seed: Record<string, string> = {};
+  if (storedToken) {
+    const { access_token, refresh_token } = await accountOnce();
+    const refused = path.steps[1]?.event === authOutcomes.userTokenRefused;
+    seed = storedTokens({ access_token: refused ? revokedAccess : access_token, refresh_token });
+  }
+  const { context, page, close } = await openTab(live.browser, seed);
+  try {
+    let other: Page | undefined;
+    const run: Run = {
+      held: await HeldCalls.on(page, CALLS),
+      sessions,
+      account: accountOnce,
+      otherTab: async () => {
+        if (!other) {
+          other = await context.newPage();
+          await other.goto(`${baseUrl}/api/v1/health`);
+        }
+        return other;
+      },
+    };
+    if (storedToken) run.signedInAs = await accountOnce();
+    else await page.addInitScript(forgetSignInsElsewhere, [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY]);
 
-  it.each(authPaths.map(({ title, path, storedToken }) => [title, path, storedToken] as const))('%s', async (_title, path, storedToken) => {
-    const { baseUrl } = live.server;
-    const api = apiClient(baseUrl);
-    const sessions = new Map<string, string>();
-    let account: Promise<Account> | undefined;
-    const accountOnce = () =>
-      (account ??= (async () => {
+    const nextEvent = (step: { event: EventObject }) => path.steps[path.steps.findIndex((s) => s === step) + 1]?.event;
+    /** Goes to a signed-out page the way a user does: through the top bar's link. */
+    const showPage = async (pathname: string, link: string) => {
+      if (new URL(page.url()).pathname !== pathname) await page.getByRole('banner').getByRole('link', { name: link, exact: true }).click();
+    };
+    const field = (label: string) => page.getByLabel(labelled(label));
+
+    const events: Record<string, (step: { event: EventObject }) => Promise<void>> = {
+      'login.submit': async (step) => {
+        const { email, password } = await run.account();
+        run.signedInAs = { email, password };
+        await showPage('/login', layout.login);
+        await field(messages.login.email).fill(email);
+        await field(messages.login.password).fill(nextEvent(step) === authOutcomes.loginRefused ? `Not-${password}` : password);
+        await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
+      },
+      'register.submit': async (step) => {
         const details = uniqueAccount(registration.full_name, credentials.password);
-        const tokens = await api.register(details);
-        sessions.set(tokens.refresh_token, tokens.access_token);
-        return { ...details, access_token: tokens.access_token, refresh_token: tokens.refresh_token };
-      })());
-
-    // A stored session to start from: refused at once when the path's first step says so.
-    let seed: Record<string, string> = {};
-    if (storedToken) {
-      const { access_token, refresh_token } = await accountOnce();
-      const refused = path.steps[1]?.event === authOutcomes.userTokenRefused;
-      seed = storedTokens({ access_token: refused ? revokedAccess : access_token, refresh_token });
-    }
-    const { context, page, close } = await openTab(live.browser, seed);
-    try {
-      let other: Page | undefined;
-      const run: Run = {
-        held: await HeldCalls.on(page, CALLS),
-        sessions,
-        account: accountOnce,
-        otherTab: async () => {
-          if (!other) {
-            other = await context.newPage();
-            await other.goto(`${baseUrl}/api/v1/health`);
+        if (nextEvent(step) === authOutcomes.registrationConflict) details.email = (await run.account()).email;
+        run.signedInAs = details;
+        await showPage('/register', layout.signUp);
+        const t = messages.register;
+        await field(t.fullName).fill(details.full_name);
+        await field(t.username).fill(details.username);
+        await field(t.email).fill(details.email);
+        await field(t.password).fill(details.password);
+        await field(t.confirmPassword).fill(details.password);
+        await page.getByRole('button', { name: t.submit, exact: true }).click();
+      },
+      logout: async () => {
+        await page.getByRole('banner').getByRole('button', { name: layout.logout, exact: true }).click();
+      },
+      // A request of the next page is refused with 401 (the server's own, for a token of an ended
+      // session). For the stale case the tokens have been replaced meanwhile: by signing in again,
+      // since a refresh within the same second can hand out the very same access token.
+      'session.expired': async ({ event }) => {
+        const stale = event === authUserEvents.expiredStale;
+        expect(new URL(page.url()).pathname).not.toBe('/subscription');
+        let refused = false;
+        await page.route('**/api/v1/subscription/me', async (route) => {
+          if (refused || new URL(page.url()).pathname !== '/subscription') return route.fallback();
+          refused = true;
+          if (stale) {
+            const tokens = await api.login(run.signedInAs!.email, run.signedInAs!.password);
+            remember(run, tokens);
+            await page.evaluate(writeTokens, { tokens, keys: [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY] });
           }
-          return other;
-        },
+          await route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${revokedAccess}` } });
+        });
+        await page.getByRole('navigation', { name: layout.mainNav }).getByRole('link', { name: layout.subscription, exact: true }).click();
+        // Stale: the request is simply sent again with the new token. Current: the page asks for new tokens.
+        if (stale) await seesInBrowser(page, [{ role: 'heading', level: 1, name: messages.subscription.heading }]);
+        else await run.held.arrived('refresh');
+      },
+      'session.signedOutElsewhere': async () => {
+        const tab = await run.otherTab();
+        await tab.evaluate((keys) => keys.forEach((key) => localStorage.removeItem(key)), [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY]);
+      },
+      'session.signedInElsewhere': async () => {
+        const { email, password } = await run.account();
+        const tokens = await api.login(email, password);
+        remember(run, tokens);
+        const tab = await run.otherTab();
+        await tab.evaluate(writeTokens, { tokens, keys: [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY] });
+        // With a token stored, the page asks the server who is signed in now.
+        if (storedToken) await run.held.arrived('me');
+      },
+      [afterEvent('loginRedirectDelay')]: async () => {
+        await page.waitForURL(`${baseUrl}/dashboard`);
+      },
+    };
+    for (const { type } of Object.values(authOutcomes)) {
+      events[type] ??= async ({ event }) => {
+        const [call, answer] = ANSWERS[outcomeOf(event)];
+        await answer(await run.held.take(call), run);
       };
-      if (storedToken) run.signedInAs = await accountOnce();
-      else await page.addInitScript(forgetSignInsElsewhere, [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY]);
-
-      const nextEvent = (step: { event: EventObject }) => path.steps[path.steps.findIndex((s) => s === step) + 1]?.event;
-      /** Goes to a signed-out page the way a user does: through the top bar's link. */
-      const showPage = async (pathname: string, link: string) => {
-        if (new URL(page.url()).pathname !== pathname) await page.getByRole('banner').getByRole('link', { name: link, exact: true }).click();
-      };
-      const field = (label: string) => page.getByLabel(labelled(label));
-
-      const events: Record<string, (step: { event: EventObject }) => Promise<void>> = {
-        'login.submit': async (step) => {
-          const { email, password } = await run.account();
-          run.signedInAs = { email, password };
-          await showPage('/login', layout.login);
-          await field(messages.login.email).fill(email);
-          await field(messages.login.password).fill(nextEvent(step) === authOutcomes.loginRefused ? `Not-${password}` : password);
-          await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
-        },
-        'register.submit': async (step) => {
-          const details = uniqueAccount(registration.full_name, credentials.password);
-          if (nextEvent(step) === authOutcomes.registrationConflict) details.email = (await run.account()).email;
-          run.signedInAs = details;
-          await showPage('/register', layout.signUp);
-          const t = messages.register;
-          await field(t.fullName).fill(details.full_name);
-          await field(t.username).fill(details.username);
-          await field(t.email).fill(details.email);
-          await field(t.password).fill(details.password);
-          await field(t.confirmPassword).fill(details.password);
-          await page.getByRole('button', { name: t.submit, exact: true }).click();
-        },
-        logout: async () => {
-          await page.getByRole('banner').getByRole('button', { name: layout.logout, exact: true }).click();
-        },
-        // A request of the next page is refused with 401 (the server's own, for a token of an ended
-        // session). For the stale case the tokens have been replaced meanwhile: by signing in again,
-        // since a refresh within the same second can hand out the very same access token.
-        'session.expired': async ({ event }) => {
-          const stale = event === authUserEvents.expiredStale;
-          expect(new URL(page.url()).pathname).not.toBe('/subscription');
-          let refused = false;
-          await page.route('**/api/v1/subscription/me', async (route) => {
-            if (refused || new URL(page.url()).pathname !== '/subscription') return route.fallback();
-            refused = true;
-            if (stale) {
-              const tokens = await api.login(run.signedInAs!.email, run.signedInAs!.password);
-              remember(run, tokens);
-              await page.evaluate(writeTokens, { tokens, keys: [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY] });
-            }
-            await route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${revokedAccess}` } });
-          });
-          await page.getByRole('navigation', { name: layout.mainNav }).getByRole('link', { name: layout.subscription, exact: true }).click();
-          // Stale: the request is simply sent again with the new token. Current: the page asks for new tokens.
-          if (stale) await seesInBrowser(page, [{ role: 'heading', level: 1, name: messages.subscription.heading }]);
-          else await run.held.arrived('refresh');
-        },
-        'session.signedOutElsewhere': async () => {
-          const tab = await run.otherTab();
-          await tab.evaluate((keys) => keys.forEach((key) => localStorage.removeItem(key)), [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY]);
-        },
-        'session.signedInElsewhere': async () => {
-          const { email, password } = await run.account();
-          const tokens = await api.login(email, password);
-          remember(run, tokens);
-          const tab = await run.otherTab();
-          await tab.evaluate(writeTokens, { tokens, keys: [ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY] });
-          // With a token stored, the page asks the server who is signed in now.
-          if (storedToken) await run.held.arrived('me');
-        },
-        [afterEvent('loginRedirectDelay')]: async () => {
-          await page.waitForURL(`${baseUrl}/dashboard`);
-        },
-      };
-      for (const { type } of Object.values(authOutcomes)) {
-        events[type] ??= async ({ event }) => {
-          const [call, answer] = ANSWERS[outcomeOf(event)];
-          await answer(await run.held.take(call), run);
-        };
-      }
-
-      await page.goto(`${baseUrl}/dashboard`);
-      await path.test({ states: inBrowser(page, authViews), events });
-    } finally {
-      await close();
     }
-  });
+
+    await page.goto(`${baseUrl}/dashboard`);
+    await path.test({ states: inBrowser(page, authViews), events });
+  } finally {
+    await close();
+  }
 });

@@ -16,7 +16,7 @@ import {
   type LiveAccount,
   useServerAndPathsBrowser,
 } from '../helpers/browserPaths';
-import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
+import { describeChartPaths, type ActorOutcome } from '../helpers/chartModel';
 import { inBrowser } from '../helpers/sightsInBrowser';
 import * as messages from '../../src/content/messages';
 import {
@@ -28,7 +28,6 @@ import {
   invitationViews,
   OTHER_EMAIL,
   preview,
-  type Arrival,
 } from '../model/invitation.paths';
 
 /**
@@ -54,70 +53,62 @@ beforeAll(async () => {
   accounts.other = await signUp(api, 'Alan Turing', OTHER_EMAIL);
 });
 
-describe('invitation chart, generated paths, in Chromium against the real server', () => {
-  afterAll(() => console.log(coverageLine('invitation', invitationCoverage)));
+describeChartPaths('invitation chart, generated paths, in Chromium against the real server', 'invitation', { coverage: invitationCoverage, paths: invitationPaths }, async ({ arrival, path }) => {
+  const { baseUrl, dataDir } = live.server;
+  const api = apiClient(baseUrl);
+  const inviter = await signUp(api, INVITER);
+  await makeTeam(api, dataDir, inviter);
+  const seen = invitationLinksIn(dataDir, INVITED_EMAIL).length;
+  const sent = await api.call<{ id: string }>('POST', '/teams/me/invitations', { email: INVITED_EMAIL, role: preview.role }, inviter.tokens.access_token);
+  const link = await newInvitationLink(dataDir, INVITED_EMAIL, seen);
+  const token = new URL(link).pathname.split('/').at(-1)!;
+  const revoke = () => api.call('DELETE', `/teams/me/invitations/${sent.body.id}`, undefined, inviter.tokens.access_token);
 
-  it('covers every state of the chart', () => {
-    expect(invitationCoverage.restingStatesMissed).toEqual([]);
-  });
-
-  it.each(invitationPaths.map(({ title, arrival, path }) => [title, arrival, path] as const))('%s', async (_title, arrival: Arrival, path) => {
-    const { baseUrl, dataDir } = live.server;
-    const api = apiClient(baseUrl);
-    const inviter = await signUp(api, INVITER);
-    await makeTeam(api, dataDir, inviter);
-    const seen = invitationLinksIn(dataDir, INVITED_EMAIL).length;
-    const sent = await api.call<{ id: string }>('POST', '/teams/me/invitations', { email: INVITED_EMAIL, role: preview.role }, inviter.tokens.access_token);
-    const link = await newInvitationLink(dataDir, INVITED_EMAIL, seen);
-    const token = new URL(link).pathname.split('/').at(-1)!;
-    const revoke = () => api.call('DELETE', `/teams/me/invitations/${sent.body.id}`, undefined, inviter.tokens.access_token);
-
-    const signedIn = arrival === 'signedOut' ? {} : storedTokens(accounts[arrival].tokens);
-    const { page, close } = await openTab(live.browser, signedIn);
-    try {
-      const held = await HeldCalls.on(page, {
-        preview: { method: 'GET', path: `/invitations/${token}` },
-        accept: { method: 'POST', path: `/invitations/${token}/accept` },
-      });
-      const answer = (name: 'preview' | 'accept') => async ({ event }: { event: EventObject }) => {
-        const outcome = event as ActorOutcome;
-        const route = await held.take(name);
-        const error = outcome.error as ApiRequestError | undefined;
-        if (outcome === invitationOutcomes.previewed) {
-          const real = (await answerFromServer(route)) as InvitationPreview;
-          // The model's invitation is the one the server shows (sent today, so the same expiry date).
-          expect({ ...real, expires_at: formatDate(real.expires_at) }).toEqual({ ...preview, expires_at: formatDate(preview.expires_at) });
-        } else if (outcome === invitationOutcomes.joined) {
-          await answerFromServer(route);
-        } else if (error?.code === 'invalid_invitation') {
-          // Revoked while the page was open: the server itself now refuses the link.
-          await revoke();
-          await answerFromServer(route);
-        } else if (error?.status === 0) {
-          await cutOff(route);
-        } else {
-          await answerError(route, error!.status, error!.code!, error!.code!);
-        }
-      };
-      await page.goto(link);
-      await path.test({
-        states: inBrowser(page, invitationViews(arrival)),
-        events: {
-          'xstate.done.actor.preview': answer('preview'),
-          'xstate.error.actor.preview': answer('preview'),
-          'xstate.done.actor.accept': async (step) => {
-            await answer('accept')(step);
-            await page.waitForURL(/\/team$/);
-          },
-          'xstate.error.actor.accept': answer('accept'),
-          'invitation.accept': () => page.getByRole('button', { name: t.accept, exact: true }).click(),
-          'invitation.retry': () => page.getByRole('button', { name: t.retry, exact: true }).click(),
+  const signedIn = arrival === 'signedOut' ? {} : storedTokens(accounts[arrival].tokens);
+  const { page, close } = await openTab(live.browser, signedIn);
+  try {
+    const held = await HeldCalls.on(page, {
+      preview: { method: 'GET', path: `/invitations/${token}` },
+      accept: { method: 'POST', path: `/invitations/${token}/accept` },
+    });
+    const answer = (name: 'preview' | 'accept') => async ({ event }: { event: EventObject }) => {
+      const outcome = event as ActorOutcome;
+      const route = await held.take(name);
+      const error = outcome.error as ApiRequestError | undefined;
+      if (outcome === invitationOutcomes.previewed) {
+        const real = (await answerFromServer(route)) as InvitationPreview;
+        // The model's invitation is the one the server shows (sent today, so the same expiry date).
+        expect({ ...real, expires_at: formatDate(real.expires_at) }).toEqual({ ...preview, expires_at: formatDate(preview.expires_at) });
+      } else if (outcome === invitationOutcomes.joined) {
+        await answerFromServer(route);
+      } else if (error?.code === 'invalid_invitation') {
+        // Revoked while the page was open: the server itself now refuses the link.
+        await revoke();
+        await answerFromServer(route);
+      } else if (error?.status === 0) {
+        await cutOff(route);
+      } else {
+        await answerError(route, error!.status, error!.code!, error!.code!);
+      }
+    };
+    await page.goto(link);
+    await path.test({
+      states: inBrowser(page, invitationViews(arrival)),
+      events: {
+        'xstate.done.actor.preview': answer('preview'),
+        'xstate.error.actor.preview': answer('preview'),
+        'xstate.done.actor.accept': async (step) => {
+          await answer('accept')(step);
+          await page.waitForURL(/\/team$/);
         },
-      });
-    } finally {
-      await close();
-      // Whoever joined leaves again, for the next path's invitation.
-      await api.call('DELETE', `/teams/me/members/${accounts.invited.id}`, undefined, accounts.invited.tokens.access_token);
-    }
-  });
+        'xstate.error.actor.accept': answer('accept'),
+        'invitation.accept': () => page.getByRole('button', { name: t.accept, exact: true }).click(),
+        'invitation.retry': () => page.getByRole('button', { name: t.retry, exact: true }).click(),
+      },
+    });
+  } finally {
+    await close();
+    // Whoever joined leaves again, for the next path's invitation.
+    await api.call('DELETE', `/teams/me/members/${accounts.invited.id}`, undefined, accounts.invited.tokens.access_token);
+  }
 });

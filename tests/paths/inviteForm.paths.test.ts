@@ -3,7 +3,7 @@ import type { InviteFormEvent } from '../../machines/inviteForm/inviteForm.machi
 import * as messages from '../../src/content/messages';
 import type { ApiRequestError } from '../../machines/shared/api';
 import { answerError, answerFromServer, apiClient, cutOff, HeldCalls, makeTeam, openTab, signUp, storedTokens, type LiveAccount, useServerAndPathsBrowser } from '../helpers/browserPaths';
-import { coverageLine, type ActorOutcome } from '../helpers/chartModel';
+import { describeChartPaths, type ActorOutcome } from '../helpers/chartModel';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import { INVITEE, inviteCoverage, inviteOutcomes, invitePaths, inviteViews, sendingEnded, type InviteFormSnapshot } from '../model/inviteForm.paths';
 
@@ -36,60 +36,52 @@ async function revokeAll(): Promise<void> {
   for (const { id } of body.invitations) await api.call('DELETE', `/teams/me/invitations/${id}`, undefined, owner.tokens.access_token);
 }
 
-describe('invite-form chart, generated paths, in Chromium against the real server', () => {
-  afterAll(() => console.log(coverageLine('invite-form', inviteCoverage)));
-
-  it('covers every state of the chart', () => {
-    expect(inviteCoverage.restingStatesMissed).toEqual([]);
-  });
-
-  it.each(invitePaths.map(({ title, path }) => [title, path] as const))('%s', async (_title, path) => {
-    const { baseUrl } = live.server;
-    const api = apiClient(baseUrl);
-    const { page, close } = await openTab(live.browser, storedTokens(owner.tokens));
-    try {
-      const held = await HeldCalls.on(page, CALLS);
-      const ended = async ({ event }: { event: EventObject }) => {
-        const outcome = event as ActorOutcome;
-        const route = await held.take('invite');
-        if (outcome === inviteOutcomes.sent) await answerFromServer(route);
-        else if (outcome === inviteOutcomes.pending) {
-          // The address really has an invitation waiting by the time the server reads this one.
-          await api.call('POST', '/teams/me/invitations', { email: INVITEE, role: 'member' }, owner.tokens.access_token);
-          const body = (await answerFromServer(route)) as { error: { code: string } };
-          expect(body.error.code).toBe('invitation_pending');
-        } else if (outcome === inviteOutcomes.offline) await cutOff(route);
-        else {
-          const error = outcome.error as ApiRequestError;
-          await answerError(route, error.status, error.code!, error.code!);
-        }
-        await seesInBrowser(page, sendingEnded(outcome));
-        // A sent invitation is on the page's pending list at once.
-        if (outcome === inviteOutcomes.sent) await seesInBrowser(page, [{ role: 'button', name: `${t.revoke}: ${INVITEE}` }]);
-      };
-      await page.goto(`${baseUrl}/team`);
-      await path.test({
-        states: {
-          ...inBrowser(page, inviteViews),
-          sending: async (state) => {
-            const { context: form } = state as InviteFormSnapshot;
-            await seesInBrowser(page, inviteViews.sending(state as InviteFormSnapshot));
-            expect((await held.peek('invite')).request().postDataJSON()).toEqual({ email: form.email.trim(), role: form.role });
-          },
+describeChartPaths('invite-form chart, generated paths, in Chromium against the real server', 'invite-form', { coverage: inviteCoverage, paths: invitePaths }, async ({ path }) => {
+  const { baseUrl } = live.server;
+  const api = apiClient(baseUrl);
+  const { page, close } = await openTab(live.browser, storedTokens(owner.tokens));
+  try {
+    const held = await HeldCalls.on(page, CALLS);
+    const ended = async ({ event }: { event: EventObject }) => {
+      const outcome = event as ActorOutcome;
+      const route = await held.take('invite');
+      if (outcome === inviteOutcomes.sent) await answerFromServer(route);
+      else if (outcome === inviteOutcomes.pending) {
+        // The address really has an invitation waiting by the time the server reads this one.
+        await api.call('POST', '/teams/me/invitations', { email: INVITEE, role: 'member' }, owner.tokens.access_token);
+        const body = (await answerFromServer(route)) as { error: { code: string } };
+        expect(body.error.code).toBe('invitation_pending');
+      } else if (outcome === inviteOutcomes.offline) await cutOff(route);
+      else {
+        const error = outcome.error as ApiRequestError;
+        await answerError(route, error.status, error.code!, error.code!);
+      }
+      await seesInBrowser(page, sendingEnded(outcome));
+      // A sent invitation is on the page's pending list at once.
+      if (outcome === inviteOutcomes.sent) await seesInBrowser(page, [{ role: 'button', name: `${t.revoke}: ${INVITEE}` }]);
+    };
+    await page.goto(`${baseUrl}/team`);
+    await path.test({
+      states: {
+        ...inBrowser(page, inviteViews),
+        sending: async (state) => {
+          const { context: form } = state as InviteFormSnapshot;
+          await seesInBrowser(page, inviteViews.sending(state as InviteFormSnapshot));
+          expect((await held.peek('invite')).request().postDataJSON()).toEqual({ email: form.email.trim(), role: form.role });
         },
-        events: {
-          'xstate.done.actor.invite': ended,
-          'xstate.error.actor.invite': ended,
-          'draft.email': async ({ event }) => page.getByLabel(t.inviteEmail, { exact: true }).fill((event as Extract<InviteFormEvent, { type: 'draft.email' }>).value),
-          'draft.role': async ({ event }) => {
-            await page.getByLabel(t.inviteRole, { exact: true }).selectOption((event as Extract<InviteFormEvent, { type: 'draft.role' }>).value);
-          },
-          'form.submit': () => page.getByRole('button', { name: t.inviteSubmit, exact: true }).click(),
+      },
+      events: {
+        'xstate.done.actor.invite': ended,
+        'xstate.error.actor.invite': ended,
+        'draft.email': async ({ event }) => page.getByLabel(t.inviteEmail, { exact: true }).fill((event as Extract<InviteFormEvent, { type: 'draft.email' }>).value),
+        'draft.role': async ({ event }) => {
+          await page.getByLabel(t.inviteRole, { exact: true }).selectOption((event as Extract<InviteFormEvent, { type: 'draft.role' }>).value);
         },
-      });
-    } finally {
-      await close();
-      await revokeAll();
-    }
-  });
+        'form.submit': () => page.getByRole('button', { name: t.inviteSubmit, exact: true }).click(),
+      },
+    });
+  } finally {
+    await close();
+    await revokeAll();
+  }
 });

@@ -7,7 +7,7 @@ import { hashToken } from '../../server/domain/tokens';
 import * as messages from '../../src/content/messages';
 import type { DeviceGrant } from '../../machines/shared/api';
 import { apiClient, cutOff, HeldCalls, openTab, storedTokens, uniqueAccount, type CallPattern, useServerAndPathsBrowser } from '../helpers/browserPaths';
-import { coverageLine, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
+import { describeChartPaths, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
 import { labelled, type Sight } from '../helpers/sights';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import { CODE, grant, linkCoverage, linkPaths, linkViews, type LinkSnapshot } from '../model/link.paths';
@@ -90,100 +90,92 @@ const TYPED = CODE.replace('-', '').toLowerCase();
 const outcomeOf = (event: EventObject) => (event as ActorOutcome).error as { status: number; code: string | null } | undefined;
 const isLookUp = (event: EventObject) => event.type.endsWith('.actor.lookUp');
 
-describe('link chart, generated paths, in Chromium against the real server', () => {
-  afterAll(() => console.log(coverageLine('link', linkCoverage)));
+describeChartPaths('link chart, generated paths, in Chromium against the real server', 'link', { coverage: linkCoverage, paths: linkPaths }, async ({ arrival, path }) => {
+  const { baseUrl } = live.server;
+  const signedIn = arrival !== 'signedOut';
+  addresses += 1;
+  const ip = `198.51.100.${addresses}`;
+  const tokens = signedIn ? await apiClient(baseUrl).register(uniqueAccount('Ada Lovelace', password)) : null;
+  const { page, close } = await openTab(live.browser, tokens ? storedTokens(tokens) : {}, { extraHTTPHeaders: { 'x-forwarded-for': ip } });
+  try {
+    const held = await HeldCalls.on(page, CALLS);
 
-  it('covers every state of the chart', () => {
-    expect(linkCoverage.restingStatesMissed).toEqual([]);
-  });
+    /** The code the page holds: a real one (or one never issued) where the model has its example. */
+    let code = '';
+    /** A code for the next look-up the path makes, from `index` on: never issued when it is to be not found. */
+    const codeFor = async (index: number) => {
+      const next = path.steps.slice(index).find((step) => isLookUp(step.event));
+      return next && outcomeOf(next.event)?.status === 404 ? unknownCode() : issueCode();
+    };
+    // The model's strings, as they are in this replay.
+    const real = (value: string) => (value === CODE ? displayUserCode(code) : value === TYPED ? code.toLowerCase() : value);
+    const inReplay = (sight: Sight): Sight => {
+      if ('text' in sight && typeof sight.text === 'string') return { ...sight, text: real(sight.text) };
+      if ('label' in sight && typeof sight.label === 'string') return { ...sight, label: labelled(sight.label), ...(sight.value !== undefined ? { value: real(sight.value) } : {}) };
+      return sight;
+    };
+    const views = Object.fromEntries(Object.entries(linkViews).map(([key, view]) => [key, (state: LinkSnapshot) => view(state).map(inReplay)]));
 
-  it.each(linkPaths.map(({ title, arrival, path }) => [title, arrival, path] as const))('%s', async (_title, arrival, path) => {
-    const { baseUrl } = live.server;
-    const signedIn = arrival !== 'signedOut';
-    addresses += 1;
-    const ip = `198.51.100.${addresses}`;
-    const tokens = signedIn ? await apiClient(baseUrl).register(uniqueAccount('Ada Lovelace', password)) : null;
-    const { page, close } = await openTab(live.browser, tokens ? storedTokens(tokens) : {}, { extraHTTPHeaders: { 'x-forwarded-for': ip } });
-    try {
-      const held = await HeldCalls.on(page, CALLS);
+    /** Puts the code in the state the outcome needs, then passes the page's call to the server and checks the answer was that outcome. */
+    const settle = (name: string) => async ({ event }: { event: EventObject }) => {
+      const error = outcomeOf(event);
+      if (error?.status === 0) return cutOff(await held.take(name as Call));
+      if (error?.code === 'user_code_expired') expire(code);
+      if (error?.code === 'user_code_used') expect((await decide('approve', code, other)).status).toBe(200);
+      if (error?.status === 429) {
+        // Wrong codes from this account until the server says no more.
+        let status = 0;
+        for (let i = 0; status !== 429 && i <= 10; i++) status = (await decide('lookup', unknownCode(), tokens!.access_token, ip)).status;
+        expect(status).toBe(429);
+      }
+      const route = await held.take(name as Call);
+      const answer = await route.fetch();
+      await route.fulfill({ response: answer });
+      expect(answer.status()).toBe(error?.status ?? 200);
+      if (error) expect(((await answer.json()) as { error: { code: string } }).error.code).toBe(error.code);
+      else expect(((await answer.json()) as DeviceGrant).user_code).toBe(displayUserCode(code));
+    };
 
-      /** The code the page holds: a real one (or one never issued) where the model has its example. */
-      let code = '';
-      /** A code for the next look-up the path makes, from `index` on: never issued when it is to be not found. */
-      const codeFor = async (index: number) => {
-        const next = path.steps.slice(index).find((step) => isLookUp(step.event));
-        return next && outcomeOf(next.event)?.status === 404 ? unknownCode() : issueCode();
-      };
-      // The model's strings, as they are in this replay.
-      const real = (value: string) => (value === CODE ? displayUserCode(code) : value === TYPED ? code.toLowerCase() : value);
-      const inReplay = (sight: Sight): Sight => {
-        if ('text' in sight && typeof sight.text === 'string') return { ...sight, text: real(sight.text) };
-        if ('label' in sight && typeof sight.label === 'string') return { ...sight, label: labelled(sight.label), ...(sight.value !== undefined ? { value: real(sight.value) } : {}) };
-        return sight;
-      };
-      const views = Object.fromEntries(Object.entries(linkViews).map(([key, view]) => [key, (state: LinkSnapshot) => view(state).map(inReplay)]));
-
-      /** Puts the code in the state the outcome needs, then passes the page's call to the server and checks the answer was that outcome. */
-      const settle = (name: string) => async ({ event }: { event: EventObject }) => {
-        const error = outcomeOf(event);
-        if (error?.status === 0) return cutOff(await held.take(name as Call));
-        if (error?.code === 'user_code_expired') expire(code);
-        if (error?.code === 'user_code_used') expect((await decide('approve', code, other)).status).toBe(200);
-        if (error?.status === 429) {
-          // Wrong codes from this account until the server says no more.
-          let status = 0;
-          for (let i = 0; status !== 429 && i <= 10; i++) status = (await decide('lookup', unknownCode(), tokens!.access_token, ip)).status;
-          expect(status).toBe(429);
-        }
-        const route = await held.take(name as Call);
-        const answer = await route.fetch();
-        await route.fulfill({ response: answer });
-        expect(answer.status()).toBe(error?.status ?? 200);
-        if (error) expect(((await answer.json()) as { error: { code: string } }).error.code).toBe(error.code);
-        else expect(((await answer.json()) as DeviceGrant).user_code).toBe(displayUserCode(code));
-      };
-
-      if (arrival === 'withCode' || arrival === 'signedOut') code = await codeFor(1);
-      await page.goto(arrival === 'signedIn' ? `${baseUrl}/link` : `${baseUrl}/link?code=${displayUserCode(code)}`);
-      await path.test({
-        states: inBrowser(page, views),
-        events: {
-          ...outcomeHandlers(Object.keys(CALLS) as Call[], settle),
-          'code.change': async (step) => {
-            const typed = (step.event as Extract<LinkEvent, { type: 'code.change' }>).code;
-            if (typed === TYPED) code = await codeFor(path.steps.indexOf(step as never));
-            await page.getByLabel(labelled(t.codeLabel)).fill(real(typed));
-          },
-          'code.submit': () => page.getByRole('button', { name: t.continue, exact: true }).click(),
-          'code.reenter': () => page.getByRole('button', { name: t.otherCode, exact: true }).click(),
-          'link.approve': () => page.getByRole('button', { name: t.approve, exact: true }).click(),
-          'link.deny': () => page.getByRole('button', { name: t.deny, exact: true }).click(),
+    if (arrival === 'withCode' || arrival === 'signedOut') code = await codeFor(1);
+    await page.goto(arrival === 'signedIn' ? `${baseUrl}/link` : `${baseUrl}/link?code=${displayUserCode(code)}`);
+    await path.test({
+      states: inBrowser(page, views),
+      events: {
+        ...outcomeHandlers(Object.keys(CALLS) as Call[], settle),
+        'code.change': async (step) => {
+          const typed = (step.event as Extract<LinkEvent, { type: 'code.change' }>).code;
+          if (typed === TYPED) code = await codeFor(path.steps.indexOf(step as never));
+          await page.getByLabel(labelled(t.codeLabel)).fill(real(typed));
         },
-      });
-    } finally {
-      await close();
-    }
-  });
+        'code.submit': () => page.getByRole('button', { name: t.continue, exact: true }).click(),
+        'code.reenter': () => page.getByRole('button', { name: t.otherCode, exact: true }).click(),
+        'link.approve': () => page.getByRole('button', { name: t.approve, exact: true }).click(),
+        'link.deny': () => page.getByRole('button', { name: t.deny, exact: true }).click(),
+      },
+    });
+  } finally {
+    await close();
+  }
+});
 
-  it('signed out: signs in from the page and comes back to the code, then approves it', async () => {
-    const { baseUrl } = live.server;
-    const account = uniqueAccount('Ada Lovelace', password);
-    await apiClient(baseUrl).register(account);
-    const code = await issueCode();
-    const { page, close } = await openTab(live.browser);
-    try {
-      await page.goto(`${baseUrl}/link?code=${displayUserCode(code)}`);
-      await seesInBrowser(page, linkViews.signedOut());
-      await page.getByRole('link', { name: t.signIn, exact: true }).click();
-      await page.getByLabel(labelled(messages.login.email)).fill(account.email);
-      await page.getByLabel(labelled(messages.login.password)).fill(password);
-      await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
-      await page.waitForURL(`${baseUrl}/link?code=${displayUserCode(code)}`);
-      await seesInBrowser(page, [{ role: 'heading', level: 2, name: t.confirmTitle }, { text: displayUserCode(code) }, { text: grant.ip }]);
-      await page.getByRole('button', { name: t.approve, exact: true }).click();
-      await seesInBrowser(page, linkViews.approved());
-    } finally {
-      await close();
-    }
-  });
+it('signed out: signs in from the page and comes back to the code, then approves it', async () => {
+  const { baseUrl } = live.server;
+  const account = uniqueAccount('Ada Lovelace', password);
+  await apiClient(baseUrl).register(account);
+  const code = await issueCode();
+  const { page, close } = await openTab(live.browser);
+  try {
+    await page.goto(`${baseUrl}/link?code=${displayUserCode(code)}`);
+    await seesInBrowser(page, linkViews.signedOut());
+    await page.getByRole('link', { name: t.signIn, exact: true }).click();
+    await page.getByLabel(labelled(messages.login.email)).fill(account.email);
+    await page.getByLabel(labelled(messages.login.password)).fill(password);
+    await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
+    await page.waitForURL(`${baseUrl}/link?code=${displayUserCode(code)}`);
+    await seesInBrowser(page, [{ role: 'heading', level: 2, name: t.confirmTitle }, { text: displayUserCode(code) }, { text: grant.ip }]);
+    await page.getByRole('button', { name: t.approve, exact: true }).click();
+    await seesInBrowser(page, linkViews.approved());
+  } finally {
+    await close();
+  }
 });

@@ -21,7 +21,7 @@ import {
   type CallPattern,
   useServerAndPathsBrowser,
 } from '../helpers/browserPaths';
-import { coverageLine } from '../helpers/chartModel';
+import { describeChartPaths } from '../helpers/chartModel';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import { free, teamMember, subscriptionCoverage, subscriptionPaths, subscriptionViews, type SubscriptionSnapshot } from '../model/subscription.paths';
 
@@ -78,91 +78,83 @@ function accountFor(path: (typeof subscriptionPaths)[number]['path']): TokenPair
   return chosen?.plan === 'free' ? accounts.professional : accounts.free;
 }
 
-describe('subscription chart, generated paths, in Chromium against the real server', () => {
-  afterAll(() => console.log(coverageLine('subscription', subscriptionCoverage)));
+describeChartPaths('subscription chart, generated paths, in Chromium against the real server', 'subscription', { coverage: subscriptionCoverage, paths: subscriptionPaths }, async ({ path }) => {
+  const { baseUrl } = live.server;
+  const account = accountFor(path);
+  const { page, close } = await openTab(live.browser, storedTokens(account));
+  try {
+    const held = await HeldCalls.on(page, CALLS);
+    const tabs: Page[] = [];
+    page.on('popup', (tab) => tabs.push(tab));
 
-  it('covers every state of the chart', () => {
-    expect(subscriptionCoverage.restingStatesMissed).toEqual([]);
-  });
+    const answerSubscription = async ({ event }: { event: EventObject }) => {
+      const { output } = event as EventObject & { output: SubscriptionInfo };
+      const real = await answerChanged<SubscriptionInfo>(await held.take('subscription'), (body) => ({ ...body, ...output }));
+      // The model's Free subscription is exactly what the server answers for a new account.
+      if (output === free) expect(real).toEqual(free);
+      // And its team member's is what the server answers for one: Team through the team, their own Professional beside it.
+      if (output === teamMember && account === member) expect(real).toMatchObject({ plan: 'team', current_period_end: null, own: { plan: 'professional', status: 'active', cancel_at_period_end: false } });
+    };
 
-  it.each(subscriptionPaths.map(({ title, path }) => [title, path] as const))('%s', async (_title, path) => {
-    const { baseUrl } = live.server;
-    const account = accountFor(path);
-    const { page, close } = await openTab(live.browser, storedTokens(account));
-    try {
-      const held = await HeldCalls.on(page, CALLS);
-      const tabs: Page[] = [];
-      page.on('popup', (tab) => tabs.push(tab));
-
-      const answerSubscription = async ({ event }: { event: EventObject }) => {
-        const { output } = event as EventObject & { output: SubscriptionInfo };
-        const real = await answerChanged<SubscriptionInfo>(await held.take('subscription'), (body) => ({ ...body, ...output }));
-        // The model's Free subscription is exactly what the server answers for a new account.
-        if (output === free) expect(real).toEqual(free);
-        // And its team member's is what the server answers for one: Team through the team, their own Professional beside it.
-        if (output === teamMember && account === member) expect(real).toMatchObject({ plan: 'team', current_period_end: null, own: { plan: 'professional', status: 'active', cancel_at_period_end: false } });
-      };
-
-      await page.goto(`${baseUrl}/subscription`);
-      await path.test({
-        states: {
-          ...inBrowser(page, subscriptionViews),
-          'loaded.checkingOut': async (state) => {
-            const snapshot = state as SubscriptionSnapshot;
-            await seesInBrowser(page, subscriptionViews['loaded.checkingOut'](snapshot));
-            // The tab opened on the click itself, before any answer, with nothing in it yet, and
-            // cannot reach back into this page.
-            const tab = tabs.at(-1)!;
-            expect(tab.url()).toBe('about:blank');
-            expect(await tab.evaluate(() => window.opener)).toBeNull();
-            expect((await held.peek('checkout')).request().postDataJSON()).toEqual({ plan: snapshot.context.choosing });
-          },
+    await page.goto(`${baseUrl}/subscription`);
+    await path.test({
+      states: {
+        ...inBrowser(page, subscriptionViews),
+        'loaded.checkingOut': async (state) => {
+          const snapshot = state as SubscriptionSnapshot;
+          await seesInBrowser(page, subscriptionViews['loaded.checkingOut'](snapshot));
+          // The tab opened on the click itself, before any answer, with nothing in it yet, and
+          // cannot reach back into this page.
+          const tab = tabs.at(-1)!;
+          expect(tab.url()).toBe('about:blank');
+          expect(await tab.evaluate(() => window.opener)).toBeNull();
+          expect((await held.peek('checkout')).request().postDataJSON()).toEqual({ plan: snapshot.context.choosing });
         },
-        events: {
-          'xstate.done.actor.loadSubscription': answerSubscription,
-          'xstate.done.actor.reloadSubscription': answerSubscription,
-          'xstate.error.actor.loadSubscription': async () => cutOff(await held.take('subscription')),
-          'xstate.error.actor.reloadSubscription': async () =>
-            answerError(await held.take('subscription'), 500, 'internal_error', 'Something went wrong on our side.'),
-          'xstate.done.actor.checkout': async () => {
-            const answer = await answerFromServer(await held.take('checkout'));
-            // The server's own answer is a checkout (or billing-management) address, as the model says.
-            expect(answer).toEqual({ checkout_url: expect.stringMatching(/^http/) });
-            const { checkout_url } = answer as { checkout_url: string };
-            const tab = tabs.at(-1)!;
-            await tab.waitForURL(checkout_url);
-            expect(tab.isClosed()).toBe(false);
-          },
-          'xstate.error.actor.checkout': async () => {
-            await answerError(await held.take('checkout'), 409, 'already_on_plan', 'You are already on this plan.');
-            const tab = tabs.at(-1)!;
-            if (!tab.isClosed()) await tab.waitForEvent('close');
-            await seesInBrowser(page, [{ text: t.checkoutFailed }, { text: t.checkoutFailedText }]);
-          },
-          'plan.choose': async ({ event, state }) => {
-            const { plan } = event as Extract<SubscriptionEvent, { type: 'plan.choose' }>;
-            const button = page.getByRole('article', { name: PLANS.find((p) => p.id === plan)!.name, exact: true }).getByRole('button');
-            if ((state as SubscriptionSnapshot).hasTag('busy')) {
-              const opened = page.waitForEvent('popup');
-              await button.click();
-              await opened;
-            } else {
-              // The current plan's button is disabled: a click on it opens nothing.
-              const before = tabs.length;
-              expect(await button.isDisabled()).toBe(true);
-              await button.click({ force: true });
-              await nextFrame(page);
-              expect(tabs.length).toBe(before);
-            }
-          },
-          // Coming back to the tab; Playwright keeps every page focused, so the event is sent here.
-          'subscription.reload': async () => {
-            await page.evaluate(() => window.dispatchEvent(new Event('focus')));
-          },
+      },
+      events: {
+        'xstate.done.actor.loadSubscription': answerSubscription,
+        'xstate.done.actor.reloadSubscription': answerSubscription,
+        'xstate.error.actor.loadSubscription': async () => cutOff(await held.take('subscription')),
+        'xstate.error.actor.reloadSubscription': async () =>
+          answerError(await held.take('subscription'), 500, 'internal_error', 'Something went wrong on our side.'),
+        'xstate.done.actor.checkout': async () => {
+          const answer = await answerFromServer(await held.take('checkout'));
+          // The server's own answer is a checkout (or billing-management) address, as the model says.
+          expect(answer).toEqual({ checkout_url: expect.stringMatching(/^http/) });
+          const { checkout_url } = answer as { checkout_url: string };
+          const tab = tabs.at(-1)!;
+          await tab.waitForURL(checkout_url);
+          expect(tab.isClosed()).toBe(false);
         },
-      });
-    } finally {
-      await close();
-    }
-  });
+        'xstate.error.actor.checkout': async () => {
+          await answerError(await held.take('checkout'), 409, 'already_on_plan', 'You are already on this plan.');
+          const tab = tabs.at(-1)!;
+          if (!tab.isClosed()) await tab.waitForEvent('close');
+          await seesInBrowser(page, [{ text: t.checkoutFailed }, { text: t.checkoutFailedText }]);
+        },
+        'plan.choose': async ({ event, state }) => {
+          const { plan } = event as Extract<SubscriptionEvent, { type: 'plan.choose' }>;
+          const button = page.getByRole('article', { name: PLANS.find((p) => p.id === plan)!.name, exact: true }).getByRole('button');
+          if ((state as SubscriptionSnapshot).hasTag('busy')) {
+            const opened = page.waitForEvent('popup');
+            await button.click();
+            await opened;
+          } else {
+            // The current plan's button is disabled: a click on it opens nothing.
+            const before = tabs.length;
+            expect(await button.isDisabled()).toBe(true);
+            await button.click({ force: true });
+            await nextFrame(page);
+            expect(tabs.length).toBe(before);
+          }
+        },
+        // Coming back to the tab; Playwright keeps every page focused, so the event is sent here.
+        'subscription.reload': async () => {
+          await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+        },
+      },
+    });
+  } finally {
+    await close();
+  }
 });

@@ -3,7 +3,7 @@ import { DRAFT_KEY, supportMailto } from '../../machines/supportForm/supportForm
 import type { SupportFormEvent } from '../../machines/supportForm/supportForm.machine';
 import * as messages from '../../src/content/messages';
 import { apiClient, openTab, storedTokens, useServerAndPathsBrowser } from '../helpers/browserPaths';
-import { coverageLine } from '../helpers/chartModel';
+import { describeChartPaths } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import { SUPPORT_MAIL } from '../helpers/words';
@@ -77,61 +77,53 @@ function mailParts(link: string) {
   return { to: url.pathname, subject: params.get('subject'), body: params.get('body') };
 }
 
-describe('support-form chart, generated paths, in Chromium against the real server', () => {
-  afterAll(() => console.log(coverageLine('support-form', supportCoverage)));
+describeChartPaths('support-form chart, generated paths, in Chromium against the real server', 'support-form', { coverage: supportCoverage, paths: supportPaths }, async ({ path, signedIn }) => {
+  const { baseUrl } = live.server;
+  const { page, close } = await openTab(live.browser, { ...(signedIn ? session : {}), ...draftFor(path.steps[1]?.event) });
+  try {
+    await page.addInitScript(recordMailLinks);
+    const field = (name: keyof typeof SUPPORT_LABELS) => page.getByLabel(labelled(SUPPORT_LABELS[name]));
+    const nextEvent = (step: { event: EventObject }) => path.steps[path.steps.findIndex((s) => s === step) + 1]?.event;
+    const opened = () => page.evaluate(() => (window as unknown as { __mailLinks: string[] }).__mailLinks);
 
-  it('covers every state of the chart', () => {
-    expect(supportCoverage.restingStatesMissed).toEqual([]);
-  });
-
-  it.each(supportPaths.map(({ title, path, signedIn }) => [title, path, signedIn] as const))('%s', async (_title, path, signedIn) => {
-    const { baseUrl } = live.server;
-    const { page, close } = await openTab(live.browser, { ...(signedIn ? session : {}), ...draftFor(path.steps[1]?.event) });
-    try {
-      await page.addInitScript(recordMailLinks);
-      const field = (name: keyof typeof SUPPORT_LABELS) => page.getByLabel(labelled(SUPPORT_LABELS[name]));
-      const nextEvent = (step: { event: EventObject }) => path.steps[path.steps.findIndex((s) => s === step) + 1]?.event;
-      const opened = () => page.evaluate(() => (window as unknown as { __mailLinks: string[] }).__mailLinks);
-
-      await page.goto(`${baseUrl}/support`);
-      await path.test({
-        states: {
-          ...inBrowser(page, supportViews),
-          // Handing the link to the mail program takes no time in a real browser: the busy button
-          // never paints. What the state does is what the user gets: the mail, with the chart's values.
-          submitting: async (state) => {
-            const { values, user } = (state as SupportSnapshot).context;
-            const expected = supportMailto({ values, submitter: user && { id: userId, full_name: user.full_name }, supportEmail: SUPPORT_EMAIL, mail: SUPPORT_MAIL });
-            const links = await opened();
-            expect(links.length).toBeGreaterThan(0);
-            expect(mailParts(links.at(-1)!)).toEqual(mailParts(expected));
-          },
+    await page.goto(`${baseUrl}/support`);
+    await path.test({
+      states: {
+        ...inBrowser(page, supportViews),
+        // Handing the link to the mail program takes no time in a real browser: the busy button
+        // never paints. What the state does is what the user gets: the mail, with the chart's values.
+        submitting: async (state) => {
+          const { values, user } = (state as SupportSnapshot).context;
+          const expected = supportMailto({ values, submitter: user && { id: userId, full_name: user.full_name }, supportEmail: SUPPORT_EMAIL, mail: SUPPORT_MAIL });
+          const links = await opened();
+          expect(links.length).toBeGreaterThan(0);
+          expect(mailParts(links.at(-1)!)).toEqual(mailParts(expected));
         },
-        events: {
-          // The draft was read when the page opened, from what the path put in local storage.
-          'xstate.done.actor.loadDraft': async () => undefined,
-          'xstate.error.actor.loadDraft': async () => undefined,
-          'xstate.done.actor.submit': () => seesInBrowser(page, [{ text: t.submittedText }]),
-          'xstate.error.actor.submit': () => seesInBrowser(page, [{ text: t.failedText }]),
-          'draft.change': async ({ event }) => {
-            const { field: name, value } = event as Extract<SupportFormEvent, { type: 'draft.change' }>;
-            await field(name).fill(value);
-          },
-          'form.submit': async (step) => {
-            if (signedIn) {
-              if (nextEvent(step) === supportOutcomes.mailFailed) await page.evaluate(() => ((window as unknown as { __mailFails: boolean }).__mailFails = true));
-              await page.getByRole('button', { name: t.submit, exact: true }).click();
-              await seesInBrowser(page, focusAfterSubmit(step.state as SupportSnapshot));
-            } else {
-              // The button is disabled for visitors; Enter in a field still says why nothing was sent.
-              await field('title').press('Enter');
-              await seesInBrowser(page, [{ text: t.authRequiredText }]);
-            }
-          },
+      },
+      events: {
+        // The draft was read when the page opened, from what the path put in local storage.
+        'xstate.done.actor.loadDraft': async () => undefined,
+        'xstate.error.actor.loadDraft': async () => undefined,
+        'xstate.done.actor.submit': () => seesInBrowser(page, [{ text: t.submittedText }]),
+        'xstate.error.actor.submit': () => seesInBrowser(page, [{ text: t.failedText }]),
+        'draft.change': async ({ event }) => {
+          const { field: name, value } = event as Extract<SupportFormEvent, { type: 'draft.change' }>;
+          await field(name).fill(value);
         },
-      });
-    } finally {
-      await close();
-    }
-  });
+        'form.submit': async (step) => {
+          if (signedIn) {
+            if (nextEvent(step) === supportOutcomes.mailFailed) await page.evaluate(() => ((window as unknown as { __mailFails: boolean }).__mailFails = true));
+            await page.getByRole('button', { name: t.submit, exact: true }).click();
+            await seesInBrowser(page, focusAfterSubmit(step.state as SupportSnapshot));
+          } else {
+            // The button is disabled for visitors; Enter in a field still says why nothing was sent.
+            await field('title').press('Enter');
+            await seesInBrowser(page, [{ text: t.authRequiredText }]);
+          }
+        },
+      },
+    });
+  } finally {
+    await close();
+  }
 });
