@@ -1,6 +1,6 @@
 import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
-import { useServerAndBrowser, watchPage } from '../helpers/browser';
+import { fillSupportForm, trackCalls, useServerAndBrowser, watchPage } from '../helpers/browser';
 
 jest.setTimeout(120_000);
 
@@ -104,14 +104,7 @@ describe('toasts', () => {
     // Signed out, the support form answers Enter in its last field with a toast: the field keeps
     // the focus, and on a phone it sits at the bottom of the screen, where the keyboard would open.
     const page = await open('/support', { width });
-    for (const [label, value] of [
-      [messages.support.titleLabel, 'Formulas'],
-      [messages.support.descriptionLabel, 'The assistant explains VLOOKUP beautifully.'],
-      [messages.support.emailLabel, 'ada@example.com'],
-      [messages.support.telephoneLabel, '+44 20 7946 0000'],
-    ] as const) {
-      await page.getByLabel(new RegExp(`^${label}`)).fill(value);
-    }
+    await fillSupportForm(page);
     const field = page.getByLabel(new RegExp(`^${messages.support.telephoneLabel}`));
     await field.press('Enter');
     const shown = toast(page, messages.support.authRequired);
@@ -196,25 +189,15 @@ describe('the top bar', () => {
       if (response.status() >= 400) seen.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
     });
     page.on('requestfailed', (request) => seen.push(`failed ${request.method()} ${new URL(request.url()).pathname}`));
-    // What the page has asked and not yet been answered: the next page is opened only once it is
-    // none, so a call is never cut by the test's own navigation (on a slow machine the page's calls
-    // can start after a network-idle moment of the app's loading).
-    const pending = new Set<unknown>();
-    page.on('request', (request) => pending.add(request));
-    page.on('requestfinished', (request) => pending.delete(request));
-    page.on('requestfailed', (request) => pending.delete(request));
+    // The next page is opened only once all the page asked is answered.
+    const calls = trackCalls(page);
     for (const path of ['/dashboard', '/subscription', '/profile']) {
       // Loaded afresh: the stored session is restored and the top bar asks about the person's team.
       await page.goto(`${live.server.baseUrl}${path}`, { waitUntil: 'networkidle' });
       await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).waitFor();
       // The page itself is drawn (its chart has made its calls when it mounts), then all is answered.
       await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
-      await new Promise<void>((resolve) => {
-        const check = () => pending.size === 0 && resolve();
-        page.on('requestfinished', check);
-        page.on('requestfailed', check);
-        check();
-      });
+      await calls.settled();
       expect(await page.getByRole('banner').getByRole('link', { name: messages.layout.team }).count()).toBe(0);
     }
     expect(seen).toEqual([]);

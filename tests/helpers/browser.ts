@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import * as messages from '../../src/content/messages';
 import { startServer, type RunningServer } from './server';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -95,4 +96,37 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} (${node.any.map((check) => check.message).join('; ')})`));
+}
+
+/** The support form filled in as a person would, every field valid (signed out, sending it is refused). */
+export async function fillSupportForm(page: Page): Promise<void> {
+  for (const [label, value] of [
+    [messages.support.titleLabel, 'Formulas'],
+    [messages.support.descriptionLabel, 'The assistant explains VLOOKUP beautifully.'],
+    [messages.support.emailLabel, 'ada@example.com'],
+    [messages.support.telephoneLabel, '+44 20 7946 0000'],
+  ] as const) {
+    await page.getByLabel(new RegExp(`^${label}`)).fill(value);
+  }
+}
+
+/**
+ * What a page has asked and not yet been answered, from now on: `settled()` resolves once nothing
+ * is, so a test's own navigation never cuts a call short (on a slow machine a page's calls can
+ * start after a network-idle moment of the app's loading).
+ */
+export function trackCalls(page: Page): { settled(): Promise<void> } {
+  const pending = new Set<unknown>();
+  page.on('request', (request) => pending.add(request));
+  page.on('requestfinished', (request) => pending.delete(request));
+  page.on('requestfailed', (request) => pending.delete(request));
+  return {
+    settled: () =>
+      new Promise<void>((resolve) => {
+        const check = () => pending.size === 0 && resolve();
+        page.on('requestfinished', check);
+        page.on('requestfailed', check);
+        check();
+      }),
+  };
 }

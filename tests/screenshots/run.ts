@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
-import { launchBrowser, payInNewTab } from '../helpers/browser';
+import { fillSupportForm, launchBrowser, payInNewTab } from '../helpers/browser';
 import { teamMemberSubscription } from '../helpers/fixtures';
 import { newLoopbackAddress, postJsonFrom, startServer } from '../helpers/server';
 import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
@@ -335,14 +335,7 @@ const STATES: State[] = [
     name: 'toast-error-support-auth-required',
     path: '/support',
     act: async (page) => {
-      for (const [label, value] of [
-        [messages.support.titleLabel, 'Formulas'],
-        [messages.support.descriptionLabel, 'The assistant explains VLOOKUP beautifully.'],
-        [messages.support.emailLabel, 'ada@example.com'],
-        [messages.support.telephoneLabel, '+44 20 7946 0000'],
-      ] as const) {
-        await page.getByLabel(new RegExp(`^${label}`)).fill(value);
-      }
+      await fillSupportForm(page);
       // Signed out, the button is disabled; Enter in a field still submits, and is told why not.
       await page.getByLabel(new RegExp(`^${messages.support.emailLabel}`)).press('Enter');
       await toastShown(page, messages.support.authRequired);
