@@ -244,10 +244,12 @@ describe('a request arriving while the server shuts down', () => {
       // the connection is busy when shutdown begins.
       const login = JSON.stringify({ email: 'nobody@example.com', password: 'wrong-password' });
       await atProductionHashCost(async () => {
+        const received = new Promise((resolve) => app.server.once('request', resolve));
         kept.socket.write(
           `POST /api/v1/auth/login/email HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${login.length}\r\n\r\n${login}`,
         );
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        // Shutdown begins once the server has the sign-in, while it is hashing.
+        await received;
         const closing = app.close();
         kept.socket.write('GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
         await kept.closed;
