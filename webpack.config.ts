@@ -14,8 +14,10 @@ const BOOT_ENTRY = 'colorMode';
 const STATIC_ENTRY = 'staticPage';
 /** The script that loads the app on the prerendered pages that hydrate (src/appPage.ts). */
 const APP_PAGE_ENTRY = 'appPage';
+/** The signed-in pages' first calls (src/firstCalls.ts): inline in the app's page only, after the color mode. */
+const FIRST_CALLS_ENTRY = 'firstCalls';
 /** Entries that are a single file of their own, never in the HTML template's script list. */
-const STANDALONE = [BOOT_ENTRY, STATIC_ENTRY, APP_PAGE_ENTRY];
+const STANDALONE = [BOOT_ENTRY, STATIC_ENTRY, APP_PAGE_ENTRY, FIRST_CALLS_ENTRY];
 
 /**
  * The SPA build: production output goes to dist/web, which the API server serves, with the public
@@ -30,6 +32,7 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
       [BOOT_ENTRY]: './src/colorModeBoot.ts',
       [STATIC_ENTRY]: './src/staticPage.ts',
       [APP_PAGE_ENTRY]: './src/appPage.ts',
+      [FIRST_CALLS_ENTRY]: './src/firstCalls.ts',
       // The app's runtime in a chunk of its own (long-cached apart from the code that changes).
       main: { import: './src/main.tsx', runtime: 'runtime' },
     },
@@ -87,7 +90,7 @@ export default (_env: Env, argv: Argv): Configuration & { devServer?: DevServerC
           useShortDoctype: true,
         },
       }),
-      new WebBuildPlugin({ bootEntry: BOOT_ENTRY, staticEntry: STATIC_ENTRY, appPageEntry: APP_PAGE_ENTRY, production, buildYear }),
+      new WebBuildPlugin({ bootEntry: BOOT_ENTRY, firstCallsEntry: FIRST_CALLS_ENTRY, staticEntry: STATIC_ENTRY, appPageEntry: APP_PAGE_ENTRY, production, buildYear }),
       new DefinePlugin({ 'process.env.BUILD_YEAR': JSON.stringify(buildYear) }),
     ],
     optimization: {

@@ -24,6 +24,8 @@ export interface BuildManifest {
 export const DIST_DIR = path.resolve(__dirname, '../dist');
 export const WEB_DIR = path.join(DIST_DIR, 'web');
 export const MANIFEST_FILE = path.join(DIST_DIR, 'web-manifest.json');
+/** Marks the app page's inline script of first calls (src/firstCalls.ts), which the prerendered pages leave out. */
+export const FIRST_CALLS_ATTRIBUTE = 'data-first-calls';
 
 export function readManifest(): BuildManifest {
   if (!fs.existsSync(MANIFEST_FILE)) throw new Error(`No ${MANIFEST_FILE}: run \`npm run build\` first.`);

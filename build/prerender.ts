@@ -12,20 +12,25 @@ import path from 'node:path';
 import { escapeHtml, prerenderedFile, SCRIPT_NONCE_SLOT, SLOTS } from '../contract/pageSlots';
 import { PRERENDERED_PAGES } from '../src/app/routes';
 import { renderPage } from '../src/prerender';
-import { appScripts, inlinable, readManifest, WEB_DIR, type BuildManifest } from './manifest';
+import { appScripts, FIRST_CALLS_ATTRIBUTE, inlinable, readManifest, WEB_DIR, type BuildManifest } from './manifest';
 
 function fill(template: string, slot: string, content: string): string {
   if (!template.includes(slot)) throw new Error(`index.html has no ${slot}: the prerender cannot place its output.`);
   return template.replace(slot, () => content);
 }
 
-/** The shell without the entry's script elements, which html-webpack-plugin put in its <head>. */
+/**
+ * The shell without the entry's script elements, which html-webpack-plugin put in its <head>, nor
+ * the signed-in pages' first calls (none of the prerendered pages is one).
+ */
 function withoutEntryScripts(shell: string, manifest: BuildManifest): string {
+  const firstCalls = new RegExp(`<script [^>]*${FIRST_CALLS_ATTRIBUTE}[^>]*>[^<]*</script>`);
+  if (!firstCalls.test(shell)) throw new Error('index.html has no first-calls script: the prerendered pages cannot leave it out.');
   return manifest.entry.reduce((html, file) => {
     const tag = `<script defer="defer" src="/${file}"></script>`;
     if (!html.includes(tag)) throw new Error(`index.html has no ${tag}: the prerendered pages cannot leave it out.`);
     return html.replace(tag, '');
-  }, shell);
+  }, shell.replace(firstCalls, ''));
 }
 
 /**

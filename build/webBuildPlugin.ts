@@ -6,7 +6,7 @@ import HtmlWebpackPlugin from 'html-webpack-plugin';
 import type { Chunk, Compilation, Compiler, Module } from 'webpack';
 import { SCRIPT_NONCE_SLOT } from '../contract/pageSlots';
 import { stampLockFile } from './buildIfStale';
-import { inlinable, MANIFEST_FILE, type BuildManifest } from './manifest';
+import { FIRST_CALLS_ATTRIBUTE, inlinable, MANIFEST_FILE, type BuildManifest } from './manifest';
 
 const NAME = 'WebBuildPlugin';
 /** Files worth compressing ahead of time; @fastify/static sends the .br or .gz beside them. */
@@ -15,6 +15,8 @@ const COMPRESSIBLE = /\.(?:js|css|svg|json|txt)$/;
 interface Options {
   /** The entry whose script runs, blocking, before the first paint (the color mode). */
   bootEntry: string;
+  /** The signed-in pages' first calls, inline after the boot script in the app's page (not the prerendered ones). */
+  firstCallsEntry: string;
   /** The entry that is the static public pages' only script. */
   staticEntry: string;
   /** The entry that loads the app on the other prerendered pages. */
@@ -88,18 +90,24 @@ export class WebBuildPlugin {
   constructor(private readonly options: Options) {}
 
   apply(compiler: Compiler): void {
-    const { bootEntry, production, buildYear } = this.options;
+    const { bootEntry, firstCallsEntry, production, buildYear } = this.options;
     compiler.hooks.compilation.tap(NAME, (compilation) => {
       HtmlWebpackPlugin.getHooks(compilation).alterAssetTagGroups.tap(NAME, (groups) => {
-        const boot = standaloneScript(compilation, bootEntry);
+        const scripts: Array<{ file: string; attributes: Record<string, boolean> }> = [
+          { file: standaloneScript(compilation, bootEntry), attributes: {} },
+          { file: standaloneScript(compilation, firstCallsEntry), attributes: { [FIRST_CALLS_ATTRIBUTE]: true } },
+        ];
         if (!production) {
           // The dev server adds its client to every entry: too much to inline, and no CSP there.
-          groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { src: `${groups.publicPath}${boot}` }));
+          groups.headTags.unshift(...scripts.map(({ file, attributes }) => HtmlWebpackPlugin.createHtmlTagObject('script', { ...attributes, src: `${groups.publicPath}${file}` })));
           return groups;
         }
-        const code = compilation.getAsset(boot)?.source.source().toString() ?? '';
         // Inline, with the response's script nonce: a file would cost the first paint a request.
-        groups.headTags.unshift(HtmlWebpackPlugin.createHtmlTagObject('script', { nonce: SCRIPT_NONCE_SLOT }, inlinable(code, boot)));
+        groups.headTags.unshift(
+          ...scripts.map(({ file, attributes }) =>
+            HtmlWebpackPlugin.createHtmlTagObject('script', { nonce: SCRIPT_NONCE_SLOT, ...attributes }, inlinable(compilation.getAsset(file)?.source.source().toString() ?? '', file)),
+          ),
+        );
         return groups;
       });
     });

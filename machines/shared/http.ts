@@ -1,6 +1,7 @@
-import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
+import axios, { AxiosError, AxiosHeaders, type AxiosRequestConfig, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import type { ErrorCode } from '../../contract/errors';
 import { ApiRequestError, NETWORK_ERROR } from './apiError';
+import { takeEarlyCall } from './earlyCalls';
 import { readRuntimeConfig } from './runtimeConfig';
 import { tokenStorage } from './tokenStorage';
 
@@ -12,10 +13,36 @@ export const http = axios.create({
   timeout: 20_000,
 });
 
-// The interceptor only attaches the stored access token; refresh-and-retry lives in the auth chart.
+/** An early call's answer (machines/shared/earlyCalls.ts) as axios would have given the chart its own. */
+async function answerOf(early: Promise<Response>, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
+  let res: Response;
+  try {
+    res = await early;
+  } catch {
+    throw new AxiosError('Network Error', AxiosError.ERR_NETWORK, config);
+  }
+  const response: AxiosResponse = {
+    data: await res.text(),
+    status: res.status,
+    statusText: res.statusText,
+    headers: new AxiosHeaders(Object.fromEntries(res.headers.entries())),
+    config,
+  };
+  if (!config.validateStatus || config.validateStatus(res.status)) return response;
+  const code = res.status >= 500 ? AxiosError.ERR_BAD_RESPONSE : AxiosError.ERR_BAD_REQUEST;
+  throw new AxiosError(`Request failed with status code ${res.status}`, code, config, undefined, response);
+}
+
+// The interceptor attaches the stored access token, and answers a call the page sent early with
+// that answer; refresh-and-retry lives in the auth chart.
 http.interceptors.request.use((config) => {
   const { accessToken } = tokenStorage.read();
   if (accessToken && !config.headers.has('Authorization')) config.headers.set('Authorization', `Bearer ${accessToken}`);
+  const authorization = config.headers.get('Authorization');
+  if ((config.method ?? 'get').toLowerCase() === 'get' && typeof authorization === 'string') {
+    const early = takeEarlyCall(http.getUri(config), authorization);
+    if (early) config.adapter = (request) => answerOf(early, request);
+  }
   return config;
 });
 

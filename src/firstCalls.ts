@@ -1,0 +1,37 @@
+import { startEarlyCall } from '../machines/shared/earlyCalls';
+import { CONFIG_ELEMENT_ID } from '../contract/runtimeConfig';
+import { tokenStorage } from '../machines/shared/tokenStorage';
+import { presetRange, utcToday } from '../machines/usage/usage.range';
+
+/**
+ * What each signed-in page asks first besides the session check (`GET /users/me`), exactly as its
+ * charts ask it, once for each time they do: tests/e2e/firstCalls.test.ts fails when a page's first
+ * call is not among them. The team page's further calls depend on the role its first one answers.
+ */
+const FIRST_CALLS: Record<string, () => string[]> = {
+  '/dashboard': () => ['/query/usage', '/subscription/me', '/query/usage/daily'],
+  '/subscription': () => ['/subscription/me'],
+  '/profile': () => ['/sessions', '/api-keys', '/subscription/me'],
+  '/team': () => ['/teams/me'],
+  '/usage': () => [`/usage/analytics?${new URLSearchParams({ ...presetRange('last30', utcToday()) })}`],
+  // The functions chart asks the person's team role beside the list.
+  '/functions': () => ['/functions', '/users/me'],
+  '/guide': () => [],
+  '/link': () => [],
+};
+
+/** The API base the server put in the page (the app reads it whole, with defaults, in machines/shared/runtimeConfig.ts). */
+function apiBase(): string {
+  try {
+    return (JSON.parse(document.getElementById(CONFIG_ELEMENT_ID)?.textContent ?? '{}') as { apiBase?: string }).apiBase ?? '';
+  } catch {
+    return '';
+  }
+}
+
+// The app's own page (not a prerendered one) runs this inline, right after the color mode
+// (build/webBuildPlugin.ts): on a signed-in page with a stored session, the page's session check
+// and first data calls go out now, while the app's code loads (machines/shared/earlyCalls.ts).
+const page = FIRST_CALLS[location.pathname];
+const { accessToken } = tokenStorage.read();
+if (page && accessToken) for (const path of ['/users/me', ...page()]) startEarlyCall(`${apiBase()}/api/v1${path}`, accessToken);
