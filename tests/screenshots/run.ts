@@ -203,9 +203,9 @@ function analytics(count: (i: number) => number = (i) => 3 + ((i * 7) % 13)): Us
     by_credential: empty
       ? []
       : [
-          { kind: 'web', id: 's1', name: 'Web app', queries: 120, tokens: 48_000 },
-          { kind: 'addon', id: 's2', name: 'SheetMind add-on', queries: queries - 160, tokens: 52_300 },
-          { kind: 'api_key', id: 'k2', name: apiKeys[1]!.name, queries: 40, tokens: 16_400 },
+          { kind: 'web', id: 's1', name: 'Web app', queries: Math.round(queries * 0.45), tokens: Math.round(queries * 0.45) * 400 },
+          { kind: 'addon', id: 's2', name: 'SheetMind add-on', queries: queries - Math.round(queries * 0.45) - Math.round(queries * 0.15), tokens: 52_300 },
+          { kind: 'api_key', id: 'k2', name: apiKeys[1]!.name, queries: Math.round(queries * 0.15), tokens: 16_400 },
         ],
     p50_processing_ms: empty ? 0 : 812,
     p95_processing_ms: empty ? 0 : 2_430,
@@ -836,8 +836,8 @@ const STATES: State[] = [
     routes: (page) => answer(page, '**/api/v1/usage/analytics?*', { json: analytics() }),
     act: async (page) => {
       await page.getByRole('button', { name: messages.usage.presets.custom }).click();
-      await page.getByLabel(messages.usage.from).fill('');
-      await page.getByLabel(messages.usage.to).fill(inDays(40));
+      await page.getByLabel(messages.usage.from, { exact: true }).fill('');
+      await page.getByLabel(messages.usage.to, { exact: true }).fill(inDays(40));
       await page.getByRole('button', { name: messages.usage.showRange }).click();
       await page.getByText(messages.usage.rangeErrors.toInFuture).waitFor();
     },
@@ -922,7 +922,7 @@ const STATES: State[] = [
     },
   },
   {
-    // The server's refusals on their fields: the name taken (409), for an admin the team's limit on "Who can run it".
+    // The server's refusal on its field: the name taken (409).
     name: 'functions-editor-refused',
     path: '/functions',
     signedIn: true,
@@ -954,7 +954,9 @@ const STATES: State[] = [
     },
     act: async (page) => {
       await page.getByRole('button', { name: `${messages.functions.run}: TOTAL_BY_REGION` }).click();
-      await page.getByText('North leads with 26,300', { exact: false }).waitFor();
+      const piece = page.getByText('North leads with 26,300', { exact: false });
+      await piece.waitFor();
+      await piece.scrollIntoViewIfNeeded();
     },
   },
   {
@@ -976,7 +978,9 @@ const STATES: State[] = [
     },
     act: async (page) => {
       await page.getByRole('button', { name: `${messages.functions.run}: TOTAL_BY_REGION` }).click();
-      await page.getByRole('region', { name: messages.functions.tryTitle }).getByText(messages.guide.usageNow(86, usage.daily_tokens), { exact: false }).waitFor();
+      const usageNow = page.getByRole('region', { name: messages.functions.tryTitle }).getByText(messages.guide.usageNow(86, usage.daily_tokens), { exact: false });
+      await usageNow.waitFor();
+      await usageNow.scrollIntoViewIfNeeded();
     },
   },
   {
@@ -984,7 +988,10 @@ const STATES: State[] = [
     path: '/functions',
     signedIn: true,
     routes: (page) => functionsRoutes(page, null),
-    act: (page) => page.getByRole('button', { name: `${messages.functions.delete}: ${longFunctionName}` }).click(),
+    act: async (page) => {
+      await page.getByRole('button', { name: `${messages.functions.delete}: ${longFunctionName}` }).click();
+      await page.getByRole('button', { name: messages.functions.confirmDelete }).scrollIntoViewIfNeeded();
+    },
   },
   {
     // A member: the team's functions read-only (Try it only), their own to change.
@@ -1004,9 +1011,35 @@ const STATES: State[] = [
     routes: (page) => functionsRoutes(page, 'admin'),
     act: async (page) => {
       await page.getByRole('button', { name: messages.functions.newFunction }).click();
-      const scope = page.getByLabel(messages.functions.editor.scope);
-      await scope.selectOption({ label: messages.functions.editor.scopeTeam });
-      await scope.scrollIntoViewIfNeeded();
+      const editor = page.getByRole('region', { name: messages.functions.editor.newTitle });
+      await editor.getByLabel(messages.functions.editor.name).fill('TEAM_TOTALS_BY_QUARTER');
+      await editor.getByLabel(messages.functions.editor.prompt).fill('Totals of {{input}} per quarter, for the whole team');
+      await editor.getByLabel(messages.functions.editor.scope).selectOption({ label: messages.functions.editor.scopeTeam });
+      await editor.getByRole('button', { name: messages.functions.editor.save }).scrollIntoViewIfNeeded();
+    },
+  },
+  {
+    // A team function past the team's limit: the refusal under "Who can run it".
+    name: 'functions-editor-refused-scope',
+    path: '/functions',
+    signedIn: true,
+    routes: async (page) => {
+      await functionsRoutes(page, 'admin');
+      await page.route('**/api/v1/functions', (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({ status: 403, json: { error: { code: 'function_limit_reached', message: 'The team has 100 functions.' } } })
+          : route.fallback(),
+      );
+    },
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.functions.newFunction }).click();
+      const editor = page.getByRole('region', { name: messages.functions.editor.newTitle });
+      await editor.getByLabel(messages.functions.editor.name).fill('TEAM_TOTALS_BY_QUARTER');
+      await editor.getByLabel(messages.functions.editor.prompt).fill('Totals of {{input}} per quarter, for the whole team');
+      await editor.getByLabel(messages.functions.editor.scope).selectOption({ label: messages.functions.editor.scopeTeam });
+      await editor.getByRole('button', { name: messages.functions.editor.save }).click();
+      await editor.getByText(messages.functions.errors.function_limit_reached).waitFor();
+      await editor.getByRole('button', { name: messages.functions.editor.save }).scrollIntoViewIfNeeded();
     },
   },
 ];
