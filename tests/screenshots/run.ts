@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { launchBrowser, payInNewTab } from '../helpers/browser';
 import { teamMemberSubscription } from '../helpers/fixtures';
@@ -259,6 +259,9 @@ const streamedRun = (events: Array<{ event: 'delta' | 'done'; data: unknown }>) 
       return Promise.resolve(new Response(body, { headers: { 'content-type': 'text/event-stream' } }));
     };`;
 };
+
+/** Scrolled to the middle of the screen: scrolled only "if needed", what is just in view stays cut at the phone screen's foot. */
+const toMiddle = (target: Locator) => target.evaluate((element) => element.scrollIntoView({ block: 'center' }));
 
 /** Every state; pages get the usage the server does not record yet, so their cards have numbers. */
 const STATES: State[] = [
@@ -877,7 +880,7 @@ const STATES: State[] = [
       await page.getByText(messages.usage.exportDone).waitFor();
       await exportButton.click();
       await page.getByText(/^You can download your data once an hour/).waitFor();
-      await exportButton.scrollIntoViewIfNeeded();
+      await toMiddle(exportButton);
     },
   },
 
@@ -954,9 +957,9 @@ const STATES: State[] = [
     },
     act: async (page) => {
       await page.getByRole('button', { name: `${messages.functions.run}: TOTAL_BY_REGION` }).click();
-      const piece = page.getByText('North leads with 26,300', { exact: false });
+      const piece = page.getByRole('status').filter({ hasText: 'North leads with 26,300' });
       await piece.waitFor();
-      await piece.scrollIntoViewIfNeeded();
+      await toMiddle(piece);
     },
   },
   {
@@ -980,7 +983,7 @@ const STATES: State[] = [
       await page.getByRole('button', { name: `${messages.functions.run}: TOTAL_BY_REGION` }).click();
       const usageNow = page.getByRole('region', { name: messages.functions.tryTitle }).getByText(messages.guide.usageNow(86, usage.daily_tokens), { exact: false });
       await usageNow.waitFor();
-      await usageNow.scrollIntoViewIfNeeded();
+      await toMiddle(usageNow);
     },
   },
   {
@@ -990,7 +993,7 @@ const STATES: State[] = [
     routes: (page) => functionsRoutes(page, null),
     act: async (page) => {
       await page.getByRole('button', { name: `${messages.functions.delete}: ${longFunctionName}` }).click();
-      await page.getByRole('button', { name: messages.functions.confirmDelete }).scrollIntoViewIfNeeded();
+      await toMiddle(page.getByRole('button', { name: messages.functions.confirmDelete }));
     },
   },
   {
@@ -1015,7 +1018,7 @@ const STATES: State[] = [
       await editor.getByLabel(messages.functions.editor.name).fill('TEAM_TOTALS_BY_QUARTER');
       await editor.getByLabel(messages.functions.editor.prompt).fill('Totals of {{input}} per quarter, for the whole team');
       await editor.getByLabel(messages.functions.editor.scope).selectOption({ label: messages.functions.editor.scopeTeam });
-      await editor.getByRole('button', { name: messages.functions.editor.save }).scrollIntoViewIfNeeded();
+      await toMiddle(editor.getByRole('button', { name: messages.functions.editor.save }));
     },
   },
   {
@@ -1039,7 +1042,7 @@ const STATES: State[] = [
       await editor.getByLabel(messages.functions.editor.scope).selectOption({ label: messages.functions.editor.scopeTeam });
       await editor.getByRole('button', { name: messages.functions.editor.save }).click();
       await editor.getByText(messages.functions.errors.function_limit_reached).waitFor();
-      await editor.getByRole('button', { name: messages.functions.editor.save }).scrollIntoViewIfNeeded();
+      await toMiddle(editor.getByRole('button', { name: messages.functions.editor.save }));
     },
   },
 ];
