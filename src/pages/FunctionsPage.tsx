@@ -316,12 +316,12 @@ export default function FunctionsPage() {
   else if (state === 'upgrade') body = <Upgrade />;
   else if (state === 'failed') {
     body = (
-      <Alert.Root status="error" role="alert">
+      <Alert.Root status="error" role="alert" alignItems="center">
         <Alert.Indicator />
         <Alert.Content>
           <Alert.Description>{t.failed}</Alert.Description>
         </Alert.Content>
-        <Button size="sm" variant="outline" onClick={() => actor.send({ type: 'functions.retry' })}>
+        <Button size="sm" variant="outline" flexShrink={0} onClick={() => actor.send({ type: 'functions.retry' })}>
           {t.retry}
         </Button>
       </Alert.Root>

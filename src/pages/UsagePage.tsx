@@ -177,7 +177,8 @@ function Analytics({ data, busy }: { data: UsageAnalytics; busy: boolean }) {
           />
         </Suspense>
       </Section>
-      <SimpleGrid columns={{ base: 1, lg: 2 }} gap="6" aria-busy={busy}>
+      {/* Each table its own height: stretched to its neighbour's, a shorter one's rows would spread apart. */}
+      <SimpleGrid columns={{ base: 1, lg: 2 }} gap="6" alignItems="start" aria-busy={busy}>
         <UsageTotals
           caption={t.byTaskHeading}
           headers={[t.task, t.queries, t.tokens]}

@@ -10,12 +10,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { fillSupportForm, launchBrowser, payInNewTab } from '../helpers/browser';
 import { teamMemberSubscription } from '../helpers/fixtures';
 import { newLoopbackAddress, postJsonFrom, startServer } from '../helpers/server';
 import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
+import { presetRange, utcToday } from '../../machines/usage/usage.range';
+import type { CustomFunction, UsageAnalytics } from '../../machines/shared/api';
 
 const OUT = path.resolve(__dirname, '../../screenshots');
 const SIZES = [
@@ -181,6 +183,85 @@ async function teamRoutes(page: Page, options: { role: 'owner' | 'admin' | 'memb
 /** An invitation from Ada to `email`. */
 const invitationRoutes = (page: Page, email: string) =>
   answer(page, '**/api/v1/invitations/a-token', { json: { team_name: 'Ada Lovelace’s team', inviter_name: 'Ada Lovelace', email, role: 'member', expires_at: '2026-11-30T09:00:00.000Z' } });
+
+/** What /usage is answered with for the last 30 days to today (the page's default range): `count` queries a day. */
+function analytics(count: (i: number) => number = (i) => 3 + ((i * 7) % 13)): UsageAnalytics {
+  const range = presetRange('last30', utcToday());
+  const start = Date.parse(`${range.from}T00:00:00Z`);
+  const daily = Array.from({ length: 30 }, (_, i) => ({
+    date: new Date(start + i * 86_400_000).toISOString().slice(0, 10),
+    queries: count(i),
+    tokens: count(i) * 412,
+    avg_processing_ms: count(i) ? 700 + ((i * 53) % 400) : 0,
+  }));
+  const queries = daily.reduce((sum, day) => sum + day.queries, 0);
+  const empty = queries === 0;
+  return {
+    ...range,
+    days: daily,
+    by_task: empty ? [] : [{ task: 'formula', queries: Math.round(queries * 0.5), tokens: Math.round(queries * 0.5) * 380 }, { task: 'analyze', queries: Math.round(queries * 0.3), tokens: Math.round(queries * 0.3) * 520 }, { task: 'explain', queries: queries - Math.round(queries * 0.5) - Math.round(queries * 0.3), tokens: 9100 }],
+    by_credential: empty
+      ? []
+      : [
+          { kind: 'web', id: 's1', name: 'Web app', queries: Math.round(queries * 0.45), tokens: Math.round(queries * 0.45) * 400 },
+          { kind: 'addon', id: 's2', name: 'SheetMind add-on', queries: queries - Math.round(queries * 0.45) - Math.round(queries * 0.15), tokens: 52_300 },
+          { kind: 'api_key', id: 'k2', name: apiKeys[1]!.name, queries: Math.round(queries * 0.15), tokens: 16_400 },
+        ],
+    p50_processing_ms: empty ? 0 : 812,
+    p95_processing_ms: empty ? 0 : 2_430,
+  };
+}
+
+/** A UTC day `count` days after today. */
+const inDays = (count: number) => new Date(Date.parse(`${utcToday()}T00:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
+
+/** The real `GET /users/me`, but with the viewer in a team as `role` (or in none): what /functions and the top bar go by. */
+const teamRoleIs = (page: Page, role: 'owner' | 'admin' | 'member' | null) =>
+  page.route('**/api/v1/users/me', async (route) => {
+    const response = await route.fetch();
+    return route.fulfill({ response, json: { ...((await response.json()) as object), team_role: role } });
+  });
+
+const longFunctionName = 'QUARTERLY_REVENUE_BY_REGION_V2';
+const fnDates = { created_at: '2026-11-20T09:00:00.000Z', updated_at: '2026-11-23T09:00:00.000Z' };
+const customFunctions: CustomFunction[] = [
+  { id: 'f1', name: 'TOTAL_BY_REGION', task: 'analyze', prompt: 'Total {{input}} by region, largest first', description: 'Revenue per region', scope: 'personal', ...fnDates },
+  {
+    id: 'f2',
+    name: longFunctionName,
+    task: 'formula',
+    prompt: 'Write one formula that sums the revenue of {{input}} per region and quarter, for a sheet where the months are in column B and the regions in column A.',
+    description: 'For the quarterly revenue workbook: one formula per region and quarter, checked on the sample before it is saved to the cell, so Łukasz’s dashboard keeps working.',
+    scope: 'personal',
+    ...fnDates,
+  },
+  { id: 'f3', name: 'TEAM_TOTALS', task: 'ask', prompt: 'Totals of {{input}} for the team', description: 'The team’s monthly totals', scope: 'team', ...fnDates },
+  { id: 'f4', name: 'CLEAN_PHONE_NUMBERS', task: 'explain', prompt: 'Explain how to clean the phone numbers in {{input}}', description: '', scope: 'team', ...fnDates },
+];
+
+/** /functions answered with `list` (personal ones only without a team), the viewer in a team as `role`. */
+async function functionsRoutes(page: Page, role: 'owner' | 'admin' | 'member' | null, list = customFunctions.filter((fn) => role !== null || fn.scope === 'personal')) {
+  await teamRoleIs(page, role);
+  await answer(page, '**/api/v1/functions', { json: { functions: list } });
+}
+
+/**
+ * A function's run answered by the page's own fetch with these server-sent events; the stream
+ * stays open after them (a `done` event ends the answer). As text: tsx would wrap a function's
+ * arrows in a helper the page does not have.
+ */
+const streamedRun = (events: Array<{ event: 'delta' | 'done'; data: unknown }>) => {
+  const body = events.map(({ event, data }) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+  return `const sent = window.fetch.bind(window);
+    window.fetch = function (input, init) {
+      if (!/\\/api\\/v1\\/functions\\/[^/]+\\/run$/.test(String(input instanceof Request ? input.url : input))) return sent(input, init);
+      const body = new ReadableStream({ start: function (stream) { stream.enqueue(new TextEncoder().encode(${JSON.stringify(body)})); } });
+      return Promise.resolve(new Response(body, { headers: { 'content-type': 'text/event-stream' } }));
+    };`;
+};
+
+/** Scrolled to the middle of the screen: scrolled only "if needed", what is just in view stays cut at the phone screen's foot. */
+const toMiddle = (target: Locator) => target.evaluate((element) => element.scrollIntoView({ block: 'center' }));
 
 /** Every state; pages get the usage the server does not record yet, so their cards have numbers. */
 const STATES: State[] = [
@@ -721,6 +802,240 @@ const STATES: State[] = [
     act: async (page) => {
       await page.getByRole('button', { name: messages.guide.ask }).click();
       await page.getByRole('alert').filter({ hasText: 'queries of the Free plan' }).waitFor();
+    },
+  },
+
+  // /usage (issue 39): the shared account is on Free, so its analytics are answered here.
+  {
+    name: 'usage-loading',
+    holds: true,
+    path: '/usage',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/usage/analytics?*', 'hold'),
+  },
+  { name: 'usage-loaded', path: '/usage', signedIn: true, fullPage: true, routes: (page) => answer(page, '**/api/v1/usage/analytics?*', { json: analytics() }) },
+  { name: 'usage-empty', path: '/usage', signedIn: true, fullPage: true, routes: (page) => answer(page, '**/api/v1/usage/analytics?*', { json: analytics(() => 0) }) },
+  {
+    name: 'usage-failed',
+    path: '/usage',
+    signedIn: true,
+    fullPage: true,
+    routes: (page) => answer(page, '**/api/v1/usage/analytics?*', fail(500)),
+    // The failure, not the load before it: its retry button is there.
+    act: (page) => page.getByRole('button', { name: messages.usage.retry }).waitFor(),
+  },
+  {
+    // Custom opened, no first day and a last day after today: each field says what is wrong with it.
+    name: 'usage-custom-range-error',
+    path: '/usage',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/usage/analytics?*', { json: analytics() }),
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.usage.presets.custom }).click();
+      await page.getByLabel(messages.usage.from, { exact: true }).fill('');
+      await page.getByLabel(messages.usage.to, { exact: true }).fill(inDays(40));
+      await page.getByRole('button', { name: messages.usage.showRange }).click();
+      await page.getByText(messages.usage.rangeErrors.toInFuture).waitFor();
+    },
+  },
+  // The real server refuses a Free account the analytics (403 plan_required).
+  { name: 'usage-free-upgrade', path: '/usage', signedIn: true, fullPage: true, act: (page) => page.getByRole('heading', { name: messages.usage.upgradeHeading }).waitFor() },
+  {
+    // A member of a team has the Team plan's analytics; the top bar has the team page.
+    name: 'usage-team-member',
+    path: '/usage',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page, account) => {
+      await teamRoleIs(page, 'member');
+      await teamRoutes(page, { role: 'member', ownPaidPlan: 'professional', viewerId: accountId(account) });
+      await answer(page, '**/api/v1/subscription/me', { json: teamMemberSubscription });
+      await answer(page, '**/api/v1/usage/analytics?*', { json: analytics((i) => (i * 3) % 7) });
+    },
+  },
+  {
+    // "Download my data" twice within the hour: the second names the wait beside the button.
+    name: 'usage-export-wait',
+    path: '/usage',
+    signedIn: true,
+    routes: async (page) => {
+      let exported = false;
+      await answer(page, '**/api/v1/usage/analytics?*', { json: analytics() });
+      await page.route('**/api/v1/users/me/export', (route) => {
+        if (exported) return route.fulfill({ status: 429, headers: { 'Retry-After': '2520' }, json: { error: { code: 'rate_limited', message: 'Too many exports.' } } });
+        exported = true;
+        return route.fulfill({ json: { user: { email: 'ada@example.com' } } });
+      });
+    },
+    act: async (page) => {
+      const exportButton = page.getByRole('button', { name: messages.usage.exportAction });
+      await exportButton.click();
+      await page.getByText(messages.usage.exportDone).waitFor();
+      await exportButton.click();
+      await page.getByText(/^You can download your data once an hour/).waitFor();
+      await toMiddle(exportButton);
+    },
+  },
+
+  // /functions (issue 39): the list answered here; the viewer's team role is the real /users/me's, changed.
+  { name: 'functions-loading', holds: true, path: '/functions', signedIn: true, routes: (page) => answer(page, '**/api/v1/functions', 'hold') },
+  {
+    name: 'functions-failed',
+    path: '/functions',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/functions', fail(500)),
+    act: (page) => page.getByRole('button', { name: messages.functions.retry }).waitFor(),
+  },
+  {
+    // As a team's owner: personal and team functions, each one's to change.
+    name: 'functions-list',
+    path: '/functions',
+    signedIn: true,
+    fullPage: true,
+    routes: (page) => functionsRoutes(page, 'owner'),
+  },
+  { name: 'functions-empty', path: '/functions', signedIn: true, fullPage: true, routes: (page) => functionsRoutes(page, null, []) },
+  {
+    name: 'functions-editor-new',
+    path: '/functions',
+    signedIn: true,
+    routes: (page) => functionsRoutes(page, null),
+    act: (page) => page.getByRole('button', { name: messages.functions.newFunction }).click(),
+  },
+  {
+    // Checked before asking: a name not of the rules and a prompt without {{input}}, each under its field.
+    name: 'functions-editor-errors',
+    path: '/functions',
+    signedIn: true,
+    routes: (page) => functionsRoutes(page, null),
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.functions.newFunction }).click();
+      const editor = page.getByRole('region', { name: messages.functions.editor.newTitle });
+      await editor.getByLabel(messages.functions.editor.name).fill('total by region');
+      await editor.getByLabel(messages.functions.editor.prompt).fill('Total by region');
+      await editor.getByRole('button', { name: messages.functions.editor.save }).click();
+      await editor.getByText(messages.functions.validation.promptInput).waitFor();
+    },
+  },
+  {
+    // The server's refusal on its field: the name taken (409).
+    name: 'functions-editor-refused',
+    path: '/functions',
+    signedIn: true,
+    routes: async (page) => {
+      await functionsRoutes(page, 'admin');
+      await page.route('**/api/v1/functions', (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({ status: 409, json: { error: { code: 'function_exists', message: 'A function with this name exists.' } } })
+          : route.fallback(),
+      );
+    },
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.functions.newFunction }).click();
+      const editor = page.getByRole('region', { name: messages.functions.editor.newTitle });
+      await editor.getByLabel(messages.functions.editor.name).fill('TOTAL_BY_REGION');
+      await editor.getByLabel(messages.functions.editor.prompt).fill('Sum {{input}} by region');
+      await editor.getByRole('button', { name: messages.functions.editor.save }).click();
+      await editor.getByText(messages.functions.errors.function_exists).waitFor();
+    },
+  },
+  {
+    // The answer as it comes: the run's stream has sent its first piece and stays open.
+    name: 'functions-try-it-streaming',
+    path: '/functions',
+    signedIn: true,
+    routes: async (page) => {
+      await functionsRoutes(page, null);
+      await page.addInitScript({ content: streamedRun([{ event: 'delta', data: { text: 'North leads with 26,300, then East with 29,800 over the two months…' } }]) });
+    },
+    act: async (page) => {
+      await page.getByRole('button', { name: `${messages.functions.run}: TOTAL_BY_REGION` }).click();
+      const piece = page.getByRole('status').filter({ hasText: 'North leads with 26,300' });
+      await piece.waitFor();
+      await toMiddle(piece);
+    },
+  },
+  {
+    name: 'functions-try-it-answered',
+    path: '/functions',
+    signedIn: true,
+    routes: async (page) => {
+      await functionsRoutes(page, null);
+      const whole = 'East leads with 29,800, then North with 26,300, South with 20,050 and West with 15,450.';
+      await page.addInitScript({
+        content: streamedRun([
+          { event: 'delta', data: { text: whole } },
+          {
+            event: 'done',
+            data: { answer: whole, tokens: { prompt: 60, completion: 24, total: 84 }, processing_time_ms: 840, usage: { ...usage, monthly_queries: 86 }, formula: null, verified: false },
+          },
+        ]),
+      });
+    },
+    act: async (page) => {
+      await page.getByRole('button', { name: `${messages.functions.run}: TOTAL_BY_REGION` }).click();
+      const usageNow = page.getByRole('region', { name: messages.functions.tryTitle }).getByText(messages.guide.usageNow(86, usage.daily_tokens), { exact: false });
+      await usageNow.waitFor();
+      await toMiddle(usageNow);
+    },
+  },
+  {
+    name: 'functions-delete-confirm',
+    path: '/functions',
+    signedIn: true,
+    routes: (page) => functionsRoutes(page, null),
+    act: async (page) => {
+      await page.getByRole('button', { name: `${messages.functions.delete}: ${longFunctionName}` }).click();
+      await toMiddle(page.getByRole('button', { name: messages.functions.confirmDelete }));
+    },
+  },
+  {
+    // A member: the team's functions read-only (Try it only), their own to change.
+    name: 'functions-member',
+    path: '/functions',
+    signedIn: true,
+    fullPage: true,
+    routes: (page) => functionsRoutes(page, 'member'),
+  },
+  // The real server refuses a Free account its functions (403 plan_required).
+  { name: 'functions-free-upgrade', path: '/functions', signedIn: true, fullPage: true, act: (page) => page.getByRole('heading', { name: messages.functions.upgrade.title }).waitFor() },
+  {
+    // An admin's new function, shared with the whole team.
+    name: 'functions-admin-scope',
+    path: '/functions',
+    signedIn: true,
+    routes: (page) => functionsRoutes(page, 'admin'),
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.functions.newFunction }).click();
+      const editor = page.getByRole('region', { name: messages.functions.editor.newTitle });
+      await editor.getByLabel(messages.functions.editor.name).fill('TEAM_TOTALS_BY_QUARTER');
+      await editor.getByLabel(messages.functions.editor.prompt).fill('Totals of {{input}} per quarter, for the whole team');
+      await editor.getByLabel(messages.functions.editor.scope).selectOption({ label: messages.functions.editor.scopeTeam });
+      await toMiddle(editor.getByRole('button', { name: messages.functions.editor.save }));
+    },
+  },
+  {
+    // A team function past the team's limit: the refusal under "Who can run it".
+    name: 'functions-editor-refused-scope',
+    path: '/functions',
+    signedIn: true,
+    routes: async (page) => {
+      await functionsRoutes(page, 'admin');
+      await page.route('**/api/v1/functions', (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({ status: 403, json: { error: { code: 'function_limit_reached', message: 'The team has 100 functions.' } } })
+          : route.fallback(),
+      );
+    },
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.functions.newFunction }).click();
+      const editor = page.getByRole('region', { name: messages.functions.editor.newTitle });
+      await editor.getByLabel(messages.functions.editor.name).fill('TEAM_TOTALS_BY_QUARTER');
+      await editor.getByLabel(messages.functions.editor.prompt).fill('Totals of {{input}} per quarter, for the whole team');
+      await editor.getByLabel(messages.functions.editor.scope).selectOption({ label: messages.functions.editor.scopeTeam });
+      await editor.getByRole('button', { name: messages.functions.editor.save }).click();
+      await editor.getByText(messages.functions.errors.function_limit_reached).waitFor();
+      await toMiddle(editor.getByRole('button', { name: messages.functions.editor.save }));
     },
   },
 ];
