@@ -59,7 +59,7 @@ export const accountExportCoverage = chartCoverage(accountExportMachine, account
  * The paths whose first export is saved: every state, and each way a second export ends. The
  * second page with the same section (/profile) replays only these.
  */
-export const firstSavedPaths = accountExportPaths.filter(({ path }) => path.steps.find((step) => step.event.type.startsWith('xstate.'))?.event.type === exportOutcomes.saved.type);
+export const firstSavedPaths = accountExportPaths.filter(({ path }) => path.steps.find((step) => /^xstate\.(done|error)\./.test(step.event.type))?.event.type === exportOutcomes.saved.type);
 export const firstSavedCoverage = chartCoverage(accountExportMachine, firstSavedPaths.map(({ path }) => path));
 
 const section = { role: 'region', name: t.exportHeading } as const;
