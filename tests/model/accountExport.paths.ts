@@ -21,7 +21,7 @@ export const RETRY_AFTER = 3540;
 /** The server's own sentence for a failure no rule of the chart words. */
 export const SERVER_SENTENCE = 'The export could not be put together. Please try again later.';
 
-/** How the export call may end, and what the section then says beside the button. */
+/** How the export call may end. */
 export const exportOutcomes = {
   saved: { type: 'xstate.done.actor.exportAccount', output: undefined },
   throttled: {
@@ -47,8 +47,9 @@ export type AccountExportSnapshot = SnapshotFrom<typeof accountExportMachine>;
 const model = createTestModel(toTestModelMachine(accountExportMachine.provide({ actions: { logFailure: () => undefined } })), {
   input: { auth: null },
   events: [...Object.values(exportOutcomes), ...userEvents],
-  // A state is what the section shows (the chart's state and the last export's notice), so a
-  // second export is walked after each way the first one ended.
+  // A state is what the section shows (the chart's state and the last export's notice) and the
+  // notice before it, so each way a second export ends is walked after each way the first one
+  // ended: a refusal's sentence must give way to the next one's.
   serializeState: (state: AccountExportSnapshot, _event: unknown, previous?: AccountExportSnapshot) => JSON.stringify([state.value, state.context.notice, previous?.context.notice ?? null]),
 } as never);
 
