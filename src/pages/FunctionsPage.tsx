@@ -295,7 +295,8 @@ export default function FunctionsPage() {
     functions: s.context.functions,
     role: s.context.teamRole,
     pendingId: s.matches('confirmingDelete') ? s.context.pendingId : null,
-    busy: s.hasTag('busy') || s.hasTag('loading'),
+    // While a deletion is asked about, the other functions' changes wait (the chart takes none then).
+    busy: s.hasTag('busy') || s.hasTag('loading') || s.matches('confirmingDelete'),
   }));
   /** The function being edited, 'new' for a new one, null when no editor is open. */
   const [editing, setEditing] = useState<CustomFunction | 'new' | null>(null);
