@@ -47,6 +47,8 @@ export const functionsMachine = setup({
   states: {
     loading: {
       tags: ['loading'],
+      // A function saved while the list loads: the load starts again, so its answer holds it.
+      on: { 'functions.reload': { target: 'loading', reenter: true } },
       invoke: {
         id: 'loadFunctions',
         src: 'loadFunctions',
@@ -55,7 +57,7 @@ export const functionsMachine = setup({
         onError: [{ guard: 'planRequired', target: 'upgrade' }, { target: 'failed' }],
       },
     },
-    failed: { on: { 'functions.retry': 'loading' } },
+    failed: { on: { 'functions.retry': 'loading', 'functions.reload': 'loading' } },
     upgrade: {},
     idle: {
       on: {
@@ -64,7 +66,12 @@ export const functionsMachine = setup({
       },
     },
     confirmingDelete: {
-      on: { 'change.confirm': 'deleting', 'change.cancel': { target: 'idle', actions: assign({ pendingId: null }) } },
+      on: {
+        'change.confirm': 'deleting',
+        'change.cancel': { target: 'idle', actions: assign({ pendingId: null }) },
+        // A function saved in the editor meanwhile: the list is read again, and the question dropped.
+        'functions.reload': { target: 'loading', actions: assign({ pendingId: null }) },
+      },
     },
     deleting: {
       tags: ['busy'],

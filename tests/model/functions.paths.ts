@@ -70,7 +70,8 @@ const deletable = ({ functions, teamRole }: FunctionsSnapshot['context']) => fun
 
 /** What the person can do on the page as it stands: only what it offers. */
 function userEvents(state: FunctionsSnapshot): FunctionsEvent[] {
-  if (state.matches('confirmingDelete')) return [{ type: 'change.confirm' }, { type: 'change.cancel' }];
+  // The editor stays open beside the question: a function saved there reloads the list.
+  if (state.matches('confirmingDelete')) return [{ type: 'change.confirm' }, { type: 'change.cancel' }, { type: 'functions.reload' }];
   if (state.matches('failed')) return [{ type: 'functions.retry' }];
   if (state.matches('idle')) return [...deletable(state.context).map((fn) => ({ type: 'function.delete' as const, id: fn.id })), { type: 'functions.reload' }];
   return [];
