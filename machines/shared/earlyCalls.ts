@@ -10,33 +10,48 @@ interface EarlyCall {
   authorization: string;
   startedAt: number;
   response: Promise<Response>;
+  /** How many of the page's calls it answers (a page whose charts ask the same thing twice). */
+  uses: number;
 }
 
 declare global {
   interface Window {
-    sheetmindEarlyCalls?: Map<string, EarlyCall[]>;
+    sheetmindEarlyCalls?: Map<string, EarlyCall>;
   }
 }
 
 /** An early answer older than this is not given to a chart: it asks afresh. */
 const FRESH_MS = 30_000;
 
-/** Sends `GET url` now with the token, to be answered to the first chart that asks for it (a second one sent, to the second). */
+/**
+ * Sends `GET url` now with the token, to answer the first chart that asks for it; asked for again,
+ * the one call answers one more chart's (the same answer, read once for each).
+ */
 export function startEarlyCall(url: string, accessToken: string): void {
+  const calls = (window.sheetmindEarlyCalls ??= new Map());
   const authorization = `Bearer ${accessToken}`;
+  const sent = calls.get(url);
+  if (sent?.authorization === authorization) {
+    sent.uses += 1;
+    return;
+  }
   const response = fetch(url, { headers: { Authorization: authorization }, credentials: 'omit' });
   // A call no chart takes (the page went elsewhere) fails quietly: a chart that takes it gets the failure.
   response.catch(() => undefined);
-  const calls = (window.sheetmindEarlyCalls ??= new Map());
-  calls.set(url, [...(calls.get(url) ?? []), { authorization, startedAt: Date.now(), response }]);
+  calls.set(url, { authorization, startedAt: Date.now(), response, uses: 1 });
 }
 
 /**
- * The early call to `url`, if one was sent with the same authorization not long ago; given once
- * (the next call to it goes to the server: its answer may have changed since).
+ * The early call to `url`, if one was sent with the same authorization not long ago and has uses
+ * left; after them, calls to it go to the server (its answer may have changed since).
  */
 export function takeEarlyCall(url: string, authorization: string): Promise<Response> | null {
-  const call = globalThis.window?.sheetmindEarlyCalls?.get(url)?.shift();
+  const calls = globalThis.window?.sheetmindEarlyCalls;
+  const call = calls?.get(url);
   if (!call) return null;
-  return call.authorization === authorization && Date.now() - call.startedAt <= FRESH_MS ? call.response : null;
+  call.uses -= 1;
+  if (call.uses <= 0) calls!.delete(url);
+  if (call.authorization !== authorization || Date.now() - call.startedAt > FRESH_MS) return null;
+  // Each chart reads a copy of its own; the original stays unread for the next.
+  return call.response.then((response) => response.clone());
 }

@@ -8,10 +8,10 @@ import { ada, installFakeApi } from '../helpers/fakeApi';
  * axios would have answered it, failures too, so a 401 still refreshes and retries.
  */
 
-const early = (url: string, token: string, response: Promise<Response>, startedAt = Date.now()) => {
+const early = (url: string, token: string, response: Promise<Response>, { startedAt = Date.now(), uses = 1 } = {}) => {
   response.catch(() => undefined);
   window.sheetmindEarlyCalls ??= new Map();
-  window.sheetmindEarlyCalls.set(url, [...(window.sheetmindEarlyCalls.get(url) ?? []), { authorization: `Bearer ${token}`, startedAt, response }]);
+  window.sheetmindEarlyCalls.set(url, { authorization: `Bearer ${token}`, startedAt, response, uses });
 };
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   Promise.resolve(new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } }));
@@ -34,10 +34,18 @@ describe('a call the page sent early', () => {
     expect(api.sent('GET /users/me')).toHaveLength(1);
   });
 
+  it('answers as many of the page’s calls as it was sent for, each reading the answer of its own', async () => {
+    early('/api/v1/users/me', 'access-1', json(200, { ...ada, full_name: 'Sent early' }), { uses: 2 });
+    const [first, second] = await Promise.all([authApi.me(), authApi.me()]);
+    expect([first.full_name, second.full_name]).toEqual(['Sent early', 'Sent early']);
+    expect((await authApi.me()).full_name).toBe('From the server');
+    expect(api.sent('GET /users/me')).toHaveLength(1);
+  });
+
   it('is not given to a call with another token, nor once it is older than 30 seconds', async () => {
     early('/api/v1/users/me', 'access-0', json(200, { ...ada, full_name: 'Sent early' }));
     expect((await authApi.me()).full_name).toBe('From the server');
-    early('/api/v1/users/me', 'access-1', json(200, { ...ada, full_name: 'Sent early' }), Date.now() - 31_000);
+    early('/api/v1/users/me', 'access-1', json(200, { ...ada, full_name: 'Sent early' }), { startedAt: Date.now() - 31_000 });
     expect((await authApi.me()).full_name).toBe('From the server');
     expect(api.sent('GET /users/me')).toHaveLength(2);
   });
