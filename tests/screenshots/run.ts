@@ -245,6 +245,20 @@ async function functionsRoutes(page: Page, role: 'owner' | 'admin' | 'member' | 
   await answer(page, '**/api/v1/functions', { json: { functions: list } });
 }
 
+/** An admin's /functions, where saving a new function is refused with `code`. */
+async function refusedSave(page: Page, status: number, code: string, message: string): Promise<void> {
+  await functionsRoutes(page, 'admin');
+  await page.route('**/api/v1/functions', (route) =>
+    route.request().method() === 'POST' ? route.fulfill({ status, json: { error: { code, message } } }) : route.fallback(),
+  );
+}
+
+/** The editor of a new function, opened. */
+async function newFunctionEditor(page: Page) {
+  await page.getByRole('button', { name: messages.functions.newFunction }).click();
+  return page.getByRole('region', { name: messages.functions.editor.newTitle });
+}
+
 /**
  * A function's run answered by the page's own fetch with these server-sent events; the stream
  * stays open after them (a `done` event ends the answer). As text: tsx would wrap a function's
@@ -922,17 +936,9 @@ const STATES: State[] = [
     name: 'functions-editor-refused',
     path: '/functions',
     signedIn: true,
-    routes: async (page) => {
-      await functionsRoutes(page, 'admin');
-      await page.route('**/api/v1/functions', (route) =>
-        route.request().method() === 'POST'
-          ? route.fulfill({ status: 409, json: { error: { code: 'function_exists', message: 'A function with this name exists.' } } })
-          : route.fallback(),
-      );
-    },
+    routes: (page) => refusedSave(page, 409, 'function_exists', 'A function with this name exists.'),
     act: async (page) => {
-      await page.getByRole('button', { name: messages.functions.newFunction }).click();
-      const editor = page.getByRole('region', { name: messages.functions.editor.newTitle });
+      const editor = await newFunctionEditor(page);
       await editor.getByLabel(messages.functions.editor.name).fill('TOTAL_BY_REGION');
       await editor.getByLabel(messages.functions.editor.prompt).fill('Sum {{input}} by region');
       await editor.getByRole('button', { name: messages.functions.editor.save }).click();
@@ -1019,17 +1025,9 @@ const STATES: State[] = [
     name: 'functions-editor-refused-scope',
     path: '/functions',
     signedIn: true,
-    routes: async (page) => {
-      await functionsRoutes(page, 'admin');
-      await page.route('**/api/v1/functions', (route) =>
-        route.request().method() === 'POST'
-          ? route.fulfill({ status: 403, json: { error: { code: 'function_limit_reached', message: 'The team has 100 functions.' } } })
-          : route.fallback(),
-      );
-    },
+    routes: (page) => refusedSave(page, 403, 'function_limit_reached', 'The team has 100 functions.'),
     act: async (page) => {
-      await page.getByRole('button', { name: messages.functions.newFunction }).click();
-      const editor = page.getByRole('region', { name: messages.functions.editor.newTitle });
+      const editor = await newFunctionEditor(page);
       await editor.getByLabel(messages.functions.editor.name).fill('TEAM_TOTALS_BY_QUARTER');
       await editor.getByLabel(messages.functions.editor.prompt).fill('Totals of {{input}} per quarter, for the whole team');
       await editor.getByLabel(messages.functions.editor.scope).selectOption({ label: messages.functions.editor.scopeTeam });
