@@ -1,5 +1,5 @@
 import { startEarlyCall } from '../machines/shared/earlyCalls';
-import { CONFIG_ELEMENT_ID } from '../contract/runtimeConfig';
+import { readRuntimeConfig } from '../machines/shared/runtimeConfig';
 import { tokenStorage } from '../machines/shared/tokenStorage';
 import { presetRange, utcToday } from '../machines/usage/usage.range';
 
@@ -20,18 +20,9 @@ const FIRST_CALLS: Record<string, () => string[]> = {
   '/link': () => [],
 };
 
-/** The API base the server put in the page (the app reads it whole, with defaults, in machines/shared/runtimeConfig.ts). */
-function apiBase(): string {
-  try {
-    return (JSON.parse(document.getElementById(CONFIG_ELEMENT_ID)?.textContent ?? '{}') as { apiBase?: string }).apiBase ?? '';
-  } catch {
-    return '';
-  }
-}
-
 // The app's own page (not a prerendered one) runs this inline, right after the color mode
 // (build/webBuildPlugin.ts): on a signed-in page with a stored session, the page's session check
 // and first data calls go out now, while the app's code loads (machines/shared/earlyCalls.ts).
 const page = FIRST_CALLS[location.pathname];
 const { accessToken } = tokenStorage.read();
-if (page && accessToken) for (const path of ['/users/me', ...page()]) startEarlyCall(`${apiBase()}/api/v1${path}`, accessToken);
+if (page && accessToken) for (const path of ['/users/me', ...page()]) startEarlyCall(`${readRuntimeConfig().apiBase}/api/v1${path}`, accessToken);

@@ -41,6 +41,9 @@ export function startEarlyCall(url: string, accessToken: string): void {
   calls.set(url, { authorization, startedAt: Date.now(), response, uses: 1 });
 }
 
+/** Whether any early call is still waiting for its chart: until then only, a GET is looked up. */
+export const anyEarlyCalls = (): boolean => (globalThis.window?.sheetmindEarlyCalls?.size ?? 0) > 0;
+
 /**
  * The early call to `url`, if one was sent with the same authorization not long ago and has uses
  * left; after them, calls to it go to the server (its answer may have changed since).

@@ -1,7 +1,7 @@
 import axios, { AxiosError, AxiosHeaders, type AxiosRequestConfig, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import type { ErrorCode } from '../../contract/errors';
 import { ApiRequestError, NETWORK_ERROR } from './apiError';
-import { takeEarlyCall } from './earlyCalls';
+import { anyEarlyCalls, takeEarlyCall } from './earlyCalls';
 import { readRuntimeConfig } from './runtimeConfig';
 import { tokenStorage } from './tokenStorage';
 
@@ -39,7 +39,7 @@ http.interceptors.request.use((config) => {
   const { accessToken } = tokenStorage.read();
   if (accessToken && !config.headers.has('Authorization')) config.headers.set('Authorization', `Bearer ${accessToken}`);
   const authorization = config.headers.get('Authorization');
-  if ((config.method ?? 'get').toLowerCase() === 'get' && typeof authorization === 'string') {
+  if (anyEarlyCalls() && (config.method ?? 'get').toLowerCase() === 'get' && typeof authorization === 'string') {
     const early = takeEarlyCall(http.getUri(config), authorization);
     if (early) config.adapter = (request) => answerOf(early, request);
   }
