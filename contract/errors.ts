@@ -38,6 +38,15 @@ export const ERROR_CODES = [
   'password_unchanged',
   'rate_limited',
   'busy',
+  // Second factors and the team's security policy
+  'invalid_password',
+  'invalid_code',
+  'totp_already_enabled',
+  'totp_setup_missing',
+  'totp_not_enabled',
+  'mfa_token_invalid',
+  'mfa_method_unavailable',
+  'two_factor_required',
   // Connecting the add-on: device sign-in, API keys, sessions
   'insufficient_scope',
   'api_key_invalid',

@@ -16,6 +16,8 @@ import { API_PREFIX, documentCommonAnswers, registerOpenApi } from './plugins/op
 import { registerBodyParsers } from './plugins/bodies';
 import { exemptPeers, limitConnections } from './plugins/connections';
 import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimit';
+import { mfaRoutes } from './routes/mfa';
+import { loadSecondFactorKey } from './domain/secondFactors';
 import { authRoutes } from './routes/auth';
 import { userRoutes } from './routes/users';
 import { queryRoutes } from './routes/query';
@@ -48,6 +50,8 @@ declare module 'fastify' {
     rateLimits: RateLimitStore;
     billing: PaymentProvider;
     ai: AiProvider;
+    /** The key second factors' secrets are sealed with (server/domain/secondFactors.ts). */
+    secondFactorKey: Buffer;
   }
 }
 
@@ -164,6 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('database', database);
   app.decorate('clock', clock);
   app.decorate('tokens', createTokenService(await loadAuthSecret(database.db, config.authSecret), clock));
+  app.decorate('secondFactorKey', loadSecondFactorKey(config.secondFactorKey, config.dataDir));
   const mailQueue = createMailQueue({
     db: database.db,
     engine: database.engine,
@@ -205,6 +210,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       documentCommonAnswers(api);
       await api.register(healthRoutes);
       await api.register(authRoutes);
+      await api.register(mfaRoutes);
       await api.register(userRoutes);
       await api.register(subscriptionRoutes);
       if (billing.stripe) await api.register(billingWebhookRoutes, { stripe: billing.stripe, context: billing.context });

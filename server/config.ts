@@ -36,6 +36,12 @@ export interface Config {
   publicUrl: string;
   /** Token-signing secret; `null` means one generated once and kept in the database. */
   authSecret: string | null;
+  /**
+   * The key second factors' secrets are encrypted with (32 bytes, hex); `null` means one generated
+   * once into `dataDir/second-factor.key`. Not in the database: a copy of the database alone does
+   * not give away the secrets.
+   */
+  secondFactorKey: string | null;
   /** `smtp://…` or `smtps://…`; `null` writes mail to `dataDir/outbox`. */
   smtpUrl: string | null;
   mailFrom: string;
@@ -350,6 +356,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (authSecret !== null && authSecret.length < 32) {
     throw new ConfigError('AUTH_SECRET', 'must be at least 32 characters (e.g. `openssl rand -hex 32`)');
   }
+  const secondFactorKey = env.SECOND_FACTOR_KEY?.trim() || null;
+  if (secondFactorKey !== null && !/^[0-9a-f]{64}$/i.test(secondFactorKey)) {
+    throw new ConfigError('SECOND_FACTOR_KEY', 'must be 64 hexadecimal digits (32 bytes, e.g. `openssl rand -hex 32`)');
+  }
   const brandName = str(env, 'BRAND_NAME', defaults.brandName);
   const supportEmail = email(env, 'SUPPORT_EMAIL', defaults.supportEmail);
 
@@ -367,6 +377,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     connections: connectionLimits(env, proxies !== false),
     publicUrl: url(env, 'PUBLIC_URL', listenAddress(listenHost, listenPort), ['http:', 'https:']).replace(/\/+$/, ''),
     authSecret,
+    secondFactorKey,
     smtpUrl: env.SMTP_URL?.trim() ? url(env, 'SMTP_URL', '', ['smtp:', 'smtps:']) : null,
     mailFrom: str(env, 'MAIL_FROM', `${brandName} <${supportEmail}>`),
     mailQueue: {

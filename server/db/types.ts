@@ -13,6 +13,35 @@ export interface UsersTable {
   password_hash: string;
   created_at: number;
   updated_at: number;
+  /** The authenticator app's secret, encrypted (server/domain/secretBox.ts); null while off. */
+  totp_secret?: string | null;
+  /** A secret set up but not yet confirmed by a code. */
+  totp_pending_secret?: string | null;
+  totp_enabled_at?: number | null;
+  /** The last time step a code was accepted at: a code of it or an earlier step is refused. */
+  totp_last_step?: number | null;
+}
+
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+export interface MfaChallengesTable {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  tries: number;
+  used_at: number | null;
+}
+
+export interface KnownDevicesTable {
+  user_id: string;
+  device_hash: string;
+  first_seen_at: number;
 }
 
 export interface SettingsTable {
@@ -351,6 +380,9 @@ export interface Database {
   team_audit_log: TeamAuditLogTable;
   device_grants: DeviceGrantsTable;
   api_keys: ApiKeysTable;
+  recovery_codes: RecoveryCodesTable;
+  mfa_challenges: MfaChallengesTable;
+  known_devices: KnownDevicesTable;
   credential_activity: CredentialActivityTable;
   custom_functions: CustomFunctionsTable;
   mail_outbox: MailOutboxTable;

@@ -34,10 +34,16 @@ export async function usableReset(db: Kysely<Database>, token: string, now: numb
 
 /**
  * Uses the reset once (a conditional update, so two uses at once cannot both win): sets the new
- * password, voids the account's other links and ends every session, in one transaction. Answers
- * whose password it was.
+ * password, voids the account's other links, ends every session and revokes every API key (whoever
+ * could reset the password could have read them), in one transaction. Answers whose password it
+ * was and how many keys were revoked.
  */
-export function completeReset(db: Kysely<Database>, reset: PasswordResetsTable, passwordHash: string, now: number): Promise<{ id: string; email: string }> {
+export function completeReset(
+  db: Kysely<Database>,
+  reset: PasswordResetsTable,
+  passwordHash: string,
+  now: number,
+): Promise<{ id: string; email: string; apiKeysRevoked: number }> {
   return db.transaction().execute(async (trx) => {
     const claimed = await trx
       .updateTable('password_resets')
@@ -48,6 +54,8 @@ export function completeReset(db: Kysely<Database>, reset: PasswordResetsTable, 
     if (Number(claimed.numUpdatedRows) !== 1) throw invalidResetToken();
     await setPasswordHash(trx, reset.user_id, passwordHash, now);
     await revokeUserSessions(trx, reset.user_id, 'password_reset', now);
-    return trx.selectFrom('users').select(['id', 'email']).where('id', '=', reset.user_id).executeTakeFirstOrThrow();
+    const keys = await trx.updateTable('api_keys').set({ revoked_at: now }).where('user_id', '=', reset.user_id).where('revoked_at', 'is', null).executeTakeFirst();
+    const user = await trx.selectFrom('users').select(['id', 'email']).where('id', '=', reset.user_id).executeTakeFirstOrThrow();
+    return { ...user, apiKeysRevoked: Number(keys.numUpdatedRows) };
   });
 }

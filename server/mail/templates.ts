@@ -25,7 +25,7 @@ export function passwordResetMail(to: string, link: string, brand: Brand): MailM
   };
 }
 
-export function passwordChangedMail(to: string, brand: Brand): MailMessage {
+export function passwordChangedMail(to: string, brand: Brand, reset?: { apiKeysRevoked: number }): MailMessage {
   return {
     to,
     kind: 'password_changed',
@@ -33,7 +33,17 @@ export function passwordChangedMail(to: string, brand: Brand): MailMessage {
     text: [
       'Hello,',
       '',
-      `The password of your ${brand.brandName} account was just changed, and your other sessions were signed out.`,
+      reset
+        ? `The password of your ${brand.brandName} account was just reset with a link from an e-mail, and every session was signed out.`
+        : `The password of your ${brand.brandName} account was just changed, and your other sessions were signed out.`,
+      ...(reset
+        ? [
+            '',
+            reset.apiKeysRevoked > 0
+              ? `Your API keys (${reset.apiKeysRevoked}) were revoked too: whoever reset the password could have read them. Make new ones on your profile where you need them.`
+              : 'Had you any API keys, they would have been revoked too; you have none.',
+          ]
+        : []),
       '',
       `If this was not you, reset your password at once and contact us at ${brand.supportEmail}.`,
       '',
@@ -100,5 +110,49 @@ export function ownershipTransferredMail(
     kind: 'ownership_transferred',
     subject: toNew ? `You now own a team on ${brand.brandName}` : `You handed over your team on ${brand.brandName}`,
     text: ['Hello,', '', ...lines].join('\n'),
+  };
+}
+
+/** A sign-in from a browser or device the account had not used (decisions.md, "Alerts and recovery"). */
+export function newDeviceSignInMail(to: string, device: { userAgent: string; ip: string; at: number; sessionsUrl: string }, brand: Brand): MailMessage {
+  return {
+    to,
+    kind: 'new_device_sign_in',
+    subject: `New sign-in to your ${brand.brandName} account`,
+    text: [
+      'Hello,',
+      '',
+      `Your ${brand.brandName} account was just signed in to from a browser or device it had not used before:`,
+      '',
+      `  When: ${new Date(device.at).toISOString().replace('T', ' ').slice(0, 16)} (UTC)`,
+      `  Browser: ${device.userAgent.slice(0, 200) || 'unknown'}`,
+      `  Address: ${device.ip}`,
+      '',
+      'If this was you, there is nothing to do. If not, end that session under "Sessions and devices" and change your password:',
+      '',
+      device.sessionsUrl,
+      '',
+      `— The ${brand.brandName} team (${brand.supportEmail})`,
+    ].join('\n'),
+  };
+}
+
+/** A second factor was turned off: the account is back to a password alone. */
+export function secondFactorOffMail(to: string, profileUrl: string, brand: Brand): MailMessage {
+  return {
+    to,
+    kind: 'second_factor_off',
+    subject: `Two-step sign-in was turned off on your ${brand.brandName} account`,
+    text: [
+      'Hello,',
+      '',
+      `Two-step sign-in with an authenticator app was just turned off on your ${brand.brandName} account, and its recovery codes no longer work.`,
+      '',
+      `If this was not you, change your password at once, turn it on again on your profile, and contact us at ${brand.supportEmail}:`,
+      '',
+      profileUrl,
+      '',
+      `— The ${brand.brandName} team`,
+    ].join('\n'),
   };
 }

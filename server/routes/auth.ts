@@ -6,8 +6,18 @@ import { completeReset, createPasswordReset, usableReset } from '../domain/passw
 import { createSession, revokeSession, rotateRefreshToken, type SessionOrigin } from '../domain/sessions';
 import { ACCESS_TOKEN_TTL_S } from '../domain/tokens';
 import {
+  createMfaChallenge,
+  finishMfaChallenge,
+  recordDevice,
+  secondFactorMethods,
+  takeMfaTry,
+  useRecoveryCode,
+  useTotpCode,
+} from '../domain/secondFactors';
+import {
   emailTaken,
   findUserByEmail,
+  findUserById,
   insertUser,
   normaliseEmail,
   normaliseFullName,
@@ -17,9 +27,11 @@ import {
 } from '../domain/users';
 import { ApiError } from '../errors';
 import { deliverLater } from '../mail/mailer';
-import { passwordChangedMail, passwordResetMail } from '../mail/templates';
+import { newDeviceSignInMail, passwordChangedMail, passwordResetMail } from '../mail/templates';
 import { sessionIdOf } from '../plugins/auth';
 import { consume, type Limit } from '../plugins/rateLimit';
+import { MfaLoginBody, MfaRequiredSchema } from '../../contract/security';
+import type { UsersTable } from '../db/types';
 import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../../contract/schemas';
 import { wireUser } from './users';
 
@@ -73,6 +85,21 @@ export async function issueTokens(app: FastifyInstance, session: { sessionId: st
 }
 
 const loginAccountKey = (email: string) => `login:account:${email}`;
+
+/**
+ * The end of every sign-in (a password, a password and a second factor, a passkey): a new session,
+ * and a mail when the browser or device is one the account has not used before.
+ */
+export async function completeSignIn(app: FastifyInstance, request: FastifyRequest, user: UsersTable, how: string) {
+  const now = app.clock.now();
+  const session = await createSession(app.database.db, app.tokens, user.id, now, webOrigin(request));
+  if (await recordDevice(app.database.db, user.id, request.headers['user-agent'], now)) {
+    const device = { userAgent: request.headers['user-agent'] ?? '', ip: request.ip, at: now, sessionsUrl: `${app.config.publicUrl}/profile#sessions` };
+    await deliverLater(app.mailer, app.log, newDeviceSignInMail(user.email, device, app.config.web));
+  }
+  request.log.info({ event: 'auth.login', userId: user.id, ip: request.ip, how }, 'signed in');
+  return { ...(await issueTokens(app, session)), user: await wireUser(app, user) };
+}
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.database;
@@ -131,6 +158,8 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const now = app.clock.now();
       const { user, session } = await db.transaction().execute(async (trx) => {
         const user = await insertUser(trx, { email, username, full_name: fullName, password_hash: passwordHash }, now);
+        // The browser the account was made in is known from the start: no "new sign-in" mail for it.
+        await recordDevice(trx, user.id, request.headers['user-agent'], now);
         return { user, session: await createSession(trx, app.tokens, user.id, now, webOrigin(request)) };
       });
       request.log.info({ event: 'auth.register', userId: user.id, ip: request.ip }, 'account created');
@@ -145,7 +174,12 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['auth'],
         summary: 'Sign in with email and password',
         body: Type.Object({ email: Email, password: Password }, { additionalProperties: false }),
-        response: { 200: AuthResponseSchema, ...hashingErrors },
+        response: {
+          200: Type.Union([AuthResponseSchema, MfaRequiredSchema], {
+            description: 'Signed in; or, for an account with a second factor, `mfa_required` with a token for POST /auth/login/mfa.',
+          }),
+          ...hashingErrors,
+        },
       },
     },
     async (request) => {
@@ -170,9 +204,59 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // A right password gives its place back; the wrong guesses before it stay counted, so
       // the owner signing in does not hand a guesser a fresh allowance.
       await place.giveBack();
-      const session = await createSession(db, app.tokens, user.id, app.clock.now(), webOrigin(request));
-      request.log.info({ event: 'auth.login', userId: user.id, ip: request.ip }, 'signed in');
-      return { ...(await issueTokens(app, session)), user: await wireUser(app, user) };
+      const methods = await secondFactorMethods(db, user.id);
+      if (methods.length > 0) {
+        const mfaToken = await createMfaChallenge(db, user.id, app.clock.now());
+        request.log.info({ event: 'auth.mfa_required', userId: user.id, ip: request.ip }, 'password right; second factor asked');
+        return { mfa_required: true as const, mfa_token: mfaToken, methods };
+      }
+      return completeSignIn(app, request, user, 'password');
+    },
+  );
+
+  app.post(
+    '/auth/login/mfa',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Finish a sign-in with a second factor: an app code, a recovery code or a passkey',
+        description:
+          'Each try takes one of the token\'s five; a wrong code also counts toward the account\'s sign-in guessing limit. ' +
+          '401 `mfa_token_invalid` when the token is unknown, expired (5 minutes), used or out of tries; 401 `invalid_code` for a wrong code.',
+        body: MfaLoginBody,
+        response: { 200: AuthResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { mfa_token: mfaToken, method, code, credential } = request.body;
+      const now = app.clock.now();
+      const userId = await takeMfaTry(db, mfaToken, now);
+      const user = await findUserById(db, userId);
+      if (!user) throw new ApiError(401, 'mfa_token_invalid', 'This sign-in has expired or had too many tries. Please sign in again.');
+      if (!(await secondFactorMethods(db, user.id)).includes(method)) {
+        throw new ApiError(400, 'mfa_method_unavailable', 'This account cannot sign in with that second factor.', { field: 'method' });
+      }
+      if (method !== 'webauthn' && !code) throw new ApiError(400, 'invalid_input', 'Enter the code.', { field: 'code' });
+      if (method === 'webauthn' && !credential) throw new ApiError(400, 'invalid_input', 'The passkey sent nothing.', { field: 'credential' });
+      const accountKey = loginAccountKey(user.email);
+      const place = await takePlace([
+        [accountKey, LOGIN_LIMITS.account],
+        [`login:ip:${request.ip}`, LOGIN_LIMITS.ip],
+      ]);
+      const guess = place.counts[0]!;
+      const passed = await givenBackOnFailure(place, () => {
+        if (method === 'totp') return useTotpCode(db, app.secondFactorKey, user.id, code!, now);
+        if (method === 'recovery_code') return useRecoveryCode(db, user.id, code!, now);
+        return Promise.resolve(false);
+      });
+      if (!passed) {
+        await app.rateLimits.delay(accountKey, LOGIN_PAUSES_MS[Math.min(guess, LOGIN_PAUSES_MS.length) - 1]!);
+        request.log.warn({ event: 'auth.mfa_failed', userId: user.id, ip: request.ip, method }, 'second factor refused');
+        throw new ApiError(401, 'invalid_code', method === 'recovery_code' ? 'That recovery code is not valid or was used already.' : 'That code is not valid. Enter the current code from your authenticator app.', { field: 'code' });
+      }
+      await place.giveBack();
+      await finishMfaChallenge(db, mfaToken, now);
+      return completeSignIn(app, request, user, method);
     },
   );
 
@@ -257,7 +341,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const user = await completeReset(db, reset, passwordHash, now);
       // Whoever could read the mail owns the account: the guesses against it no longer hold them back.
       await app.rateLimits.reset(loginAccountKey(user.email));
-      deliverLater(app.mailer, app.log, passwordChangedMail(user.email, app.config.web));
+      deliverLater(app.mailer, app.log, passwordChangedMail(user.email, app.config.web, { apiKeysRevoked: user.apiKeysRevoked }));
       request.log.info({ event: 'auth.password_reset', userId: user.id, ip: request.ip }, 'password reset');
       return reply.status(204).send(null);
     },
