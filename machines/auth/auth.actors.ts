@@ -1,4 +1,5 @@
 import { fromCallback, fromPromise } from 'xstate';
+import type { SecondFactorMethod } from '../../contract/security';
 import { authApi, ApiRequestError, type AuthResponse, type User } from '../shared/api';
 import { pairFromAnotherTab, recordExchanged } from '../shared/refreshHandoff';
 import { ACCESS_TOKEN_KEY, tokenStorage, type TokenPair } from '../shared/tokenStorage';
@@ -11,6 +12,12 @@ export interface LoginInput {
 export interface RegisterInput extends LoginInput {
   full_name: string;
   username: string;
+}
+
+export interface SecondFactorInput {
+  mfa_token: string;
+  method: SecondFactorMethod;
+  code: string;
 }
 
 export interface RefreshInput {
@@ -52,6 +59,7 @@ export async function refreshStoredTokens({ failedAccessToken }: RefreshInput, s
 export const authActors = {
   fetchUser: fromPromise<User>(({ signal }) => authApi.me({ signal })),
   login: fromPromise<AuthResponse, LoginInput>(({ input, signal }) => authApi.login(input, { signal })),
+  loginSecondFactor: fromPromise<AuthResponse, SecondFactorInput>(({ input, signal }) => authApi.loginSecondFactor(input, { signal })),
   register: fromPromise<AuthResponse, RegisterInput>(({ input, signal }) => authApi.register(input, { signal })),
   refreshTokens: fromPromise<TokenPair, RefreshInput>(({ input, signal }) => refreshStoredTokens(input, signal)),
   logout: fromPromise<void>(({ signal }) => authApi.logout({ signal })),

@@ -26,3 +26,21 @@ export function registrationFailure(error: unknown): Failure {
   })();
   return { title: 'auth.registrationFailed', description };
 }
+
+/** The second step's token is spent: expired (5 minutes), used, or out of its five tries. */
+export function isExpiredSecondStep(error: unknown): boolean {
+  return error instanceof ApiRequestError && error.status === 401 && error.code === 'mfa_token_invalid';
+}
+
+/** A refused second factor: a wrong code keeps the step; a spent step asks for a new sign-in. */
+export function secondFactorFailure(error: unknown): Failure {
+  const description = ((): Message => {
+    if (!(error instanceof ApiRequestError)) return error instanceof Error ? { text: error.message } : 'auth.loginOther';
+    if (isExpiredSecondStep(error)) return 'auth.secondStepExpired';
+    const common = commonFailure(error);
+    if (common) return common;
+    if (error.code === 'invalid_code') return 'auth.invalidCode';
+    return error.status === 400 ? 'auth.loginBadRequest' : 'auth.loginOther';
+  })();
+  return { title: 'auth.secondStepFailed', description };
+}

@@ -4,8 +4,9 @@
 import { assign, setup } from 'xstate';
 import { ApiRequestError, type AuthResponse, type User } from '../shared/api';
 import { hasStoredSession, tokenStorage, type TokenPair } from '../shared/tokenStorage';
+import type { MfaRequired, SecondFactorMethod } from '../../contract/security';
 import { authActors, type LoginInput, type RegisterInput } from './auth.actors';
-import { loginFailure, registrationFailure, type Failure } from './auth.errors';
+import { isExpiredSecondStep, loginFailure, registrationFailure, secondFactorFailure, type Failure } from './auth.errors';
 import { reportFailure } from '../shared/failures';
 import type { NotifyParams } from '../shared/notify';
 
@@ -21,11 +22,17 @@ export interface AuthContext {
   redirectTo: string;
   /** The access token the start-up fetch was sent with: a 401 refreshes only if it is still current. */
   startupToken: string | null;
+  /** After the right password, for an account with a second factor: the sign-in's token, its methods and the one chosen. */
+  secondFactor: { token: string; methods: SecondFactorMethod[]; method: SecondFactorMethod } | null;
 }
 
 export type AuthEvent =
   | ({ type: 'login.submit'; redirectTo?: string } & LoginInput)
   | ({ type: 'register.submit'; redirectTo?: string } & RegisterInput)
+  /** The second step of a sign-in: a code of the chosen method (an app's or a recovery code). */
+  | { type: 'mfa.submit'; code: string }
+  | { type: 'mfa.method'; method: SecondFactorMethod }
+  | { type: 'mfa.cancel' }
   | { type: 'logout' }
   /** A request was refused with 401 while carrying `accessToken`. */
   | { type: 'session.expired'; accessToken: string | null }
@@ -43,6 +50,12 @@ function isValidUser(user: unknown): user is User {
 }
 
 const invalidUser: Failure = { title: 'auth.loginFailed', description: 'auth.invalidUser' };
+
+/** A sign-in answer that asks for a second factor rather than carrying tokens. */
+function asksSecondFactor(response: unknown): response is MfaRequired {
+  const candidate = response as Partial<MfaRequired> | null | undefined;
+  return Boolean(candidate?.mfa_required && typeof candidate.mfa_token === 'string' && Array.isArray(candidate.methods) && candidate.methods.length > 0);
+}
 
 /** A sign-in or registration failed: the form keeps the failure, and it is reported (the error toast). */
 function rejectAttempt<Args>(failure: Failure | ((args: Args) => Failure)) {
@@ -67,6 +80,18 @@ export const authMachine = setup({
     clearUser: assign({ user: null }),
     assignFailure: assign({ failure: (_, failure: Failure) => failure }),
     clearFailure: assign({ failure: null }),
+    /** The app's code first when the account has one, else what it has. */
+    startSecondStep: assign({
+      secondFactor: (_, { mfa_token, methods }: MfaRequired) => ({
+        token: mfa_token,
+        methods,
+        method: methods.includes('totp') ? ('totp' as const) : methods[0]!,
+      }),
+    }),
+    chooseMethod: assign({
+      secondFactor: ({ context }, method: SecondFactorMethod) => (context.secondFactor ? { ...context.secondFactor, method } : null),
+    }),
+    endSecondStep: assign({ secondFactor: null }),
     rememberRedirect: assign({ redirectTo: (_, to: string | undefined) => to || DEFAULT_AFTER_LOGIN }),
     /** Shows a toast; the app provides the real one. */
     notify: (_, _params: NotifyParams) => undefined,
@@ -78,6 +103,10 @@ export const authMachine = setup({
     isUnauthorized: (_, error: unknown) => error instanceof ApiRequestError && error.status === 401,
     isValidUser: (_, user: unknown) => isValidUser(user),
     hasNoUser: (_, response: AuthResponse) => response.user === undefined || response.user === null,
+    asksSecondFactor: (_, response: unknown) => asksSecondFactor(response),
+    /** The second step's token is spent (expired, used, out of tries): only a new sign-in helps. */
+    isExpiredSecondStep: (_, error: unknown) => isExpiredSecondStep(error),
+    offersMethod: ({ context }, method: SecondFactorMethod) => Boolean(context.secondFactor?.methods.includes(method)),
     /** A 401 for the token in use now; an older token's 401 needs no refresh, only a retry. */
     isCurrentToken: (_, accessToken: string | null) => accessToken === tokenStorage.read().accessToken,
   },
@@ -86,7 +115,7 @@ export const authMachine = setup({
   },
 }).createMachine({
   id: 'auth',
-  context: { user: null, failure: null, redirectTo: DEFAULT_AFTER_LOGIN, startupToken: null },
+  context: { user: null, failure: null, redirectTo: DEFAULT_AFTER_LOGIN, startupToken: null, secondFactor: null },
   invoke: { id: 'storageEvents', src: 'storageEvents' },
   initial: 'loading',
   states: {
@@ -174,6 +203,11 @@ export const authMachine = setup({
             },
             onDone: [
               {
+                guard: { type: 'asksSecondFactor', params: ({ event }: DoneEvent<AuthResponse>) => event.output },
+                target: 'secondFactor',
+                actions: { type: 'startSecondStep', params: ({ event }) => event.output as unknown as MfaRequired },
+              },
+              {
                 guard: { type: 'isValidUser', params: ({ event }: DoneEvent<AuthResponse>) => event.output.user },
                 target: '#auth.signedIn.welcoming',
                 actions: [
@@ -189,6 +223,50 @@ export const authMachine = setup({
               { target: 'idle', actions: rejectAttempt(invalidUser) },
             ],
             onError: { target: 'idle', actions: rejectAttempt(({ event }: ErrorEvent) => loginFailure(event.error)) },
+          },
+        },
+        /** The right password of an account with a second factor: its code (or a passkey) finishes the sign-in. */
+        secondFactor: {
+          tags: ['secondFactor'],
+          on: {
+            'mfa.submit': { target: 'verifyingSecondFactor', actions: 'clearFailure' },
+            'mfa.method': {
+              guard: { type: 'offersMethod', params: ({ event }) => event.method },
+              actions: ['clearFailure', { type: 'chooseMethod', params: ({ event }) => event.method }],
+            },
+            'mfa.cancel': { target: 'idle', actions: ['clearFailure', 'endSecondStep'] },
+          },
+        },
+        verifyingSecondFactor: {
+          tags: ['busy', 'secondFactor'],
+          invoke: {
+            id: 'secondFactor',
+            src: 'loginSecondFactor',
+            input: ({ context, event }) => ({
+              mfa_token: context.secondFactor!.token,
+              method: context.secondFactor!.method,
+              code: (event as Extract<AuthEvent, { type: 'mfa.submit' }>).code,
+            }),
+            onDone: [
+              {
+                guard: { type: 'isValidUser', params: ({ event }: DoneEvent<AuthResponse>) => event.output.user },
+                target: '#auth.signedIn.welcoming',
+                actions: [
+                  'endSecondStep',
+                  { type: 'storeTokens', params: ({ event }) => event.output },
+                  { type: 'assignUser', params: ({ event }) => event.output.user as User },
+                ],
+              },
+              { target: 'idle', actions: ['endSecondStep', ...rejectAttempt(invalidUser)] },
+            ],
+            onError: [
+              {
+                guard: { type: 'isExpiredSecondStep', params: ({ event }: ErrorEvent) => event.error },
+                target: 'idle',
+                actions: ['endSecondStep', ...rejectAttempt(({ event }: ErrorEvent) => secondFactorFailure(event.error))],
+              },
+              { target: 'secondFactor', actions: rejectAttempt(({ event }: ErrorEvent) => secondFactorFailure(event.error)) },
+            ],
           },
         },
         fetchingLoginUser: {

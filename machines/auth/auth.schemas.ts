@@ -34,6 +34,13 @@ export const loginSchema = yup.object({
 });
 export type LoginValues = yup.InferType<typeof loginSchema>;
 
+/** The second step: an app's code is six digits (a space in the middle, as apps show it, is fine); a recovery code is checked by the server. */
+export const secondFactorSchemas = {
+  totp: yup.object({ code: yup.string().trim().required('login.codeRequired').matches(/^\d{3} ?\d{3}$/, 'login.codeInvalid') }),
+  recovery_code: yup.object({ code: yup.string().trim().required('login.codeRequired') }),
+};
+export type SecondFactorValues = yup.InferType<typeof secondFactorSchemas.recovery_code>;
+
 export const forgotPasswordSchema = yup.object({
   email: yup.string().trim().required('register.emailRequired').matches(EMAIL_PATTERN, 'register.emailInvalid'),
 });

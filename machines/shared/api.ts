@@ -5,12 +5,14 @@ import type { ApiKeyInfo, CreatedApiKey, DeviceGrant, NewApiKey, Scope as ApiKey
 import type { UsageAnalytics } from '../../contract/analytics';
 import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
 import type { CustomFunction, FunctionScope, Task } from '../../contract/functions';
+import type { RecoveryCodes, SecondFactorMethod, SecondFactorStatus, TotpSetup } from '../../contract/security';
 import { streamQuery } from './streamQuery';
 import type { TokenPair } from './tokenStorage';
 
 export type { DailyUsage, UsageAnalytics, User };
 export type { AuditEvent, InvitationPreview, InvitedRole, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage };
 export type { CustomFunction, FunctionScope, Task };
+export type { RecoveryCodes, SecondFactorMethod, SecondFactorStatus, TotpSetup };
 export type { ApiKeyInfo, ApiKeyScope, CreatedApiKey, DeviceGrant, NewApiKey, SessionInfo };
 
 /** The user comes with register; the client fetches it when a sign-in answer lacks it. */
@@ -35,6 +37,8 @@ export const authApi = {
     request<AuthResponse>({ method: 'POST', url: '/auth/register', data: body, signal }),
   login: (body: { email: string; password: string }, { signal }: Opts = {}) =>
     request<AuthResponse>({ method: 'POST', url: '/auth/login/email', data: body, signal }),
+  loginSecondFactor: (body: { mfa_token: string; method: SecondFactorMethod; code?: string; credential?: Record<string, unknown> }, { signal }: Opts = {}) =>
+    request<AuthResponse>({ method: 'POST', url: '/auth/login/mfa', data: body, signal }),
   refresh: (refreshToken: string, { signal }: Opts = {}) =>
     request<TokenPair>({ method: 'POST', url: '/auth/refresh', data: { refresh_token: refreshToken }, signal }),
   // An empty object rather than no body: the API takes JSON bodies only.
@@ -44,6 +48,16 @@ export const authApi = {
     request<{ message: string }>({ method: 'POST', url: '/auth/password-reset-request', data: { email }, signal }),
   resetPassword: (body: { token: string; new_password: string }, { signal }: Opts = {}) =>
     request<void>({ method: 'POST', url: '/auth/password-reset', data: body, signal }),
+};
+
+/** Second factors on the profile (decisions.md, "Advanced security"). */
+export const securityApi = {
+  status: ({ signal }: Opts = {}) => request<SecondFactorStatus>({ method: 'GET', url: '/mfa', signal }),
+  startTotp: ({ signal }: Opts = {}) => request<TotpSetup>({ method: 'POST', url: '/mfa/totp/setup', data: {}, signal }),
+  confirmTotp: (code: string, { signal }: Opts = {}) => request<RecoveryCodes>({ method: 'POST', url: '/mfa/totp/confirm', data: { code }, signal }),
+  disableTotp: (password: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: '/mfa/totp', data: { password }, signal }),
+  renewRecoveryCodes: (password: string, { signal }: Opts = {}) =>
+    request<RecoveryCodes>({ method: 'POST', url: '/mfa/recovery-codes', data: { password }, signal }),
 };
 
 /**

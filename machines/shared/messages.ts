@@ -28,12 +28,16 @@ export type MessageKey =
       | 'registerConflict'
       | 'registerBadRequest'
       | 'registerOther'
-      | 'networkFailure'}`
+      | 'networkFailure'
+      | 'secondStepFailed'
+      | 'secondStepExpired'
+      | 'invalidCode'}`
   | `register.${'emailRequired' | 'emailInvalid' | 'usernameRequired' | 'usernameInvalid' | 'fullNameRequired' | 'passwordRequired' | 'passwordShort' | 'passwordsMismatch'}`
-  | `login.${'emailRequired' | 'passwordRequired'}`
+  | `login.${'emailRequired' | 'passwordRequired' | 'codeRequired' | 'codeInvalid'}`
   | `profile.${'currentPasswordRequired' | 'passwordShort' | 'updateFailed' | 'error' | 'passwordsMismatch' | 'updated' | 'updatedText' | 'passwordUnchanged'}`
   | `credentials.${'sessionEnded' | 'othersEnded' | 'keyRevoked' | 'sessionEndFailed' | 'keyCreateFailed' | 'keyRevokeFailed' | 'failed'}`
   | `team.${'actionFailed' | 'renamed' | 'defaultCapSaved' | 'done' | 'emailRequired' | 'emailInvalid' | 'inviteAdminForbidden'}`
+  | `security.${'turnedOn' | 'turnedOnText' | 'turnedOff' | 'turnedOffText' | 'codeRequired' | 'codeInvalid' | 'passwordRequired'}`
   | 'invitation.joinedTitle'
   | `link.${'failed' | 'codeNotFound' | 'codeMalformed'}`
   | `subscription.${'checkoutFailed' | 'checkoutFailedText' | 'paymentSucceeded'}`

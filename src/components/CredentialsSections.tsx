@@ -16,10 +16,10 @@ export const CredentialsChart = createChartContext(credentialsMachine);
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : t.never);
 
-function Section({ title, lead, children, action }: { title: string; lead: string; children: ReactNode; action?: ReactNode }) {
+function Section({ title, lead, children, action, anchor }: { title: string; lead: string; children: ReactNode; action?: ReactNode; anchor?: string }) {
   const id = useId();
   return (
-    <Card.Root as="section" aria-labelledby={id} variant="outline">
+    <Card.Root as="section" id={anchor} aria-labelledby={id} variant="outline" scrollMarginTop="20">
       <Card.Body gap="5">
         <HStack justify="space-between" align="start" wrap="wrap" gap="3">
           <Stack gap="1" flex="1" minW="60">
@@ -244,6 +244,7 @@ export function CredentialsSections() {
   return (
     <>
       <Section
+        anchor="sessions"
         title={t.sessionsTitle}
         lead={t.sessionsLead}
         action={

@@ -21,6 +21,7 @@ export { credentials } from './messages/credentials';
 export { guide } from './messages/guide';
 export { usage } from './messages/usage';
 export { functions } from './messages/functions';
+export { security } from './messages/security';
 
 export const layout = {
   skipToContent: 'Skip to content',
@@ -94,6 +95,9 @@ export const auth = {
   usernameTaken: 'This username is already taken. Please choose another one.',
   registerBadRequest: 'Invalid registration details. Please check your information and try again.',
   registerOther: 'Please try again or contact support.',
+  secondStepFailed: 'Verification failed',
+  secondStepExpired: 'This sign-in has expired or had too many tries. Please sign in again.',
+  invalidCode: 'That code is not valid. Please try again.',
   tooManyAttempts: (seconds: number) => `Too many attempts. ${pleaseWait(seconds)}`,
 } as const;
 

@@ -19,6 +19,7 @@ import { PageHeader } from '../components/PageHeader';
 import { SectionCard } from '../components/SectionCard';
 import { CredentialsSections } from '../components/CredentialsSections';
 import { AccountExport } from '../components/AccountExport';
+import { TwoFactorSection } from '../components/TwoFactorSection';
 
 const t = messages.profile;
 const PROFILE_TEXTS = { profile: t };
@@ -127,6 +128,7 @@ export default function ProfilePage() {
             </Card.Body>
           </Card.Root>
           <ChangePasswordForm />
+          <TwoFactorSection />
           <CredentialsSections />
         </Stack>
         <Stack gap="6" as="aside">

@@ -1,0 +1,34 @@
+import { fromPromise } from 'xstate';
+import { securityApi, type RecoveryCodes, type SecondFactorStatus, type TotpSetup } from '../shared/api';
+import { withAuthRetry, type AuthInput } from '../shared/authRetry';
+import { saveFile } from '../shared/saveFile';
+
+/** The recovery codes as a file: one a line, with what they are for. */
+export function recoveryCodesFile(codes: string[], brand = 'SheetMind'): string {
+  return [`${brand} recovery codes`, 'Each code signs you in once when your authenticator app is not at hand.', '', ...codes, ''].join('\n');
+}
+
+export const RECOVERY_CODES_FILE = 'sheetmind-recovery-codes.txt';
+
+export const twoFactorActors = {
+  loadStatus: fromPromise<SecondFactorStatus, AuthInput>(({ input, signal }) => withAuthRetry(input.auth, () => securityApi.status({ signal }))),
+  startSetup: fromPromise<TotpSetup, AuthInput>(({ input, signal }) => withAuthRetry(input.auth, () => securityApi.startTotp({ signal }))),
+  confirmSetup: fromPromise<RecoveryCodes, AuthInput & { code: string }>(({ input, signal }) =>
+    withAuthRetry(input.auth, () => securityApi.confirmTotp(input.code, { signal })),
+  ),
+  disable: fromPromise<void, AuthInput & { password: string }>(({ input, signal }) =>
+    withAuthRetry(input.auth, () => securityApi.disableTotp(input.password, { signal })),
+  ),
+  renewCodes: fromPromise<RecoveryCodes, AuthInput & { password: string }>(({ input, signal }) =>
+    withAuthRetry(input.auth, () => securityApi.renewRecoveryCodes(input.password, { signal })),
+  ),
+  /** Copies the codes; answers whether the browser let it. */
+  copyCodes: fromPromise<void, { codes: string[] }>(async ({ input }) => {
+    await navigator.clipboard.writeText(input.codes.join('\n'));
+  }),
+};
+
+/** Saves the codes as a text file (an action: the browser's download needs no answer). */
+export function downloadCodes(codes: string[]): void {
+  saveFile(recoveryCodesFile(codes), RECOVERY_CODES_FILE, 'text/plain');
+}
