@@ -106,7 +106,8 @@ export const authMachine = setup({
     asksSecondFactor: (_, response: unknown) => asksSecondFactor(response),
     /** The second step's token is spent (expired, used, out of tries): only a new sign-in helps. */
     isExpiredSecondStep: (_, error: unknown) => isExpiredSecondStep(error),
-    offersMethod: ({ context }, method: SecondFactorMethod) => Boolean(context.secondFactor?.methods.includes(method)),
+    /** Another method the account has than the one on screen. */
+    offersOtherMethod: ({ context }, method: SecondFactorMethod) => Boolean(context.secondFactor?.methods.includes(method) && context.secondFactor.method !== method),
     /** A 401 for the token in use now; an older token's 401 needs no refresh, only a retry. */
     isCurrentToken: (_, accessToken: string | null) => accessToken === tokenStorage.read().accessToken,
   },
@@ -177,7 +178,8 @@ export const authMachine = setup({
       entry: 'clearUser',
       initial: 'idle',
       on: {
-        'session.signedInElsewhere': '#auth.loading',
+        // What this tab was in the middle of (a failure shown, a second step) ends with it.
+        'session.signedInElsewhere': { target: '#auth.loading', actions: ['clearFailure', 'endSecondStep'] },
       },
       states: {
         idle: {
@@ -231,7 +233,7 @@ export const authMachine = setup({
           on: {
             'mfa.submit': { target: 'verifyingSecondFactor', actions: 'clearFailure' },
             'mfa.method': {
-              guard: { type: 'offersMethod', params: ({ event }) => event.method },
+              guard: { type: 'offersOtherMethod', params: ({ event }) => event.method },
               actions: ['clearFailure', { type: 'chooseMethod', params: ({ event }) => event.method }],
             },
             'mfa.cancel': { target: 'idle', actions: ['clearFailure', 'endSecondStep'] },

@@ -36,8 +36,8 @@ export type LoginValues = yup.InferType<typeof loginSchema>;
 
 /** The second step: an app's code is six digits (a space in the middle, as apps show it, is fine); a recovery code is checked by the server. */
 export const secondFactorSchemas = {
-  totp: yup.object({ code: yup.string().trim().required('login.codeRequired').matches(/^\d{3} ?\d{3}$/, 'login.codeInvalid') }),
-  recovery_code: yup.object({ code: yup.string().trim().required('login.codeRequired') }),
+  totp: yup.object({ code: yup.string().trim().required('secondStep.codeRequired').matches(/^\d{3} ?\d{3}$/, 'secondStep.codeInvalid') }),
+  recovery_code: yup.object({ code: yup.string().trim().required('secondStep.codeRequired') }),
 };
 export type SecondFactorValues = yup.InferType<typeof secondFactorSchemas.recovery_code>;
 

@@ -50,16 +50,6 @@ export const authApi = {
     request<void>({ method: 'POST', url: '/auth/password-reset', data: body, signal }),
 };
 
-/** Second factors on the profile (decisions.md, "Advanced security"). */
-export const securityApi = {
-  status: ({ signal }: Opts = {}) => request<SecondFactorStatus>({ method: 'GET', url: '/mfa', signal }),
-  startTotp: ({ signal }: Opts = {}) => request<TotpSetup>({ method: 'POST', url: '/mfa/totp/setup', data: {}, signal }),
-  confirmTotp: (code: string, { signal }: Opts = {}) => request<RecoveryCodes>({ method: 'POST', url: '/mfa/totp/confirm', data: { code }, signal }),
-  disableTotp: (password: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: '/mfa/totp', data: { password }, signal }),
-  renewRecoveryCodes: (password: string, { signal }: Opts = {}) =>
-    request<RecoveryCodes>({ method: 'POST', url: '/mfa/recovery-codes', data: { password }, signal }),
-};
-
 /**
  * What the screens read of the answers: every usage field may be missing (the screens then show
  * zero, or the get-started card for the monthly count, product spec §2), and a subscription

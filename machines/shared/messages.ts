@@ -33,7 +33,8 @@ export type MessageKey =
       | 'secondStepExpired'
       | 'invalidCode'}`
   | `register.${'emailRequired' | 'emailInvalid' | 'usernameRequired' | 'usernameInvalid' | 'fullNameRequired' | 'passwordRequired' | 'passwordShort' | 'passwordsMismatch'}`
-  | `login.${'emailRequired' | 'passwordRequired' | 'codeRequired' | 'codeInvalid'}`
+  | `login.${'emailRequired' | 'passwordRequired'}`
+  | `secondStep.${'codeRequired' | 'codeInvalid'}`
   | `profile.${'currentPasswordRequired' | 'passwordShort' | 'updateFailed' | 'error' | 'passwordsMismatch' | 'updated' | 'updatedText' | 'passwordUnchanged'}`
   | `credentials.${'sessionEnded' | 'othersEnded' | 'keyRevoked' | 'sessionEndFailed' | 'keyCreateFailed' | 'keyRevokeFailed' | 'failed'}`
   | `team.${'actionFailed' | 'renamed' | 'defaultCapSaved' | 'done' | 'emailRequired' | 'emailInvalid' | 'inviteAdminForbidden'}`

@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import { securityApi, type RecoveryCodes, type SecondFactorStatus, type TotpSetup } from '../shared/api';
+import { request, type RecoveryCodes, type SecondFactorStatus, type TotpSetup } from '../shared/api';
 import { withAuthRetry, type AuthInput } from '../shared/authRetry';
 import { saveFile } from '../shared/saveFile';
 
@@ -7,6 +7,19 @@ import { saveFile } from '../shared/saveFile';
 export function recoveryCodesFile(codes: string[], brand = 'SheetMind'): string {
   return [`${brand} recovery codes`, 'Each code signs you in once when your authenticator app is not at hand.', '', ...codes, ''].join('\n');
 }
+
+type Opts = { signal?: AbortSignal };
+
+/** Second factors on the profile (decisions.md, "Advanced security"). */
+/** Its calls live with the chart: only the profile needs them, not every page's first load. */
+const securityApi = {
+  status: ({ signal }: Opts = {}) => request<SecondFactorStatus>({ method: 'GET', url: '/mfa', signal }),
+  startTotp: ({ signal }: Opts = {}) => request<TotpSetup>({ method: 'POST', url: '/mfa/totp/setup', data: {}, signal }),
+  confirmTotp: (code: string, { signal }: Opts = {}) => request<RecoveryCodes>({ method: 'POST', url: '/mfa/totp/confirm', data: { code }, signal }),
+  disableTotp: (password: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: '/mfa/totp', data: { password }, signal }),
+  renewRecoveryCodes: (password: string, { signal }: Opts = {}) =>
+    request<RecoveryCodes>({ method: 'POST', url: '/mfa/recovery-codes', data: { password }, signal }),
+};
 
 export const RECOVERY_CODES_FILE = 'sheetmind-recovery-codes.txt';
 

@@ -9,6 +9,7 @@ import { pleaseWait } from './messages/wait';
 export { landing } from './messages/landing';
 export { support } from './messages/support';
 export { login } from './messages/login';
+export { secondStep } from './messages/secondStep';
 export { register } from './messages/register';
 export { forgotPassword } from './messages/forgot-password';
 export { resetPassword } from './messages/reset-password';

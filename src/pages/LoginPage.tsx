@@ -1,79 +1,32 @@
-import { Button, Link, Stack, Text } from '@chakra-ui/react';
+import { Link } from '@chakra-ui/react';
+import { lazy, Suspense } from 'react';
 import { useFormik } from 'formik';
 import { Navigate, useLocation } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
-import type { LoginValues, SecondFactorValues } from '../../machines/auth/auth.schemas';
+import type { LoginValues } from '../../machines/auth/auth.schemas';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { prefilledEmail, redirectTarget } from '../app/RequireAuth';
 import { AuthCard, AuthForm, AuthSwitch } from '../components/AuthCard';
+import { PageSpinner } from '../components/PageSpinner';
 import { FormField, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
-import { FAILURE_TEXTS, say } from '../content/say';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.login;
 const schemas = () => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas');
 const validate = validateWithSchema<LoginValues>(() => schemas().then((s) => s.loginSchema), { login: t });
-const validateTotp = validateWithSchema<SecondFactorValues>(() => schemas().then((s) => s.secondFactorSchemas.totp), { login: t });
-const validateRecovery = validateWithSchema<SecondFactorValues>(() => schemas().then((s) => s.secondFactorSchemas.recovery_code), { login: t });
-
-/** The second step of a sign-in: the app's code, or a recovery code; the failure stays under the field until the next try. */
-function SecondStep() {
-  const step = t.secondStep;
-  usePageTitle(step.title);
-  const auth = useAuthRef();
-  const busy = useAuthSelector((s) => s.hasTag('busy'));
-  const secondFactor = useAuthSelector((s) => s.context.secondFactor);
-  const failure = useAuthSelector((s) => s.context.failure);
-  const method = secondFactor?.method ?? 'totp';
-  const form = useFormik<SecondFactorValues>({
-    initialValues: { code: '' },
-    validate: method === 'totp' ? validateTotp : validateRecovery,
-    validateOnBlur: false,
-    onSubmit: (values) => auth.send({ type: 'mfa.submit', code: values.code.trim() }),
-  });
-  const other = method === 'totp' ? 'recovery_code' : 'totp';
-  const switchTo = (to: 'totp' | 'recovery_code') => {
-    form.resetForm();
-    auth.send({ type: 'mfa.method', method: to });
-  };
-  return (
-    <AuthCard heading={step.heading} lead={method === 'totp' ? step.totpLead : step.recoveryLead}>
-      <AuthForm form={form} preload={method === 'totp' ? validateTotp.preload : validateRecovery.preload} busy={busy} submitText={step.submit} busyText={step.busy}>
-        <FormField
-          key={method}
-          form={form}
-          name="code"
-          label={method === 'totp' ? step.totpLabel : step.recoveryLabel}
-          autoComplete="one-time-code"
-          inputMode={method === 'totp' ? 'numeric' : 'text'}
-          autoFocus
-          required
-          {...(failure && !form.errors.code ? { 'aria-describedby': 'second-step-failure' } : {})}
-        />
-        {failure && (
-          <Text id="second-step-failure" color="fg.error" fontSize="sm" role="alert">
-            {say(failure.description, FAILURE_TEXTS)}
-          </Text>
-        )}
-      </AuthForm>
-      <Stack gap="2" align="center">
-        {secondFactor?.methods.includes(other) && (
-          <Button variant="plain" size="sm" color="brand.fg" onClick={() => switchTo(other)} disabled={busy}>
-            {method === 'totp' ? step.useRecovery : step.useTotp}
-          </Button>
-        )}
-        <Button variant="plain" size="sm" color="fg.muted" onClick={() => auth.send({ type: 'mfa.cancel' })} disabled={busy}>
-          {step.back}
-        </Button>
-      </Stack>
-    </AuthCard>
-  );
-}
+/** The second step is its own chunk: only accounts with a second factor need it, after the password. */
+const SecondStep = lazy(() => import(/* webpackChunkName: "second-step" */ '../components/SecondStep'));
 
 export default function LoginPage() {
   const secondStep = useAuthSelector((s) => s.hasTag('secondFactor'));
-  return secondStep ? <SecondStep /> : <PasswordStep />;
+  return secondStep ? (
+    <Suspense fallback={<PageSpinner />}>
+      <SecondStep />
+    </Suspense>
+  ) : (
+    <PasswordStep />
+  );
 }
 
 function PasswordStep() {

@@ -15,7 +15,7 @@ jest.setTimeout(120_000);
 
 const live = useServerAndBrowser();
 const s = messages.security;
-const step = messages.login.secondStep;
+const step = messages.secondStep;
 
 const codeAt = (secret: string, offsetMs = 0) =>
   TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30, timestamp: Date.now() + offsetMs });

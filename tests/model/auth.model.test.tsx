@@ -2,6 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { fromCallback, fromPromise, type EventObject } from 'xstate';
 import { authMachine, type AuthEvent } from '../../machines/auth/auth.machine';
+import type { SecondFactorInput } from '../../machines/auth/auth.actors';
 import * as messages from '../../src/content/messages';
 import type { AuthResponse, User } from '../../machines/shared/api';
 import { tokenStorage, type TokenPair } from '../../machines/shared/tokenStorage';
@@ -27,6 +28,7 @@ const SOURCE_OF: Record<string, string> = {
   startupRefresh: 'refreshTokens',
   refresh: 'refreshTokens',
   login: 'login',
+  secondFactor: 'loginSecondFactor',
   register: 'register',
   logout: 'logout',
 };
@@ -69,6 +71,7 @@ describeChartPaths('auth chart, generated paths', 'auth', { coverage: authCovera
     actors: {
       fetchUser: api.actor<User, unknown>('fetchUser'),
       login: api.actor<AuthResponse, typeof credentials>('login'),
+      loginSecondFactor: api.actor<AuthResponse, SecondFactorInput>('loginSecondFactor'),
       register: api.actor<AuthResponse, typeof registration>('register'),
       refreshTokens: api.actor<TokenPair, { failedAccessToken: string | null }>('refreshTokens'),
       logout: api.actor<void, unknown>('logout'),
@@ -106,6 +109,21 @@ describeChartPaths('auth chart, generated paths', 'auth', { coverage: authCovera
     },
     logout: async () => {
       await browser.click(topBar().getByRole('button', { name: messages.layout.logout }));
+    },
+    'mfa.submit': async ({ event }) => {
+      const step = messages.secondStep;
+      const field = await screen.findByLabelText(new RegExp(`^(${step.totpLabel}|${step.recoveryLabel})`));
+      await browser.clear(field);
+      await pasteInto(browser, field, (event as Extract<AuthEvent, { type: 'mfa.submit' }>).code);
+      await browser.click(screen.getByRole('button', { name: step.submit }));
+    },
+    'mfa.method': async ({ event }) => {
+      const step = messages.secondStep;
+      const { method } = event as Extract<AuthEvent, { type: 'mfa.method' }>;
+      await browser.click(await screen.findByRole('button', { name: method === 'recovery_code' ? step.useRecovery : step.useTotp }));
+    },
+    'mfa.cancel': async () => {
+      await browser.click(await screen.findByRole('button', { name: messages.secondStep.back }));
     },
     'session.expired': async ({ event }) => {
       const { accessToken } = event as Extract<AuthEvent, { type: 'session.expired' }>;

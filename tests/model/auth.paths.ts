@@ -6,7 +6,7 @@ import { ApiRequestError, type User } from '../../machines/shared/api';
 import type { TokenPair } from '../../machines/shared/tokenStorage';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import { ada } from '../helpers/fixtures';
-import type { Sight } from '../helpers/sights';
+import { labelled, type Sight } from '../helpers/sights';
 import { word } from '../helpers/words';
 
 /**
@@ -24,6 +24,10 @@ const unauthorized = new ApiRequestError('API Error: Unauthorized', 401, 'invali
 const serverError = new ApiRequestError('API Error: Internal Server Error', 500);
 const conflict = new ApiRequestError('API Error: Conflict', 409, 'email_taken');
 const network = new ApiRequestError(messages.api.network, 0);
+const wrongCode = new ApiRequestError('API Error: Unauthorized', 401, 'invalid_code');
+const spentSecondStep = new ApiRequestError('API Error: Unauthorized', 401, 'mfa_token_invalid');
+/** The right password of an account with an authenticator app: the second step is asked. */
+export const secondStepAsked = { mfa_required: true, mfa_token: 'mfa-token', methods: ['totp', 'recovery_code'] };
 
 /**
  * How each of the chart's actors can end, one entry per branch the chart tells apart; named, so a
@@ -41,6 +45,11 @@ export const authOutcomes = {
   loggedInWithoutUser: { type: 'xstate.done.actor.login', output: pair },
   loggedInWithoutUserId: { type: 'xstate.done.actor.login', output: { ...pair, user: { ...user, id: '' } } },
   loginRefused: { type: 'xstate.error.actor.login', error: unauthorized },
+  loginAsksSecondFactor: { type: 'xstate.done.actor.login', output: secondStepAsked },
+  secondFactorPassed: { type: 'xstate.done.actor.secondFactor', output: { ...pair, user } },
+  secondFactorWithoutUserId: { type: 'xstate.done.actor.secondFactor', output: { ...pair, user: { ...user, id: '' } } },
+  secondFactorRefused: { type: 'xstate.error.actor.secondFactor', error: wrongCode },
+  secondFactorExpired: { type: 'xstate.error.actor.secondFactor', error: spentSecondStep },
   loginUserLoaded: { type: 'xstate.done.actor.loginUser', output: user },
   loginUserWithoutEmail: { type: 'xstate.done.actor.loginUser', output: { ...user, email: '' } },
   loginUserServerError: { type: 'xstate.error.actor.loginUser', error: serverError },
@@ -61,6 +70,10 @@ export const authUserEvents = {
   login: { type: 'login.submit', ...credentials },
   register: { type: 'register.submit', ...registration },
   logout: { type: 'logout' },
+  secondFactorCode: { type: 'mfa.submit', code: '123456' },
+  useRecoveryCode: { type: 'mfa.method', method: 'recovery_code' },
+  useAuthenticatorApp: { type: 'mfa.method', method: 'totp' },
+  cancelSecondStep: { type: 'mfa.cancel' },
   /** A request refused with 401 while carrying the access token in use. */
   expired: { type: 'session.expired', accessToken: pair.access_token },
   /** A request refused with 401 while carrying a token that has been replaced since. */
@@ -84,7 +97,9 @@ function modelOf(storedToken: boolean) {
     actions: { storeTokens: noop, removeTokens: noop, notify: noop, navigate: noop },
   });
   return createTestModel(toTestModelMachine(chart), {
-    events: [...Object.values(authOutcomes), ...Object.values(authUserEvents)],
+    // A person can only switch to the method the second step offers besides the one on screen.
+    events: (state) =>
+      [...Object.values(authOutcomes), ...Object.values(authUserEvents)].filter((event) => event.type !== 'mfa.method' || state.can(event as AuthEvent)),
     // States differ by value and by the transition into them; the context (user, last failure)
     // would only multiply the same screens.
     serializeState: (state, event, previous) =>
@@ -119,6 +134,14 @@ export const authViews = {
     ...(state.context.failure ? [{ text: word(state.context.failure.title) }, { text: word(state.context.failure.description) }] : []),
   ],
   'signedOut.signingIn': () => [{ role: 'button', name: messages.login.busy }],
+  'signedOut.secondFactor': (state) => [
+    { role: 'heading', level: 1, name: messages.secondStep.heading },
+    { label: labelled(state.context.secondFactor?.method === 'recovery_code' ? messages.secondStep.recoveryLabel : messages.secondStep.totpLabel) },
+    { role: 'button', name: messages.secondStep.back },
+    // The last refused code, until the next try.
+    ...(state.context.failure ? [{ text: word(state.context.failure.description) }] : []),
+  ],
+  'signedOut.verifyingSecondFactor': () => [{ role: 'button', name: messages.secondStep.busy }],
   'signedOut.fetchingLoginUser': () => [{ role: 'button', name: messages.login.busy }],
   'signedOut.registering': () => [{ role: 'button', name: messages.register.busy }],
   'signedIn.welcoming': () => [{ text: messages.auth.welcomeBack }, { text: welcome, in: banner }],

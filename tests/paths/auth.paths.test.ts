@@ -1,5 +1,7 @@
 import type { Page, Route } from 'playwright-core';
+import { Secret, TOTP } from 'otpauth';
 import type { EventObject } from 'xstate';
+import type { AuthEvent } from '../../machines/auth/auth.machine';
 import * as messages from '../../src/content/messages';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../machines/shared/tokenStorage';
 import {
@@ -38,13 +40,14 @@ const layout = messages.layout;
 const CALLS = {
   me: { method: 'GET', path: '/users/me' },
   login: { method: 'POST', path: '/auth/login/email' },
+  mfa: { method: 'POST', path: '/auth/login/mfa' },
   register: { method: 'POST', path: '/auth/register' },
   refresh: { method: 'POST', path: '/auth/refresh' },
   logout: { method: 'POST', path: '/auth/logout' },
 } satisfies Record<string, CallPattern>;
 type Call = keyof typeof CALLS;
 
-type Account = ReturnType<typeof uniqueAccount> & TokenPair;
+type Account = ReturnType<typeof uniqueAccount> & TokenPair & { secondFactor?: { secret: string; recoveryCodes: string[]; used: number } };
 
 /** One path's replay. */
 interface Run {
@@ -90,6 +93,10 @@ const afterSessionEnded: Answer = async (route, run) => {
 
 type UserBody = { id: string; email: string };
 
+/** The authenticator app's code now (or `offsetMs` later), as a phone shows it. */
+const appCode = (secret: string, offsetMs = 0) =>
+  TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30, timestamp: Date.now() + offsetMs });
+
 /** How each outcome of the chart's actors comes about in the browser. */
 const ANSWERS: Record<AuthOutcome, [Call, Answer]> = {
   userLoaded: ['me', fromServer],
@@ -112,6 +119,14 @@ const ANSWERS: Record<AuthOutcome, [Call, Answer]> = {
   registeredWithoutUserId: ['register', changed((body: { user: UserBody }) => ({ ...body, user: { ...body.user, id: '' } }))],
   // The form was sent with the email of an existing account.
   registrationConflict: ['register', fromServer],
+  // The path's account has an authenticator app (set up through the API when the path begins).
+  loginAsksSecondFactor: ['login', fromServer],
+  secondFactorPassed: ['mfa', fromServer],
+  secondFactorWithoutUserId: ['mfa', changed((body: { user: UserBody }) => ({ ...body, user: { ...body.user, id: '' } }))],
+  // The step was sent a wrong code.
+  secondFactorRefused: ['mfa', fromServer],
+  // Five minutes cannot pass in a test: the server's answer for a spent step stands in.
+  secondFactorExpired: ['mfa', (route) => answerError(route, 401, 'mfa_token_invalid', 'This sign-in has expired or had too many tries. Please sign in again.')],
   loggedOut: ['logout', fromServer],
   logoutNetworkError: ['logout', cutOff],
   refreshed: ['refresh', fromServer],
@@ -149,12 +164,20 @@ describeChartPaths('auth chart, generated paths, in Chromium against the real se
   const api = apiClient(baseUrl);
   const sessions = new Map<string, string>();
   let account: Promise<Account> | undefined;
+  // A path through the second step signs in to an account with an authenticator app.
+  const withSecondFactor = path.steps.some((step) => step.event === authOutcomes.loginAsksSecondFactor);
   const accountOnce = () =>
     (account ??= (async () => {
       const details = uniqueAccount(registration.full_name, credentials.password);
       const tokens = await api.register(details);
       sessions.set(tokens.refresh_token, tokens.access_token);
-      return { ...details, access_token: tokens.access_token, refresh_token: tokens.refresh_token };
+      const made: Account = { ...details, access_token: tokens.access_token, refresh_token: tokens.refresh_token };
+      if (withSecondFactor) {
+        const { secret } = await api.call<{ secret: string }>('POST', '/mfa/totp/setup', {}, tokens.access_token).then((r) => r.body);
+        const confirmed = await api.call<{ recovery_codes: string[] }>('POST', '/mfa/totp/confirm', { code: appCode(secret) }, tokens.access_token);
+        made.secondFactor = { secret, recoveryCodes: confirmed.body.recovery_codes, used: 0 };
+      }
+      return made;
     })());
 
   // A stored session to start from: refused at once when the path's first step says so.
@@ -213,6 +236,24 @@ describeChartPaths('auth chart, generated paths, in Chromium against the real se
       },
       logout: async () => {
         await page.getByRole('banner').getByRole('button', { name: layout.logout, exact: true }).click();
+      },
+      // The right code when the step passes (the app's next one, or an unused recovery code), a wrong one when it is refused.
+      'mfa.submit': async (step) => {
+        const { secondFactor } = await run.account();
+        const t = messages.secondStep;
+        const recovery = await page.getByLabel(labelled(t.recoveryLabel)).isVisible();
+        const right = nextEvent(step) === authOutcomes.secondFactorPassed || nextEvent(step) === authOutcomes.secondFactorWithoutUserId;
+        const code = !right ? (recovery ? 'wrong-code' : '000000') : recovery ? secondFactor!.recoveryCodes[secondFactor!.used++]! : appCode(secondFactor!.secret, 30_000);
+        await field(recovery ? t.recoveryLabel : t.totpLabel).fill(code);
+        await page.getByRole('button', { name: t.submit, exact: true }).click();
+      },
+      'mfa.method': async ({ event }) => {
+        const t = messages.secondStep;
+        const { method } = event as Extract<AuthEvent, { type: 'mfa.method' }>;
+        await page.getByRole('button', { name: method === 'recovery_code' ? t.useRecovery : t.useTotp, exact: true }).click();
+      },
+      'mfa.cancel': async () => {
+        await page.getByRole('button', { name: messages.secondStep.back, exact: true }).click();
       },
       // A request of the next page is refused with 401 (the server's own, for a token of an ended
       // session). For the stale case the tokens have been replaced meanwhile: by signing in again,
