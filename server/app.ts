@@ -17,6 +17,7 @@ import { registerBodyParsers } from './plugins/bodies';
 import { exemptPeers, limitConnections } from './plugins/connections';
 import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimit';
 import { authRoutes } from './routes/auth';
+import { verifyEmailRoutes } from './routes/verifyEmail';
 import { userRoutes } from './routes/users';
 import { queryRoutes } from './routes/query';
 import { deviceLinkRoutes, oauthMetadataRoutes, oauthProtocolRoutes } from './routes/oauth';
@@ -205,6 +206,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       documentCommonAnswers(api);
       await api.register(healthRoutes);
       await api.register(authRoutes);
+      await api.register(verifyEmailRoutes);
       await api.register(userRoutes);
       await api.register(subscriptionRoutes);
       if (billing.stripe) await api.register(billingWebhookRoutes, { stripe: billing.stripe, context: billing.context });

@@ -13,6 +13,8 @@ export interface UsersTable {
   password_hash: string;
   created_at: number;
   updated_at: number;
+  /** When the address was confirmed through a mailed link; null until then. */
+  email_verified_at: number | null;
 }
 
 export interface SettingsTable {
@@ -93,6 +95,17 @@ export interface RefreshTokensTable {
 export interface PasswordResetsTable {
   token_hash: string;
   user_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A link mailed to confirm an address (server/domain/emailVerification.ts). */
+export interface EmailVerificationsTable {
+  token_hash: string;
+  user_id: string;
+  /** The address the link was sent to: it confirms this one only. */
+  email: string;
   created_at: number;
   expires_at: number;
   used_at: number | null;
@@ -335,6 +348,7 @@ export interface Database {
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   password_resets: PasswordResetsTable;
+  email_verifications: EmailVerificationsTable;
   subscriptions: SubscriptionsTable;
   billing_events: BillingEventsTable;
   billing_test_sessions: BillingTestSessionsTable;

@@ -22,6 +22,7 @@ import { sessionIdOf } from '../plugins/auth';
 import { consume, type Limit } from '../plugins/rateLimit';
 import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../../contract/schemas';
 import { wireUser } from './users';
+import { mailVerificationLink } from './verifyEmail';
 
 const MINUTE = 60_000;
 export const LOGIN_LIMITS = {
@@ -134,6 +135,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return { user, session: await createSession(trx, app.tokens, user.id, now, webOrigin(request)) };
       });
       request.log.info({ event: 'auth.register', userId: user.id, ip: request.ip }, 'account created');
+      await mailVerificationLink(app, user);
       return reply.status(201).send({ ...(await issueTokens(app, session)), user: await wireUser(app, user) });
     },
   );
