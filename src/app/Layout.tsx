@@ -4,6 +4,7 @@ import { Outlet, useLocation, useNavigationType } from 'react-router-dom';
 import * as messages from '../content/messages';
 import { Footer } from './Footer';
 import { TopBar } from './TopBar';
+import { VerifyEmailBanner } from '../components/VerifyEmailBanner';
 
 export const MAIN_ID = 'main-content';
 
@@ -42,6 +43,7 @@ export function Layout() {
         {messages.layout.skipToContent}
       </Link>
       <TopBar />
+      <VerifyEmailBanner />
       <Box as="main" id={MAIN_ID} tabIndex={-1} flex="1" outline="none">
         <Outlet />
       </Box>

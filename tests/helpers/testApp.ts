@@ -109,7 +109,7 @@ export function useTestApp(engine: EngineName, options: TestAppOptions = {}): Te
       }),
     );
     context.mail.settle = () => context.app.mailer.drain();
-    catchers.set(context.app, context.mail);
+    if (!options.realMailer) catchers.set(context.app, context.mail);
   });
   afterAll(async () => {
     await context.app?.close();
