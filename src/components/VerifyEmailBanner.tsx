@@ -1,6 +1,6 @@
 import { Alert, Box, Button, Container, Stack, Text } from '@chakra-ui/react';
 import { useAuthRef, useAuthSelector } from '../app/auth';
-import { resendVerificationMachine, type ResendVerificationSnapshot } from '../../machines/verifyEmail/resendVerification.machine';
+import { resendVerificationMachine, type ResendVerificationSnapshot } from '../../machines/resendVerification/resendVerification.machine';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import { createChartContext, useSelector } from '../lib/chart';

@@ -2,7 +2,7 @@ import { assign, setup, type SnapshotFrom } from 'xstate';
 import type { AuthActorRef } from '../shared/authRetry';
 import { failureCode, serverFailure } from '../shared/failures';
 import type { Message } from '../shared/messages';
-import { verifyEmailActors } from './verifyEmail.actors';
+import { resendVerificationActors } from './resendVerification.actors';
 
 export interface ResendVerificationContext {
   auth: AuthActorRef;
@@ -29,7 +29,7 @@ export const resendVerificationMachine = setup({
     input: {} as { auth: AuthActorRef },
     tags: {} as 'busy',
   },
-  actors: verifyEmailActors,
+  actors: resendVerificationActors,
   actions: {
     sent: assign({ notice: 'verifyEmail.sent' }),
     fail: assign({ notice: (_, error: unknown) => serverFailure(error) }),
