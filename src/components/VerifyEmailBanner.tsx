@@ -1,5 +1,5 @@
 import { Alert, Box, Button, Container, Stack, Text } from '@chakra-ui/react';
-import { useAuthRef, useAuthSelector } from '../app/auth';
+import { useAuthRef } from '../app/auth';
 import { resendVerificationMachine, type ResendVerificationSnapshot } from '../../machines/resendVerification/resendVerification.machine';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
@@ -14,7 +14,8 @@ export const ResendVerificationChart = createChartContext(resendVerificationMach
 const selectView = (s: ResendVerificationSnapshot) => ({ busy: s.hasTag('busy'), notice: s.context.notice && say(s.context.notice, TEXTS), failed: s.matches('failed') });
 const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectView>) => a.busy === b.busy && a.notice === b.notice && a.failed === b.failed;
 
-function Banner({ email }: { email: string }) {
+/** The reminder of signed-in pages while the account's address is unverified, with "Resend link" (src/app/Layout.tsx loads it then). */
+export default function VerifyEmailBanner({ email }: { email: string }) {
   const auth = useAuthRef();
   const actor = ResendVerificationChart.useActor({ input: { auth }, effects: { emailVerified: () => auth.send({ type: 'user.emailVerified' }) } });
   const view = useSelector(actor, selectView, sameView);
@@ -41,8 +42,3 @@ function Banner({ email }: { email: string }) {
   );
 }
 
-/** Signed-in pages, while the account's address is unverified: the reminder with "Resend link". */
-export function VerifyEmailBanner() {
-  const email = useAuthSelector((s) => (s.hasTag('signedIn') && s.context.user?.email_verified === false ? s.context.user.email : null));
-  return email === null ? null : <Banner email={email} />;
-}

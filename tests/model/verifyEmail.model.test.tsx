@@ -5,7 +5,8 @@ import { authMachine } from '../../machines/auth/auth.machine';
 import { resendVerificationMachine } from '../../machines/resendVerification/resendVerification.machine';
 import { verifyEmailMachine } from '../../machines/verifyEmail/verifyEmail.machine';
 import type { AuthInput } from '../../machines/shared/authRetry';
-import { ResendVerificationChart, VerifyEmailBanner } from '../../src/components/VerifyEmailBanner';
+import { UnverifiedEmailBanner } from '../../src/app/Layout';
+import { ResendVerificationChart } from '../../src/components/VerifyEmailBanner';
 import * as messages from '../../src/content/messages';
 import VerifyEmailPage, { VerifyEmailChart } from '../../src/pages/VerifyEmailPage';
 import { describeChartPaths, outcomeHandlers, type ActorOutcome } from '../helpers/chartModel';
@@ -32,7 +33,7 @@ describeChartPaths('verify-email page chart, generated paths', 'verifyEmail', { 
   const machine = verifyEmailMachine.provide({ actors: { verifyEmail: calls.actor<void, { token: string }>('verifyEmail', (input) => sent.push(input.token)) } });
   const page = (
     <VerifyEmailChart.Logic.Provider value={machine}>
-      <VerifyEmailBanner />
+      <UnverifiedEmailBanner />
       <VerifyEmailPage />
     </VerifyEmailChart.Logic.Provider>
   );
@@ -69,7 +70,7 @@ describeChartPaths('banner resend chart, generated paths', 'resendVerification',
   const machine = resendVerificationMachine.provide({ actors: { resendVerification: calls.actor<void, AuthInput>('resendVerification', () => requests++) } });
   const page = (
     <ResendVerificationChart.Logic.Provider value={machine}>
-      <VerifyEmailBanner />
+      <UnverifiedEmailBanner />
     </ResendVerificationChart.Logic.Provider>
   );
   const { unmount } = renderPage('/dashboard', signedInUnverified(), page);
