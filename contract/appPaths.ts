@@ -12,6 +12,7 @@ export const APP_PATHS = [
   '/register',
   '/forgot-password',
   '/reset-password',
+  '/verify-email',
   '/link',
   '/dashboard',
   '/usage',

@@ -38,6 +38,7 @@ export const UserSchema = Type.Object(
     full_name: Type.String(),
     username: Type.String(),
     created_at: Type.String({ format: 'date-time' }),
+    email_verified: Type.Boolean({ description: 'The address was confirmed through the link mailed to it (POST /auth/verify-email).' }),
     subscription_plan: PlanIdSchema,
     team_role: Type.Optional(
       Type.Union([RoleSchema, Type.Null()], {

@@ -19,6 +19,7 @@ import { memoryStore, redisStore, type RateLimitStore } from './plugins/rateLimi
 import { mfaRoutes } from './routes/mfa';
 import { loadSecondFactorKey } from './domain/secondFactors';
 import { authRoutes } from './routes/auth';
+import { verifyEmailRoutes } from './routes/verifyEmail';
 import { userRoutes } from './routes/users';
 import { queryRoutes } from './routes/query';
 import { deviceLinkRoutes, oauthMetadataRoutes, oauthProtocolRoutes } from './routes/oauth';
@@ -210,6 +211,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       documentCommonAnswers(api);
       await api.register(healthRoutes);
       await api.register(authRoutes);
+      await api.register(verifyEmailRoutes);
       await api.register(mfaRoutes);
       await api.register(userRoutes);
       await api.register(subscriptionRoutes);

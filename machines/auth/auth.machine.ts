@@ -37,7 +37,9 @@ export type AuthEvent =
   /** A request was refused with 401 while carrying `accessToken`. */
   | { type: 'session.expired'; accessToken: string | null }
   | { type: 'session.signedInElsewhere' }
-  | { type: 'session.signedOutElsewhere' };
+  | { type: 'session.signedOutElsewhere' }
+  /** The signed-in account's address was verified (the /verify-email page, the banner). */
+  | { type: 'user.emailVerified' };
 
 // Guard parameters inside transition arrays are not inferred; these name the event shapes.
 type ErrorEvent = { event: { error: unknown } };
@@ -77,6 +79,7 @@ export const authMachine = setup({
     storeTokens: (_, tokens: TokenPair) => tokenStorage.write(tokens),
     removeTokens: () => tokenStorage.clear(),
     assignUser: assign({ user: (_, user: User) => user }),
+    markEmailVerified: assign({ user: ({ context }) => (context.user ? { ...context.user, email_verified: true } : null) }),
     clearUser: assign({ user: null }),
     assignFailure: assign({ failure: (_, failure: Failure) => failure }),
     clearFailure: assign({ failure: null }),
@@ -330,6 +333,7 @@ export const authMachine = setup({
           target: 'signedOut',
           actions: { type: 'notify', params: { type: 'info', title: 'auth.loggedOut', description: 'auth.loggedOutText' } },
         },
+        'user.emailVerified': { actions: 'markEmailVerified' },
       },
       states: {
         /** Just signed in: the welcome toast shows, then the login page moves on; until it has, the sign-in is not over. */

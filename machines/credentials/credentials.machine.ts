@@ -4,7 +4,7 @@ import type { NewApiKey } from '../shared/api';
 import type { NotifyParams } from '../shared/notify';
 import type { MessageKey } from '../shared/messages';
 import { credentialsActors, type Credentials } from './credentials.actors';
-import { errorText, reportFailure } from '../shared/failures';
+import { errorText, failureCode, reportFailure } from '../shared/failures';
 
 export type CredentialsEvent =
   | { type: 'session.end'; id: string }
@@ -27,7 +27,10 @@ export interface CredentialsContext extends Credentials {
 
 type ErrorEvent = { event: { error: unknown } };
 const failed = (title: MessageKey) =>
-  reportFailure(({ event }: ErrorEvent) => ({ title, description: event.error instanceof Error ? errorText(event.error) : 'credentials.failed' }));
+  reportFailure(({ event }: ErrorEvent) => ({
+    title,
+    description: failureCode(event.error) === 'email_unverified' ? 'credentials.emailUnverified' : event.error instanceof Error ? errorText(event.error) : 'credentials.failed',
+  }));
 
 /**
  * The profile's "Sessions and devices" and "API keys": one list of each, loaded together; every

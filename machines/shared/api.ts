@@ -48,6 +48,9 @@ export const authApi = {
     request<{ message: string }>({ method: 'POST', url: '/auth/password-reset-request', data: { email }, signal }),
   resetPassword: (body: { token: string; new_password: string }, { signal }: Opts = {}) =>
     request<void>({ method: 'POST', url: '/auth/password-reset', data: body, signal }),
+  verifyEmail: (token: string, { signal }: Opts = {}) =>
+    request<{ email_verified: true }>({ method: 'POST', url: '/auth/verify-email', data: { token }, signal }),
+  resendVerification: ({ signal }: Opts = {}) => request<{ message: string }>({ method: 'POST', url: '/auth/verify-email/resend', data: {}, signal }),
 };
 
 /**

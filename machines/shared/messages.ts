@@ -36,7 +36,9 @@ export type MessageKey =
   | `login.${'emailRequired' | 'passwordRequired'}`
   | `secondStep.${'codeRequired' | 'codeInvalid'}`
   | `profile.${'currentPasswordRequired' | 'passwordShort' | 'updateFailed' | 'error' | 'passwordsMismatch' | 'updated' | 'updatedText' | 'passwordUnchanged'}`
-  | `credentials.${'sessionEnded' | 'othersEnded' | 'keyRevoked' | 'sessionEndFailed' | 'keyCreateFailed' | 'keyRevokeFailed' | 'failed'}`
+  | `credentials.${'sessionEnded' | 'othersEnded' | 'keyRevoked' | 'sessionEndFailed' | 'keyCreateFailed' | 'keyRevokeFailed' | 'failed' | 'emailUnverified'}`
+  // The /verify-email page and the banner's resend (machines/verifyEmail).
+  | `verifyEmail.${'missingToken' | 'sent'}`
   | `team.${'actionFailed' | 'renamed' | 'defaultCapSaved' | 'done' | 'emailRequired' | 'emailInvalid' | 'inviteAdminForbidden'}`
   | `security.${'turnedOn' | 'turnedOnText' | 'turnedOff' | 'turnedOffText' | 'codeRequired' | 'codeInvalid' | 'passwordRequired'}`
   | 'invitation.joinedTitle'

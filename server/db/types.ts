@@ -13,7 +13,9 @@ export interface UsersTable {
   password_hash: string;
   created_at: number;
   updated_at: number;
-  /** The authenticator app's secret, encrypted (server/domain/secretBox.ts); null while off. */
+  /** When the address was confirmed through a mailed link; null until then. */
+  email_verified_at: number | null;
+  /** The authenticator app's secret, sealed (server/domain/secondFactors.ts); null while off. */
   totp_secret?: string | null;
   /** A secret set up but not yet confirmed by a code. */
   totp_pending_secret?: string | null;
@@ -122,6 +124,17 @@ export interface RefreshTokensTable {
 export interface PasswordResetsTable {
   token_hash: string;
   user_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A link mailed to confirm an address (server/domain/emailVerification.ts). */
+export interface EmailVerificationsTable {
+  token_hash: string;
+  user_id: string;
+  /** The address the link was sent to: it confirms this one only. */
+  email: string;
   created_at: number;
   expires_at: number;
   used_at: number | null;
@@ -364,6 +377,7 @@ export interface Database {
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   password_resets: PasswordResetsTable;
+  email_verifications: EmailVerificationsTable;
   subscriptions: SubscriptionsTable;
   billing_events: BillingEventsTable;
   billing_test_sessions: BillingTestSessionsTable;

@@ -20,6 +20,7 @@ export const ACCOUNT_TABLES: Readonly<Record<string, string>> = {
   api_keys: 'api_keys (prefix and last four characters, never the key or its hash)',
   device_grants: 'device_sign_ins (add-on sign-ins the person approved or denied; never a code or its hash)',
   password_resets: 'password_resets (when each link was asked for and used; never the link)',
+  email_verifications: 'email_verifications (when each link to confirm the address was sent, to which address, and used; never the link)',
   subscriptions: 'subscription',
   billing_events: 'billing_events',
   billing_test_sessions: 'billing_pages (test-mode checkout and billing pages; never the link)',
@@ -39,10 +40,11 @@ export const ACCOUNT_TABLES: Readonly<Record<string, string>> = {
 const iso = (ms: number | string | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
 export async function accountExport(db: Kysely<Database>, userId: string, plan: PlanId, now: number) {
-  const user = await db.selectFrom('users').select(['id', 'email', 'username', 'full_name', 'created_at', 'updated_at']).where('id', '=', userId).executeTakeFirstOrThrow();
+  const user = await db.selectFrom('users').select(['id', 'email', 'username', 'full_name', 'created_at', 'updated_at', 'email_verified_at']).where('id', '=', userId).executeTakeFirstOrThrow();
   const membership = await db.selectFrom('team_members').selectAll().where('user_id', '=', userId).executeTakeFirst();
   const teamIds = [membership?.team_id, ...(await db.selectFrom('teams').select('id').where('billing_user_id', '=', userId).execute()).map((team) => team.id)];
   const ownTeams = [...new Set(teamIds.filter((id): id is string => id !== undefined))];
+  const verifications = await db.selectFrom('email_verifications').select(['email', 'created_at', 'expires_at', 'used_at']).where('user_id', '=', userId).orderBy('created_at').execute();
   const functions = await db.selectFrom('custom_functions').selectAll().where('user_id', '=', userId).orderBy('name').execute();
   const [sessions, keys, grants, resets, subscription, events, pages, months, days, rollups, teams, memberMonths, sent, received, audit] = await Promise.all([
     db.selectFrom('sessions').leftJoin('credential_activity', 'credential_activity.credential_id', 'sessions.id')
@@ -71,7 +73,7 @@ export async function accountExport(db: Kysely<Database>, userId: string, plan: 
     format: 'account-export/1' as const,
     exported_at: iso(now)!,
     tables: { ...ACCOUNT_TABLES },
-    profile: { ...user, created_at: iso(user.created_at), updated_at: iso(user.updated_at), plan },
+    profile: { ...user, created_at: iso(user.created_at), updated_at: iso(user.updated_at), email_verified_at: iso(user.email_verified_at), plan },
     // Second factors and passkeys are not built yet (decisions.md, "Advanced security"): when they
     // are, their status goes here, without secrets (no TOTP secret, no recovery code, no public key).
     security: { two_factor: 'not_offered', passkeys: [] },
@@ -79,6 +81,7 @@ export async function accountExport(db: Kysely<Database>, userId: string, plan: 
     api_keys: keys.map((row) => ({ ...row, created_at: iso(row.created_at), expires_at: iso(row.expires_at), revoked_at: iso(row.revoked_at), last_used_at: iso(row.last_used_at) })),
     device_sign_ins: grants.map((row) => ({ ...row, created_at: iso(row.created_at), decided_at: iso(row.decided_at) })),
     password_resets: resets.map((row) => ({ created_at: iso(row.created_at), expires_at: iso(row.expires_at), used_at: iso(row.used_at) })),
+    email_verifications: verifications.map((row) => ({ email: row.email, created_at: iso(row.created_at), expires_at: iso(row.expires_at), used_at: iso(row.used_at) })),
     subscription: subscription
       ? {
           ...subscription,

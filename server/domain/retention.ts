@@ -93,6 +93,8 @@ const RULES = {
   },
   // Used or not: a link lives an hour, and a used one answers as an expired one.
   password_resets: { table: 'password_resets', key: ['token_hash'], due: (at) => sql`expires_at < ${at.now - EXPIRED_GRACE_MS}` },
+  // Used or not: a link lives a day, and a used one answers as an unknown one would, all but its words.
+  email_verifications: { table: 'email_verifications', key: ['token_hash'], due: (at) => sql`expires_at < ${at.now - EXPIRED_GRACE_MS}` },
   device_grants: { table: 'device_grants', key: ['id'], due: (at) => sql`expires_at < ${at.now - EXPIRED_GRACE_MS}` },
   team_invitations: { table: 'team_invitations', key: ['id'], due: (at) => sql`expires_at < ${at.now - INVITATION_DAYS * DAY_MS}` },
   // Counted for a day at most (the team's window), kept one more.

@@ -71,6 +71,7 @@ export const USER_FIELDS = {
   full_name: field('full_name', same),
   username: field('username', same),
   created_at: field('created_at', (at) => new Date(at).toISOString()),
+  email_verified: field('email_verified_at', (at) => at !== null),
 };
 
 function field<C extends keyof UsersTable, W>(column: C, wire: (value: UsersTable[C]) => W) {
@@ -141,6 +142,7 @@ export async function insertUser(
     username_key: fields.username.toLowerCase(),
     created_at: now,
     updated_at: now,
+    email_verified_at: null,
   };
   try {
     await db.insertInto('users').values(user).execute();

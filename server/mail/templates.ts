@@ -25,6 +25,26 @@ export function passwordResetMail(to: string, link: string, brand: Brand): MailM
   };
 }
 
+export function emailVerificationMail(to: string, link: string, brand: Brand): MailMessage {
+  return {
+    to,
+    kind: 'email_verification',
+    subject: `Verify your email address for ${brand.brandName}`,
+    text: [
+      'Hello,',
+      '',
+      `Please confirm that ${to} is the address of your ${brand.brandName} account by opening this link. It works once and expires in 24 hours:`,
+      '',
+      link,
+      '',
+      'Until then you can use your account, but not create API keys or join or invite to a team.',
+      'If you did not create this account, ignore this e-mail.',
+      '',
+      `— The ${brand.brandName} team (${brand.supportEmail})`,
+    ].join('\n'),
+  };
+}
+
 export function passwordChangedMail(to: string, brand: Brand, reset?: { apiKeysRevoked: number }): MailMessage {
   return {
     to,

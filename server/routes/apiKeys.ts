@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createApiKey, liveApiKeys, revokeApiKey, type ApiKeyView } from '../domain/apiKeys';
+import { requireVerifiedEmail } from '../domain/emailVerification';
 import type { Scope } from '../domain/scopes';
 import { ApiError } from '../errors';
 import { consume, type Limit } from '../plugins/rateLimit';
@@ -26,11 +27,12 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Create an API key; the answer holds the key, shown this once and never again',
         security: [{ bearer: [] }],
         body: NewApiKeySchema,
-        response: { 201: CreatedApiKeySchema, 429: ErrorSchema },
+        response: { 201: CreatedApiKeySchema, 403: Type.Object(ErrorSchema.properties, { description: '`email_unverified` until the account has confirmed its address.' }), 429: ErrorSchema },
       },
     },
     async (request, reply) => {
       const { userId } = request.auth!;
+      requireVerifiedEmail(request.currentUser!);
       const name = request.body.name.trim();
       if (name === '') throw new ApiError(400, 'invalid_input', 'The name is empty.', { field: 'name' });
       await consume(app.rateLimits, [[`api-key-create:${userId}`, API_KEY_CREATE_LIMIT]]);

@@ -34,6 +34,7 @@ import { MfaLoginBody, MfaRequiredSchema } from '../../contract/security';
 import type { UsersTable } from '../db/types';
 import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../../contract/schemas';
 import { wireUser } from './users';
+import { mailVerificationLink } from './verifyEmail';
 
 const MINUTE = 60_000;
 export const LOGIN_LIMITS = {
@@ -163,6 +164,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return { user, session: await createSession(trx, app.tokens, user.id, now, webOrigin(request)) };
       });
       request.log.info({ event: 'auth.register', userId: user.id, ip: request.ip }, 'account created');
+      await mailVerificationLink(app, user);
       return reply.status(201).send({ ...(await issueTokens(app, session)), user: await wireUser(app, user) });
     },
   );

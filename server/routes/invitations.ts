@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireVerifiedEmail } from '../domain/emailVerification';
 import { accept, previewInvitation } from '../domain/invitations';
 import { membershipOf, wireTeam } from '../domain/teams';
 import { ErrorSchema, OpaqueToken } from '../../contract/schemas';
@@ -44,6 +45,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const user = request.currentUser!;
+      requireVerifiedEmail(user);
       const now = app.clock.now();
       const joined = await db.transaction().execute((trx) => accept(trx, engine, user, request.params.token, request.ip, now));
       const membership = (await membershipOf(db, user.id))!;

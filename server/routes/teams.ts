@@ -5,6 +5,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/types';
 import { auditPage } from '../domain/auditLog';
 import { findSubscription, planAt } from '../domain/subscriptions';
+import { requireVerifiedEmail } from '../domain/emailVerification';
 import { invite, pendingInvitations, resend, revoke, type Issued } from '../domain/invitations';
 import { checkMonth, teamUsage, usageCsv } from '../domain/teamUsage';
 import { addressesOf } from '../domain/users';
@@ -193,6 +194,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      requireVerifiedEmail(request.currentUser!);
       const now = app.clock.now();
       const invitation = await acting(request, async (trx, who) => mailInvitation(trx, who, await invite(trx, engine, who, request.body.email, request.body.role, app.config.invitationMails, now)));
       app.mailer.kick();

@@ -1,9 +1,10 @@
 import { Box, Flex, Link } from '@chakra-ui/react';
-import { useLayoutEffect } from 'react';
+import { lazy, Suspense, useLayoutEffect } from 'react';
 import { Outlet, useLocation, useNavigationType } from 'react-router-dom';
 import * as messages from '../content/messages';
 import { Footer } from './Footer';
 import { TopBar } from './TopBar';
+import { useAuthSelector } from './auth';
 
 export const MAIN_ID = 'main-content';
 
@@ -20,6 +21,19 @@ function OpenPagesAtTheirTop() {
     if (navigation !== 'POP' && !hash) window.scrollTo({ top: 0, left: 0, behavior: 'instant' });
   }, [pathname, hash, navigation]);
   return null;
+}
+
+// Its own chunk: only an account that has not verified its address loads it.
+const VerifyEmailBanner = lazy(() => import(/* webpackChunkName: "verify-email-banner" */ '../components/VerifyEmailBanner'));
+
+/** Signed-in pages, while the account's address is unverified: the reminder with "Resend link". */
+export function UnverifiedEmailBanner() {
+  const email = useAuthSelector((s) => (s.hasTag('signedIn') && s.context.user?.email_verified === false ? s.context.user.email : null));
+  return email === null ? null : (
+    <Suspense fallback={null}>
+      <VerifyEmailBanner email={email} />
+    </Suspense>
+  );
 }
 
 /** The frame around every route: skip link, top bar, the page, footer. */
@@ -42,6 +56,7 @@ export function Layout() {
         {messages.layout.skipToContent}
       </Link>
       <TopBar />
+      <UnverifiedEmailBanner />
       <Box as="main" id={MAIN_ID} tabIndex={-1} flex="1" outline="none">
         <Outlet />
       </Box>

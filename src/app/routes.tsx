@@ -61,6 +61,8 @@ export const createRoutes = (authMachine?: AuthMachine): RouteObject[] => [
       { path: 'register', ...page(() => import(/* webpackChunkName: "page-register" */ '../pages/RegisterPage')) },
       { path: 'forgot-password', ...page(() => import(/* webpackChunkName: "page-forgot-password" */ '../pages/ForgotPasswordPage')) },
       { path: 'reset-password', ...page(() => import(/* webpackChunkName: "page-reset-password" */ '../pages/ResetPasswordPage')) },
+      // Public: the mailed link works signed in or out (a signed-in app's banner then goes).
+      { path: 'verify-email', ...page(() => import(/* webpackChunkName: "page-verify-email" */ '../pages/VerifyEmailPage')) },
       { path: 'invite/:token', ...page(() => import(/* webpackChunkName: "page-invite" */ '../pages/InvitePage')) },
       // Not behind the guard: signed out, the page itself asks to sign in and keeps the code for after.
       { path: 'link', ...page(() => import(/* webpackChunkName: "page-link" */ '../pages/LinkPage')) },

@@ -102,6 +102,27 @@ export const auth = {
   tooManyAttempts: (seconds: number) => `Too many attempts. ${pleaseWait(seconds)}`,
 } as const;
 
+/** Verified email: the banner of signed-in pages and the /verify-email page (decisions.md, "Verified email"). */
+export const verifyEmail = {
+  title: 'Verify your email',
+  lead: 'Confirming the email address of your account.',
+  bannerText: (email: string) => `Please verify your email address. We sent a link to ${email}.`,
+  resend: 'Resend link',
+  resendBusy: 'Sending...',
+  sent: 'We sent a new link. It works for 24 hours.',
+  verifying: 'Verifying your email address...',
+  verifiedTitle: 'Email verified',
+  verifiedText: 'Thank you: your email address is verified. You can now create API keys and invite or join a team.',
+  failedTitle: 'Could not verify your email address',
+  missingToken: 'This verification link is incomplete. Sign in and use "Resend link" to get a new one.',
+  toDashboard: 'Go to the dashboard',
+  toLogin: 'Sign in',
+  /** The profile's line about the address. */
+  statusLabel: 'Email status',
+  verified: 'Verified',
+  unverified: 'Not verified',
+} as const;
+
 export const plan = {
   active: 'Active',
   inactive: 'Inactive',

@@ -92,6 +92,7 @@ export default function ProfilePage() {
     [t.fullName, user.full_name],
     [t.username, user.username],
     [t.email, user.email],
+    [messages.verifyEmail.statusLabel, user.email_verified ? messages.verifyEmail.verified : messages.verifyEmail.unverified],
     [t.memberSince, new Date(user.created_at).toLocaleDateString()],
   ];
   const requestDeletion = () => {

@@ -27,6 +27,7 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
         full_name: account.full_name,
         username: account.username,
         created_at: new Date(ctx.clock.now()).toISOString(),
+        email_verified: false,
         subscription_plan: 'free',
       });
       // GET /users/me also names the caller's team role (none here); the auth answers do not.
@@ -192,7 +193,7 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
       while ((await login(account.email, 'Wrong-password-123')).statusCode === 401);
       expect((await login(account.email, account.password)).statusCode).toBe(429);
       await post(ctx.app, '/api/v1/auth/password-reset-request', { email: account.email });
-      const token = new URL(/https?:\/\/\S+/.exec((await ctx.mail.latestTo(account.email)).text)![0]).searchParams.get('token')!;
+      const token = new URL(/https?:\/\/\S+/.exec((await ctx.mail.latestTo(account.email, 'password_reset')).text)![0]).searchParams.get('token')!;
       expect((await post(ctx.app, '/api/v1/auth/password-reset', { token, new_password: 'After-the-pause-1' })).statusCode).toBe(204);
       expect((await login(account.email, 'After-the-pause-1')).statusCode).toBe(200);
     });
@@ -380,7 +381,7 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
       expect(known.body).toBe(unknown.body);
       expect(known.json()).toEqual(RESET_REQUESTED);
 
-      const mail = await ctx.mail.latestTo(session.account.email);
+      const mail = await ctx.mail.latestTo(session.account.email, 'password_reset');
       expect(mail.text).toContain(`${ctx.config.publicUrl}/reset-password?token=`);
       const token = tokenFrom(mail.text);
       const reset = await post(ctx.app, '/api/v1/auth/password-reset', { token, new_password: 'Reset-secret-2026' });
@@ -395,7 +396,7 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
     it('refuses an expired or unknown token', async () => {
       const session = await register(ctx.app);
       await post(ctx.app, '/api/v1/auth/password-reset-request', { email: session.account.email });
-      const token = tokenFrom((await ctx.mail.latestTo(session.account.email)).text);
+      const token = tokenFrom((await ctx.mail.latestTo(session.account.email, 'password_reset')).text);
       ctx.clock.advance(60 * MINUTE + 1);
       const expired = await post(ctx.app, '/api/v1/auth/password-reset', { token, new_password: 'Reset-secret-2026' });
       expect(expired.json().error.code).toBe('invalid_reset_token');
@@ -410,7 +411,7 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
         const before = ctx.mail.sent.length;
         expect((await post(ctx.app, '/api/v1/auth/password-reset-request', { email })).statusCode).toBe(202);
         for (let i = 0; i < 50 && ctx.mail.sent.length === before; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-        return tokenFrom((await ctx.mail.latestTo(email)).text);
+        return tokenFrom((await ctx.mail.latestTo(email, 'password_reset')).text);
       };
       const first = await register(ctx.app);
       const [one, sibling] = [await requestLink(first.account.email), await requestLink(first.account.email)];
@@ -451,7 +452,7 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
       await login(session.account.email, 'Wrong-password-123');
       const rotated = (await refresh(session.refresh_token)).json();
       await post(ctx.app, '/api/v1/auth/password-reset-request', { email: session.account.email });
-      const resetToken = new URL(/https?:\/\/\S+/.exec((await ctx.mail.latestTo(session.account.email)).text)![0]).searchParams.get('token')!;
+      const resetToken = new URL(/https?:\/\/\S+/.exec((await ctx.mail.latestTo(session.account.email, 'password_reset')).text)![0]).searchParams.get('token')!;
       await ctx.app.inject({ method: 'GET', url: `/reset-password?token=${resetToken}` });
       const logs = ctx.logs();
       expect(logs).toContain(`"userId":"${session.user.id}"`);

@@ -18,7 +18,7 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
   const resend = (who: Account, id: string, app = ctx.app) => call('POST', `/teams/me/invitations/${id}/resend`, who, undefined, app);
   const revoke = (who: Account, id: string) => call('DELETE', `/teams/me/invitations/${id}`, who);
   /** How many mails went to `to` once every answered call's mail went out (mail leaves after the answer). */
-  const mailsTo = async (to: string) => (await ctx.mail.settledTo(to)).length;
+  const mailsTo = async (to: string) => (await ctx.mail.settledTo(to, 'team_invitation')).length;
   const refusal = (res: { statusCode: number; headers: Record<string, unknown>; json(): { error: { code: string; message: string } } }) => ({
     status: res.statusCode,
     code: res.json().error.code,
@@ -94,7 +94,7 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
     const counted = await ctx.app.database.db.selectFrom('invitation_mails').select((eb) => eb.fn.countAll<number>().as('n')).where('email', '=', email).executeTakeFirstOrThrow();
     expect(Number(counted.n)).toBe(5);
     await second.current.mailer.drain();
-    expect((await ctx.mail.settledTo(email)).length).toBeLessThanOrEqual(5);
+    expect((await ctx.mail.settledTo(email, 'team_invitation')).length).toBeLessThanOrEqual(5);
     ctx.clock.advance(HOUR);
   });
 
@@ -102,7 +102,7 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
     const owner = await teamOwner(ctx, { full_name: 'Your account is locked: visit evil.example/unlock' });
     const email = address();
     expect((await invite(owner, email)).statusCode).toBe(201);
-    const mails = await ctx.mail.settledTo(email);
+    const mails = await ctx.mail.settledTo(email, 'team_invitation');
     expect(mails).toHaveLength(1);
     const mail = mails[0]!;
     expect(mail.subject).toBe('You are invited to join a team on SheetMind');

@@ -34,7 +34,7 @@ describe.each(CASES)('limits under concurrency on %s with the %s store', (engine
   const send = (url: string, payload: object, remoteAddress: string, headers: Record<string, string> = {}) =>
     ctx.app.inject({ method: 'POST', url: `/api/v1${url}`, payload, remoteAddress, headers });
   const login = (email: string, password: string, from: string) => send('/auth/login/email', { email, password }, from);
-  const mailsTo = (to: string) => ctx.mail.sent.filter((mail) => mail.to === to);
+  const mailsTo = (to: string) => ctx.mail.sent.filter((mail) => mail.to === to && mail.kind === 'password_reset');
   /**
    * The reset mails to the account `userId` once the work of each of its `answered` requests is done
    * (it runs after the answer, queues the mail and then logs `auth.reset_requested`), and the app's
@@ -43,7 +43,7 @@ describe.each(CASES)('limits under concurrency on %s with the %s store', (engine
   const resetMailsTo = async (to: string, userId: string, answered: number) => {
     const requestsDone = async () => ctx.logs().split('\n').filter((line) => line.includes('"auth.reset_requested"') && line.includes(`"userId":"${userId}"`)).length;
     await eventually(requestsDone, answered);
-    return ctx.mail.settledTo(to);
+    return ctx.mail.settledTo(to, 'password_reset');
   };
 
   it('evaluates no more guesses of a burst of 300 than the account limit, and the right password in it does not sign in', async () => {
@@ -130,7 +130,7 @@ describe.each(CASES)('limits under concurrency on %s with the %s store', (engine
       letWrite();
       slowWrite.mockRestore();
     }
-    expect((await ctx.mail.latestTo(account.email)).subject).toMatch(/Reset/);
+    expect((await ctx.mail.latestTo(account.email, 'password_reset')).subject).toMatch(/Reset/);
   });
 
   it('lets a password reset lift the hold that guesses put on the account', async () => {
@@ -140,7 +140,7 @@ describe.each(CASES)('limits under concurrency on %s with the %s store', (engine
     expect((await login(account.email, account.password, newAddress())).statusCode).toBe(429);
 
     expect((await send('/auth/password-reset-request', { email: account.email }, newAddress())).statusCode).toBe(202);
-    const token = new URL(/https?:\/\/\S+/.exec((await ctx.mail.latestTo(account.email)).text)![0]).searchParams.get('token')!;
+    const token = new URL(/https?:\/\/\S+/.exec((await ctx.mail.latestTo(account.email, 'password_reset')).text)![0]).searchParams.get('token')!;
     const reset = await send('/auth/password-reset', { token, new_password: 'Reset-after-guesses-1' }, newAddress());
     expect(reset.statusCode).toBe(204);
     expect((await login(account.email, 'Reset-after-guesses-1', newAddress())).statusCode).toBe(200);

@@ -147,7 +147,7 @@ describe.each(ENGINES)('retention job on %s', (engine) => {
     const start = ctx.clock.now();
     const early = await register(ctx.app);
     expect((await post(ctx.app, '/api/v1/auth/password-reset-request', { email: early.account.email })).statusCode).toBe(202);
-    await ctx.mail.latestTo(early.account.email);
+    await ctx.mail.latestTo(early.account.email, 'password_reset');
     const payer = await register(ctx.app);
     await payFor(ctx, payer, 'professional');
     ctx.clock.time = start + 61 * DAY_MS;

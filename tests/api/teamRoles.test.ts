@@ -45,7 +45,7 @@ describe.each(ENGINES)('who makes admins and caps on %s', (engine) => {
     expect(byOwner.statusCode).toBe(201);
     expect(refusal(await call('POST', `/teams/me/invitations/${byOwner.json().id}/resend`, admin))).toEqual([403, 'forbidden']);
     // Nothing was sent for the refused calls: the one mail to the newcomer is the owner's.
-    expect(await ctx.mail.settledTo(newcomer.account.email)).toHaveLength(1);
+    expect(await ctx.mail.settledTo(newcomer.account.email, 'team_invitation')).toHaveLength(1);
     const accepted = await accept(newcomer, await invitationToken(ctx, newcomer.account.email));
     expect(accepted.json().role).toBe('admin');
     expect((await roles(owner))[newcomer.user.id]).toBe('admin');

@@ -69,7 +69,7 @@ describe.each(ENGINES)('team workspaces on %s', (engine) => {
       const sent = await invite(owner, `  ${member.account.email.toUpperCase()} `);
       expect(sent.statusCode).toBe(201);
       expect(sent.json()).toEqual({ id: expect.any(String), email: member.account.email, role: 'member', expires_at: new Date(ctx.clock.now() + 7 * 86_400_000).toISOString(), delivery: 'pending' });
-      const mail = await ctx.mail.latestTo(member.account.email);
+      const mail = await ctx.mail.latestTo(member.account.email, 'team_invitation');
       expect(mail.subject).toBe('You are invited to join a team on SheetMind');
       expect(mail.text).toContain('Grace Hopper invited you to join the team "Grace Hopper’s team" on SheetMind as a member.');
       const token = await invitationToken(ctx, member.account.email);

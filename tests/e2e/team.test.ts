@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { seriousViolations, useServerAndBrowser, watchPage } from '../helpers/browser';
-import { apiClient, invitationLinksIn, makeTeam, newInvitationLink, signUp, storedTokens } from '../helpers/browserPaths';
+import { apiClient, invitationLinksIn, makeTeam, newInvitationLink, newVerificationLink, signUp, storedTokens } from '../helpers/browserPaths';
 
 jest.setTimeout(180_000);
 
@@ -47,8 +48,9 @@ describe('the Team story in Chromium against the real server', () => {
     const owner = person('owner', 'Ada Lovelace');
     const newcomer = person('newcomer', 'Łukasz Ś, "Luke"');
     const known = person('known', 'Grace Hopper');
-    expect((await api('POST', '/auth/register', owner)).status).toBe(201);
-    const knownSession = (await api('POST', '/auth/register', known)).body as { access_token: string };
+    // Both verify their address from its mail (inviting and accepting need it); the newcomer does below.
+    await apiClient(live.server.baseUrl).register(owner);
+    const knownSession = await apiClient(live.server.baseUrl).register(known);
 
     // The owner signs in and buys Team through the test checkout.
     const page = await newPage();
@@ -99,6 +101,13 @@ describe('the Team story in Chromium against the real server', () => {
     await newcomerPage.getByLabel(messages.register.confirmPassword).fill(newcomer.password);
     await newcomerPage.getByRole('button', { name: messages.register.submit }).click();
     await newcomerPage.waitForURL(/\/invite\//);
+    // Not before the address is verified: the page says so, and the mail's link does it.
+    await newcomerPage.getByRole('button', { name: messages.invitation.accept }).click();
+    await newcomerPage.getByText(messages.invitation.errors.email_unverified!).waitFor();
+    const invite = newcomerPage.url();
+    await newcomerPage.goto(await newVerificationLink(path.join(live.server.dataDir, 'outbox'), newcomer.email));
+    await newcomerPage.getByText(messages.verifyEmail.verifiedTitle).waitFor();
+    await newcomerPage.goto(invite);
     await newcomerPage.getByRole('button', { name: messages.invitation.accept }).click();
     await newcomerPage.waitForURL(/\/team$/);
     await newcomerPage.getByRole('heading', { name: 'Ada Lovelace’s team', level: 1 }).waitFor();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Disposable, Page, Route } from 'playwright-core';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../machines/shared/tokenStorage';
 import { useServerAndBrowser } from './browser';
-import { newLoopbackAddress, postJsonFrom } from './server';
+import { newLoopbackAddress, outboxOf, postJsonFrom } from './server';
 
 // Over 300 lines: the one toolkit every Chromium path file uses (tabs, held calls, answers, accounts,
 // teams); split, each file would import four pieces that only make sense together.
@@ -321,11 +321,21 @@ export function apiClient(baseUrl: string) {
   }
   return {
     call,
-    /** Signs up from an address of its own, as a different person would: a test makes more accounts than one address may. */
-    async register(account: { email: string; password: string; full_name: string; username: string }) {
+    /**
+     * Signs up from an address of its own, as a different person would: a test makes more accounts
+     * than one address may. The account then opens its verification link from the server's outbox,
+     * as its owner would (creating keys and teams' invitations need it); `{ verified: false }` keeps it unverified.
+     */
+    async register(account: { email: string; password: string; full_name: string; username: string }, { verified = true }: { verified?: boolean } = {}) {
       const res = await postJsonFrom(`${baseUrl}/api/v1/auth/register`, account, newLoopbackAddress());
       if (res.status !== 201) throw new Error(`POST /auth/register answered ${res.status}: ${res.text}`);
-      return JSON.parse(res.text) as TokenPair & { user: { id: string } };
+      const registered = JSON.parse(res.text) as TokenPair & { user: { id: string } };
+      const outbox = outboxOf.get(baseUrl);
+      if (verified && outbox) {
+        const token = new URL(await newVerificationLink(outbox, account.email)).searchParams.get('token')!;
+        await ok('POST', '/auth/verify-email', { token });
+      }
+      return registered;
     },
     login: (email: string, password: string) => ok<TokenPair>('POST', '/auth/login/email', { email, password }),
     refresh: (refreshToken: string) => ok<TokenPair>('POST', '/auth/refresh', { refresh_token: refreshToken }),
@@ -359,6 +369,29 @@ export function uniqueAccount(full_name: string, password: string) {
 /** Waits one frame of the page: enough for a click's handlers (and a pop-up) to have run. */
 export async function nextFrame(page: Page): Promise<void> {
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+}
+
+/** The mails to `to` in an outbox folder, oldest first, quoted-printable undone. */
+function mailsIn(outbox: string, to: string): string[] {
+  if (!fs.existsSync(outbox)) return [];
+  return fs
+    .readdirSync(outbox)
+    .sort()
+    .map((file) => fs.readFileSync(path.join(outbox, file), 'utf8'))
+    .filter((text) => text.includes(`To: ${to}`))
+    .map((text) => text.replace(/=\r?\n/g, '').replace(/=3D/g, '='));
+}
+
+/** The newest verification link mailed to `to` (decisions.md, "Verified email"), waiting for it: mail goes out through the queue. */
+export async function newVerificationLink(outbox: string, to: string, seen = 0): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const links = mailsIn(outbox, to)
+      .map((text) => /(http:\/\/\S+\/verify-email\?token=[\w-]+)/.exec(text)?.[1])
+      .filter((link): link is string => link !== undefined);
+    if (links.length > seen) return links.at(-1)!;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no verification mail to ${to}`);
 }
 
 /** The invitation links mailed to `to` so far, oldest first, read from the real server's outbox (quoted-printable undone). */

@@ -7,6 +7,7 @@ export const ada: User = {
   full_name: 'Ada Lovelace',
   username: 'ada',
   created_at: '2026-11-01T09:00:00.000Z',
+  email_verified: true,
   subscription_plan: 'free',
 };
 

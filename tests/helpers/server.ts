@@ -55,6 +55,9 @@ export function postJsonFrom(url: string, body: unknown, localAddress: string): 
   });
 }
 
+/** The folder each running server writes its mail to (no SMTP_URL: the outbox), by its address: for `apiClient` to read links. */
+export const outboxOf = new Map<string, string>();
+
 /** Starts the real server (`server/main.ts`) as its own process on a free port and waits until it is healthy. */
 export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
   const port = await freePort();
@@ -88,6 +91,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     if (Date.now() > deadline) throw new Error(`server did not become healthy:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  if (!env.SMTP_URL) outboxOf.set(baseUrl, path.join(dataDir, 'outbox'));
   return {
     baseUrl,
     dataDir,

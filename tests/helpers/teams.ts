@@ -40,7 +40,7 @@ export async function signIn(ctx: TestContext, user: Account): Promise<void> {
 
 /** The token of the newest invitation link mailed to `to`. */
 export async function invitationToken(ctx: TestContext, to: string): Promise<string> {
-  const mail = await ctx.mail.latestTo(to);
+  const mail = await ctx.mail.latestTo(to, 'team_invitation');
   const link = /\/invite\/([\w-]+)/.exec(mail.text);
   if (!link) throw new Error(`no invitation link in the mail to ${to}`);
   return link[1]!;

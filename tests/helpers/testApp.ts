@@ -38,19 +38,22 @@ export class MailCatcher implements Mailer {
    * The mails to `to` once the app's queue sent all it holds that is due: for mail queued with the
    * answer (invitations), so every answered call's mail is counted, however loaded the machine.
    */
-  async settledTo(to: string): Promise<MailMessage[]> {
+  async settledTo(to: string, kind?: string): Promise<MailMessage[]> {
     await this.settle();
-    return this.sent.filter((m) => m.to === to);
+    return this.sent.filter((m) => m.to === to && (kind === undefined || m.kind === kind));
   }
-  /** The newest mail to `to`, waiting briefly since mail goes out after the answer, through the queue. */
-  async latestTo(to: string): Promise<MailMessage> {
+  /**
+   * The newest mail to `to` (of `kind`, e.g. `password_reset`, when named: every account also got
+   * a verification mail), waiting briefly since mail goes out after the answer, through the queue.
+   */
+  async latestTo(to: string, kind?: string): Promise<MailMessage> {
     for (let i = 0; i < 50; i++) {
       await this.settle();
-      const mail = this.sent.filter((m) => m.to === to).at(-1);
+      const mail = this.sent.filter((m) => m.to === to && (kind === undefined || m.kind === kind)).at(-1);
       if (mail) return mail;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    throw new Error(`no mail to ${to}`);
+    throw new Error(`no ${kind ?? ''} mail to ${to}`);
   }
 }
 
@@ -69,6 +72,9 @@ export interface TestAppOptions {
   /** Use the configured mailer (SMTP or outbox) rather than the catcher. */
   realMailer?: boolean;
 }
+
+/** The mail catcher of each app `useTestApp` and `useSecondInstance` built, for `register` to read the mailed link. */
+const catchers = new WeakMap<FastifyInstance, MailCatcher>();
 
 /**
  * Builds the real app on a fresh database of the given engine (a temp SQLite file, or a PostgreSQL
@@ -103,6 +109,7 @@ export function useTestApp(engine: EngineName, options: TestAppOptions = {}): Te
       }),
     );
     context.mail.settle = () => context.app.mailer.drain();
+    if (!options.realMailer) catchers.set(context.app, context.mail);
   });
   afterAll(async () => {
     await context.app?.close();
@@ -158,6 +165,7 @@ export function useSecondInstance(ctx: TestContext): { current: FastifyInstance 
   const other = {} as { current: FastifyInstance };
   beforeAll(async () => {
     other.current = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
+    catchers.set(other.current, ctx.mail);
   });
   afterAll(() => other.current?.close());
   return other;
@@ -195,16 +203,35 @@ export function newAddress(): string {
   return `10.${(addresses >> 16) & 255}.${(addresses >> 8) & 255}.${addresses & 255}`;
 }
 
+/** The token of the newest verification link in the mail to `to` (decisions.md, "Verified email"). */
+export async function verificationToken(mail: MailCatcher, to: string): Promise<string> {
+  const { text } = await mail.latestTo(to, 'email_verification');
+  const link = /\S+\/verify-email\?token=(\S+)/.exec(text);
+  if (!link) throw new Error(`the newest mail to ${to} holds no verification link`);
+  return decodeURIComponent(link[1]!);
+}
+
 /**
  * Registers a fresh account; answers its body and tokens. Each account signs up from its own
  * address, as different people do, so a file's many accounts stay under the sign-up limit.
+ * The account then confirms its address as its owner would, with the link of the mail it got
+ * (creating API keys and teams' invitations need it); `{ verified: false }` leaves it unconfirmed.
+ * An app built without a catcher of its mail has the confirmation written in its database.
  */
-export async function register(app: FastifyInstance, overrides: Parameters<typeof newAccount>[0] = {}) {
+export async function register(app: FastifyInstance, overrides: Parameters<typeof newAccount>[0] = {}, options: { verified?: boolean } = {}) {
   const account = newAccount(overrides);
   const res = await app.inject({ method: 'POST', url: '/api/v1/auth/register', payload: account, remoteAddress: newAddress() });
   if (res.statusCode !== 201) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
-  const body = res.json() as { access_token: string; refresh_token: string; user: { id: string; email: string } };
-  return { account, ...body };
+  const body = res.json() as { access_token: string; refresh_token: string; user: { id: string; email: string; email_verified: boolean } };
+  if (options.verified === false) return { account, ...body };
+  const mail = catchers.get(app);
+  if (mail) {
+    const verified = await post(app, '/api/v1/auth/verify-email', { token: await verificationToken(mail, body.user.email) });
+    if (verified.statusCode !== 200) throw new Error(`verify-email failed: ${verified.statusCode} ${verified.body}`);
+  } else {
+    await app.database.db.updateTable('users').set({ email_verified_at: Date.now() }).where('id', '=', body.user.id).execute();
+  }
+  return { account, ...body, user: { ...body.user, email_verified: true } };
 }
 
 /**

@@ -12,6 +12,7 @@ const user: User = {
   full_name: 'Ada Lovelace',
   username: 'ada',
   created_at: '2026-11-01T00:00:00.000Z',
+  email_verified: true,
   subscription_plan: 'free',
 };
 const pair = (n: number): TokenPair => ({ access_token: `access-${n}`, refresh_token: `refresh-${n}` });

@@ -23,7 +23,7 @@ import { focusAfterSubmit, SUPPORT_LABELS, supportCoverage, supportPaths, suppor
  * and busy state. tests/paths replays the same paths in Chromium.
  */
 
-const ada: User = { ...supportUser, username: 'ada', created_at: '2026-11-01T09:00:00.000Z', subscription_plan: 'free' };
+const ada: User = { ...supportUser, username: 'ada', created_at: '2026-11-01T09:00:00.000Z', email_verified: true, subscription_plan: 'free' };
 const t = messages.support;
 
 

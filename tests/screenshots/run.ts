@@ -14,7 +14,8 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { fillSupportForm, launchBrowser, payInNewTab } from '../helpers/browser';
 import { teamMemberSubscription } from '../helpers/fixtures';
-import { newLoopbackAddress, postJsonFrom, startServer } from '../helpers/server';
+import { newVerificationLink } from '../helpers/browserPaths';
+import { newLoopbackAddress, outboxOf, postJsonFrom, startServer } from '../helpers/server';
 import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
 import { presetRange, utcToday } from '../../machines/usage/usage.range';
 import type { CustomFunction, UsageAnalytics } from '../../machines/shared/api';
@@ -312,6 +313,34 @@ const STATES: State[] = [
       if (await menu.isVisible()) await menu.click();
     },
   },
+
+  // Verified email: the banner of signed-in pages, its resend, and the mailed link's page.
+  { name: 'verify-email-banner', path: '/dashboard', signedIn: true, routes: unverified },
+  {
+    name: 'verify-email-banner-sent',
+    path: '/dashboard',
+    signedIn: true,
+    routes: async (page) => {
+      await unverified(page);
+      await answer(page, '**/api/v1/auth/verify-email/resend', { status: 202, json: { message: 'We sent a new link.' } });
+    },
+    act: async (page) => {
+      await page.getByRole('button', { name: messages.verifyEmail.resend }).click();
+      await page.getByText(messages.verifyEmail.sent).waitFor();
+    },
+  },
+  {
+    name: 'verify-email-success',
+    path: '/verify-email?token=a-token',
+    signedIn: true,
+    routes: async (page) => {
+      await unverified(page);
+      await answer(page, '**/api/v1/auth/verify-email', { json: { email_verified: true } });
+    },
+    act: (page) => page.getByText(messages.verifyEmail.verifiedTitle).waitFor(),
+  },
+  // Signed out, a link the server does not know: its own words.
+  { name: 'verify-email-failed', path: '/verify-email?token=no-such-token', act: (page) => page.getByText(messages.verifyEmail.failedTitle).waitFor() },
 
   // Form errors.
   { name: 'form-login-empty', path: '/login', act: (page) => page.getByRole('button', { name: messages.login.submit }).click() },
@@ -1044,7 +1073,19 @@ async function register(baseUrl: string, name: string): Promise<Account> {
   // From an address of its own: a run makes more accounts than one address may in an hour.
   const res = await postJsonFrom(`${baseUrl}/api/v1/auth/register`, account, newLoopbackAddress());
   if (res.status !== 201) throw new Error(`register: ${res.status} ${res.text}`);
+  // Verified, as its owner would after opening the mail: the pictures of other states show no banner.
+  const link = await newVerificationLink(outboxOf.get(baseUrl)!, account.email);
+  const verified = await fetch(`${baseUrl}/api/v1/auth/verify-email`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: new URL(link).searchParams.get('token') }) });
+  if (!verified.ok) throw new Error(`verify-email: ${verified.status}`);
   return { ...account, tokens: JSON.parse(res.text) as Tokens };
+}
+
+/** The signed-in account as if it had not verified its address yet: the banner of signed-in pages shows. */
+async function unverified(page: Page) {
+  await page.route('**/api/v1/users/me', async (route) => {
+    const res = await route.fetch();
+    await route.fulfill({ response: res, json: { ...((await res.json()) as object), email_verified: false } });
+  });
 }
 
 async function signIn(baseUrl: string, account: Account): Promise<Tokens> {

@@ -44,6 +44,7 @@ export const credentials = {
   revoke: 'Revoke',
   keyRevoked: 'API key revoked',
   keyCreateFailed: 'Could not create the key',
+  emailUnverified: 'Please verify your email address first: open the link we mailed you, or use "Resend link" in the banner above.',
   keyRevokeFailed: 'Could not revoke the key',
   loadFailed: 'Your sessions and keys could not be loaded.',
   retry: 'Retry',

@@ -152,6 +152,7 @@ export const team = {
     seat_limit_reached: 'All 10 seats of the Team plan are taken, pending invitations included. Revoke an invitation or remove a member first.',
     member_not_found: 'This person is no longer in the team.',
     invitation_not_found: 'This invitation was already answered, revoked or replaced.',
+    email_unverified: 'Please verify your email address before inviting: open the link we mailed you, or use "Resend link" in the banner above.',
   } as Record<string, string>,
 } as const;
 
@@ -180,6 +181,7 @@ export const invitation = {
     invalid_invitation: 'This invitation link no longer works: it was used, revoked, replaced or it expired.',
     invitation_email_mismatch: 'This invitation is for another email address. Sign in with the invited address to accept it.',
     already_in_team: 'You are already in a team. Leave it first to join this one.',
+    email_unverified: 'Please verify your email address before joining: open the link we mailed you, or use "Resend link" in the banner above.',
     // The one 403 of an accept: an admin invitation whose sender no longer owns the team.
     forbidden: 'This invitation would make you an admin, but whoever sent it no longer owns the team. Ask the team’s owner to send it again.',
   } as Record<string, string>,
