@@ -18,6 +18,7 @@ import * as abandonedQueries from './2026-11-26T1500-abandoned-queries';
 import * as usageLedgerByUser from './2026-11-26T1500-usage-ledger-by-user';
 import * as customFunctions from './2026-11-26T1510-custom-functions';
 import * as reserveSettleFunctions from './2026-11-26T1510-reserve-settle-functions';
+import * as passkeys from './2026-11-26T2310-passkeys';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26T1500-usage-ledger-by-user': usageLedgerByUser,
   '2026-11-26T1510-custom-functions': customFunctions,
   '2026-11-26T1510-reserve-settle-functions': reserveSettleFunctions,
+  '2026-11-26T2310-passkeys': passkeys,
 };
