@@ -5,7 +5,7 @@ import { assign, setup } from 'xstate';
 import { ApiRequestError, type AuthResponse, type User } from '../shared/api';
 import { hasStoredSession, tokenStorage, type TokenPair } from '../shared/tokenStorage';
 import { authActors, type LoginInput, type RegisterInput } from './auth.actors';
-import { loginFailure, registrationFailure, type Failure } from './auth.errors';
+import { loginFailure, passkeyLoginFailure, registrationFailure, type Failure } from './auth.errors';
 import { reportFailure } from '../shared/failures';
 import type { NotifyParams } from '../shared/notify';
 
@@ -26,6 +26,8 @@ export interface AuthContext {
 export type AuthEvent =
   | ({ type: 'login.submit'; redirectTo?: string } & LoginInput)
   | ({ type: 'register.submit'; redirectTo?: string } & RegisterInput)
+  /** "Sign in with a passkey": the browser offers the passkeys it holds for this site. */
+  | { type: 'passkey.submit'; redirectTo?: string }
   | { type: 'logout' }
   /** A request was refused with 401 while carrying `accessToken`. */
   | { type: 'session.expired'; accessToken: string | null }
@@ -161,6 +163,30 @@ export const authMachine = setup({
               target: 'registering',
               actions: ['clearFailure', { type: 'rememberRedirect', params: ({ event }) => event.redirectTo }],
             },
+            'passkey.submit': {
+              target: 'signingInWithPasskey',
+              actions: ['clearFailure', { type: 'rememberRedirect', params: ({ event }) => event.redirectTo }],
+            },
+          },
+        },
+        /** The server's options, the browser's passkey prompt, then the answer checked: a sign-in like the password's from there. */
+        signingInWithPasskey: {
+          tags: ['busy'],
+          invoke: {
+            id: 'passkeySignIn',
+            src: 'passkeySignIn',
+            onDone: [
+              {
+                guard: { type: 'isValidUser', params: ({ event }: DoneEvent<AuthResponse>) => event.output.user },
+                target: '#auth.signedIn.welcoming',
+                actions: [
+                  { type: 'storeTokens', params: ({ event }) => event.output },
+                  { type: 'assignUser', params: ({ event }) => event.output.user as User },
+                ],
+              },
+              { target: 'idle', actions: rejectAttempt(invalidUser) },
+            ],
+            onError: { target: 'idle', actions: rejectAttempt(({ event }: ErrorEvent) => passkeyLoginFailure(event.error)) },
           },
         },
         signingIn: {

@@ -5,6 +5,7 @@ import type { ApiKeyInfo, CreatedApiKey, DeviceGrant, NewApiKey, Scope as ApiKey
 import type { UsageAnalytics } from '../../contract/analytics';
 import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
 import type { CustomFunction, FunctionScope, Task } from '../../contract/functions';
+import type { AuthenticationCredential, Passkey, PasskeyCreationOptions, PasskeyRequestOptions, RegistrationCredential } from '../../contract/passkeys';
 import { streamQuery } from './streamQuery';
 import type { TokenPair } from './tokenStorage';
 
@@ -12,6 +13,7 @@ export type { DailyUsage, UsageAnalytics, User };
 export type { AuditEvent, InvitationPreview, InvitedRole, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage };
 export type { CustomFunction, FunctionScope, Task };
 export type { ApiKeyInfo, ApiKeyScope, CreatedApiKey, DeviceGrant, NewApiKey, SessionInfo };
+export type { AuthenticationCredential, Passkey, PasskeyCreationOptions, PasskeyRequestOptions, RegistrationCredential };
 
 /** The user comes with register; the client fetches it when a sign-in answer lacks it. */
 export type AuthResponse = TokenPair & Partial<WireAuthResponse>;
@@ -44,6 +46,9 @@ export const authApi = {
     request<{ message: string }>({ method: 'POST', url: '/auth/password-reset-request', data: { email }, signal }),
   resetPassword: (body: { token: string; new_password: string }, { signal }: Opts = {}) =>
     request<void>({ method: 'POST', url: '/auth/password-reset', data: body, signal }),
+  passkeyOptions: ({ signal }: Opts = {}) => request<PasskeyRequestOptions>({ method: 'POST', url: '/auth/webauthn/options', data: {}, signal }),
+  passkeySignIn: (credential: AuthenticationCredential, { signal }: Opts = {}) =>
+    request<AuthResponse>({ method: 'POST', url: '/auth/webauthn', data: { credential }, signal }),
 };
 
 /**
@@ -122,6 +127,17 @@ export const credentialsApi = {
   apiKeys: ({ signal }: Opts = {}) => request<{ api_keys: ApiKeyInfo[] }>({ method: 'GET', url: '/api-keys', signal }),
   createApiKey: (body: NewApiKey, { signal }: Opts = {}) => request<CreatedApiKey>({ method: 'POST', url: '/api-keys', data: body, signal }),
   revokeApiKey: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/api-keys/${encodeURIComponent(id)}`, signal }),
+};
+
+/** The profile's "Passkeys" (decisions.md, "Advanced security"). */
+export const passkeysApi = {
+  list: ({ signal }: Opts = {}) => request<{ credentials: Passkey[] }>({ method: 'GET', url: '/webauthn/credentials', signal }),
+  registrationOptions: ({ signal }: Opts = {}) => request<PasskeyCreationOptions>({ method: 'POST', url: '/webauthn/register/options', data: {}, signal }),
+  register: (credential: RegistrationCredential, name: string, { signal }: Opts = {}) =>
+    request<Passkey>({ method: 'POST', url: '/webauthn/register', data: { credential, name }, signal }),
+  rename: (id: string, name: string, { signal }: Opts = {}) =>
+    request<Passkey>({ method: 'PATCH', url: `/webauthn/credentials/${encodeURIComponent(id)}`, data: { name }, signal }),
+  remove: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/webauthn/credentials/${encodeURIComponent(id)}`, signal }),
 };
 
 /** What POST /query answers (the parts the Quick Start Guide shows). */

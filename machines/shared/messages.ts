@@ -28,11 +28,15 @@ export type MessageKey =
       | 'registerConflict'
       | 'registerBadRequest'
       | 'registerOther'
-      | 'networkFailure'}`
+      | 'networkFailure'
+      | 'passkeyCancelled'
+      | 'passkeyUnsupported'
+      | 'passkeyRefused'}`
   | `register.${'emailRequired' | 'emailInvalid' | 'usernameRequired' | 'usernameInvalid' | 'fullNameRequired' | 'passwordRequired' | 'passwordShort' | 'passwordsMismatch'}`
   | `login.${'emailRequired' | 'passwordRequired'}`
   | `profile.${'currentPasswordRequired' | 'passwordShort' | 'updateFailed' | 'error' | 'passwordsMismatch' | 'updated' | 'updatedText' | 'passwordUnchanged'}`
   | `credentials.${'sessionEnded' | 'othersEnded' | 'keyRevoked' | 'sessionEndFailed' | 'keyCreateFailed' | 'keyRevokeFailed' | 'failed'}`
+  | `passkeys.${'added' | 'renamed' | 'deleted' | 'addFailed' | 'renameFailed' | 'deleteFailed' | 'cancelled' | 'exists' | 'notSupported' | 'refused' | 'failed'}`
   | `team.${'actionFailed' | 'renamed' | 'defaultCapSaved' | 'done' | 'emailRequired' | 'emailInvalid' | 'inviteAdminForbidden'}`
   | 'invitation.joinedTitle'
   | `link.${'failed' | 'codeNotFound' | 'codeMalformed'}`

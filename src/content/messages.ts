@@ -18,6 +18,7 @@ export { profile } from './messages/profile';
 export { team, invitation } from './messages/team';
 export { link } from './messages/link';
 export { credentials } from './messages/credentials';
+export { passkeys } from './messages/passkeys';
 export { guide } from './messages/guide';
 export { usage } from './messages/usage';
 export { functions } from './messages/functions';
@@ -95,6 +96,9 @@ export const auth = {
   registerBadRequest: 'Invalid registration details. Please check your information and try again.',
   registerOther: 'Please try again or contact support.',
   tooManyAttempts: (seconds: number) => `Too many attempts. ${pleaseWait(seconds)}`,
+  passkeyCancelled: 'The passkey request was cancelled or timed out. Try again, or sign in with your password.',
+  passkeyUnsupported: 'This browser or device cannot use a passkey here. Please sign in with your password.',
+  passkeyRefused: 'This passkey could not sign you in. It may have been deleted from your account.',
 } as const;
 
 export const plan = {

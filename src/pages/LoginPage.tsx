@@ -1,4 +1,5 @@
-import { Link } from '@chakra-ui/react';
+import { Button, HStack, Link, Separator, Text } from '@chakra-ui/react';
+import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
 import { useFormik } from 'formik';
 import { Navigate, useLocation } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
@@ -18,6 +19,7 @@ export default function LoginPage() {
   const auth = useAuthRef();
   const busy = useAuthSelector((s) => s.hasTag('busy'));
   const settledIn = useAuthSelector((s) => s.matches({ signedIn: 'active' }));
+  const passkeyBusy = useAuthSelector((s) => s.matches({ signedOut: 'signingInWithPasskey' }));
   const location = useLocation();
   const redirectTo = redirectTarget(location.state);
   const form = useFormik<LoginValues>({
@@ -39,6 +41,28 @@ export default function LoginPage() {
           <RouterLink to="/forgot-password">{t.forgot}</RouterLink>
         </Link>
       </AuthForm>
+      {browserSupportsWebAuthn() && (
+        <>
+          <HStack gap="3" my="4" aria-hidden>
+            <Separator flex="1" />
+            <Text color="fg.muted" fontSize="sm">
+              {t.or}
+            </Text>
+            <Separator flex="1" />
+          </HStack>
+          <Button
+            variant="outline"
+            size="lg"
+            width="full"
+            loading={passkeyBusy}
+            loadingText={t.passkeyBusy}
+            disabled={busy}
+            onClick={() => auth.send({ type: 'passkey.submit', redirectTo })}
+          >
+            {t.passkey}
+          </Button>
+        </>
+      )}
     </AuthCard>
   );
 }

@@ -18,6 +18,7 @@ import { createChartContext, useSelector } from '../lib/chart';
 import { PageHeader } from '../components/PageHeader';
 import { SectionCard } from '../components/SectionCard';
 import { CredentialsSections } from '../components/CredentialsSections';
+import { PasskeysSection } from '../components/PasskeysSection';
 import { AccountExport } from '../components/AccountExport';
 
 const t = messages.profile;
@@ -127,6 +128,7 @@ export default function ProfilePage() {
             </Card.Body>
           </Card.Root>
           <ChangePasswordForm />
+          <PasskeysSection />
           <CredentialsSections />
         </Stack>
         <Stack gap="6" as="aside">

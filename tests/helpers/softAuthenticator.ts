@@ -67,7 +67,7 @@ export class SoftAuthenticator {
     idLength.writeUInt16BE(id.length);
     const flags = FLAG_UP | FLAG_AT | (bend.userVerified === false ? 0 : FLAG_UV);
     const authData = Buffer.concat([sha256(bend.rpId ?? rpId), Buffer.from([flags]), counterBytes(0), Buffer.alloc(16), idLength, id, Buffer.from(cose)]);
-    const attestationObject = isoCBOR.encode(new Map<string, string | Uint8Array | Map<string, never>>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+    const attestationObject = isoCBOR.encode(new Map<string, string | Uint8Array | Map<string, string>>([['fmt', 'none'], ['attStmt', new Map<string, string>()], ['authData', authData]]));
     const clientDataJSON = JSON.stringify({ type: 'webauthn.create', challenge: bend.challenge ?? options.challenge, origin: bend.origin ?? this.origin, crossOrigin: false });
     this.held.push({ id, rpId, userHandle: options.user.id, privateKey, counter: 0 });
     return {
