@@ -70,6 +70,7 @@ function PasskeyItem({ passkey, waiting, renaming, askingDelete, send }: ItemPro
         <NameForm
           initial={renaming.name}
           submitText={t.saveName}
+          busyText={t.saving}
           busy={renaming.busy}
           required
           onSave={(name) => send({ type: 'rename.save', name })}
@@ -159,9 +160,9 @@ export function PasskeysSection() {
         </Stack>
       )}
       {view.naming ? (
-        <Stack gap="3" borderTopWidth="1px" pt="5" role="group" aria-labelledby="passkey-naming">
+        <Stack gap="3" borderTopWidth="1px" pt="5">
           <Stack gap="1">
-            <Heading as="h3" size="md" id="passkey-naming">
+            <Heading as="h3" size="md">
               {t.nameTitle}
             </Heading>
             <Text color="fg.muted" fontSize="sm">
