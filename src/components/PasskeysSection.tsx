@@ -1,5 +1,4 @@
 import { Button, Field, Heading, HStack, Input, Stack, Text } from '@chakra-ui/react';
-import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { passkeysMachine, type PasskeysEvent } from '../../machines/passkeys/passkeys.machine';
 import type { Passkey } from '../../machines/shared/api';
@@ -7,6 +6,7 @@ import { useAuthRef } from '../app/auth';
 import * as messages from '../content/messages';
 import { browserName } from '../lib/browserName';
 import { createChartContext, useSelector } from '../lib/chart';
+import { usePasskeySupport } from '../lib/usePasskeySupport';
 import { Confirm } from './Confirm';
 import { SectionCard } from './SectionCard';
 import { toastEffect } from './Toaster';
@@ -132,7 +132,7 @@ export function PasskeysSection() {
     name: s.context.name,
     passkeys: s.context.passkeys,
   }));
-  const supported = browserSupportsWebAuthn();
+  const supported = usePasskeySupport();
   const send = actor.send;
   return (
     <SectionCard title={t.title} lead={t.lead} busy={view.loading}>
@@ -184,9 +184,11 @@ export function PasskeysSection() {
           {t.add}
         </Button>
       ) : (
-        <Text color="fg.muted" fontSize="sm">
-          {t.unsupported}
-        </Text>
+        supported === false && (
+          <Text color="fg.muted" fontSize="sm">
+            {t.unsupported}
+          </Text>
+        )
       )}
     </SectionCard>
   );

@@ -1,5 +1,4 @@
 import { Button, HStack, Link, Separator, Text } from '@chakra-ui/react';
-import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
 import { useFormik } from 'formik';
 import { Navigate, useLocation } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
@@ -10,6 +9,7 @@ import { AuthCard, AuthForm, AuthSwitch } from '../components/AuthCard';
 import { FormField, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
+import { usePasskeySupport } from '../lib/usePasskeySupport';
 
 const t = messages.login;
 const validate = validateWithSchema<LoginValues>(() => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas').then((schemas) => schemas.loginSchema), { login: t });
@@ -19,6 +19,7 @@ export default function LoginPage() {
   const auth = useAuthRef();
   const busy = useAuthSelector((s) => s.hasTag('busy'));
   const settledIn = useAuthSelector((s) => s.matches({ signedIn: 'active' }));
+  const passkeys = usePasskeySupport();
   const passkeyBusy = useAuthSelector((s) => s.matches({ signedOut: 'signingInWithPasskey' }));
   const location = useLocation();
   const redirectTo = redirectTarget(location.state);
@@ -41,7 +42,7 @@ export default function LoginPage() {
           <RouterLink to="/forgot-password">{t.forgot}</RouterLink>
         </Link>
       </AuthForm>
-      {browserSupportsWebAuthn() && (
+      {passkeys && (
         <>
           <HStack gap="3" my="4" aria-hidden>
             <Separator flex="1" />

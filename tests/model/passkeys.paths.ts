@@ -34,7 +34,7 @@ const credential: RegistrationCredential = {
   clientExtensionResults: {},
 };
 
-const failure = (status: number, code?: string) => new ApiRequestError(status ? `API Error: ${status}` : messages.api.network, status, code);
+const failure = (status: number, code?: 'invalid_passkey') => new ApiRequestError(status ? `API Error: ${status}` : messages.api.network, status, code);
 /** What the browser throws when the person closes its passkey prompt or lets it time out. */
 export const closedPrompt = Object.assign(new Error('The operation either timed out or was not allowed.'), { name: 'NotAllowedError' });
 
