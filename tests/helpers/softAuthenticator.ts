@@ -81,6 +81,23 @@ export class SoftAuthenticator {
   }
 
   /**
+   * A passkey it holds, in the form Chromium's virtual authenticator takes it (DevTools protocol,
+   * `WebAuthn.addCredential`: binary fields in base64): so a browser can sign in with a passkey
+   * registered here, without a ceremony in the page.
+   */
+  forBrowser(index = -1) {
+    const passkey = this.held.at(index)!;
+    return {
+      credentialId: passkey.id.toString('base64'),
+      isResidentCredential: true,
+      rpId: passkey.rpId,
+      privateKey: passkey.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+      userHandle: Buffer.from(passkey.userHandle, 'base64url').toString('base64'),
+      signCount: passkey.counter,
+    };
+  }
+
+  /**
    * Answers `navigator.credentials.get(options)` with a passkey it holds for the relying party: one
    * the options allow, or (no list) any, as a discoverable sign-in offers. `use` picks one by id.
    */
