@@ -1,4 +1,4 @@
-import { Button, HStack, Link, Separator, Text } from '@chakra-ui/react';
+import { Box, Button, HStack, Link, Text } from '@chakra-ui/react';
 import { useFormik } from 'formik';
 import { Navigate, useLocation } from 'react-router-dom';
 import { RouterLink } from '../app/RouterLink';
@@ -44,12 +44,12 @@ export default function LoginPage() {
       </AuthForm>
       {passkeys && (
         <>
-          <HStack gap="3" my="4" aria-hidden>
-            <Separator flex="1" />
+          <HStack gap="3" my="5" aria-hidden>
+            <Box flex="1" borderTopWidth="1px" />
             <Text color="fg.muted" fontSize="sm">
               {t.or}
             </Text>
-            <Separator flex="1" />
+            <Box flex="1" borderTopWidth="1px" />
           </HStack>
           <Button
             variant="outline"

@@ -77,6 +77,10 @@ const apiKeys = [
   { id: 'k1', name: 'Nightly report', prefix: 'sm_live_Ab3d', last4: 'x9Qz', scopes: ['query'], created_at: '2026-11-21T08:00:00.000Z', expires_at: null, last_used_at: '2026-11-23T02:00:00.000Z' },
   { id: 'k2', name: 'Łukasz’s dashboard sync for the quarterly revenue workbook', prefix: 'sm_live_Q7rT', last4: 'm2Lp', scopes: ['query', 'usage:read'], created_at: '2026-10-01T08:00:00.000Z', expires_at: '2026-12-30T08:00:00.000Z', last_used_at: null },
 ];
+const passkeys = [
+  { id: 'cred-1', name: 'Chrome on Linux', created_at: '2026-11-20T09:00:00.000Z', last_used_at: '2026-11-25T08:30:00.000Z' },
+  { id: 'cred-2', name: 'Łukasz’s YubiKey 5C NFC for the finance team laptop, second drawer', created_at: '2026-11-22T18:00:00.000Z', last_used_at: null },
+];
 const newKey = { ...apiKeys[0]!, id: 'k0', name: 'Weekly export', prefix: 'sm_live_Wk7p', last4: 'KuYo', scopes: ['query', 'usage:read'], key: 'sm_live_Wk7pR2mN8qL4vT6yH1cJ5bX3zF9dG0sAeKuYo', expires_at: '2027-02-21T08:00:00.000Z', last_used_at: null };
 
 type Reply = { status?: number; headers?: Record<string, string>; json: unknown };
@@ -767,6 +771,50 @@ const STATES: State[] = [
     },
   },
 
+  // The profile's "Passkeys" (lists answered here; the naming form after a real ceremony with Chromium's virtual authenticator).
+  {
+    name: 'passkeys-empty',
+    path: '/profile',
+    signedIn: true,
+    fullPage: true,
+    routes: (page) => answer(page, '**/api/v1/webauthn/credentials', { json: { credentials: [] } }),
+  },
+  {
+    name: 'passkeys-two',
+    path: '/profile',
+    signedIn: true,
+    fullPage: true,
+    routes: (page) => answer(page, '**/api/v1/webauthn/credentials', { json: { credentials: passkeys } }),
+  },
+  {
+    name: 'passkeys-naming',
+    path: '/profile',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/webauthn/credentials', { json: { credentials: passkeys.slice(0, 1) } }),
+    act: async (page) => {
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('WebAuthn.enable');
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      const section = page.getByRole('region', { name: messages.passkeys.title });
+      await section.getByRole('button', { name: messages.passkeys.add }).click();
+      await toMiddle(section.getByRole('heading', { name: messages.passkeys.nameTitle }));
+    },
+  },
+  {
+    name: 'passkeys-delete-confirm',
+    path: '/profile',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/webauthn/credentials', { json: { credentials: passkeys } }),
+    act: async (page) => {
+      const item = page.getByRole('listitem', { name: passkeys[0]!.name });
+      await item.getByRole('button', { name: messages.passkeys.delete }).click();
+      await toMiddle(item.getByText(messages.passkeys.deleteConfirm));
+    },
+  },
+  { name: 'login-passkey', path: '/login', act: (page) => page.getByRole('button', { name: messages.login.passkey }).waitFor() },
+
   // The Quick Start Guide: before the sample query, after it (the real offline provider answers), and refused.
   { name: 'guide-before', path: '/guide', signedIn: true, fullPage: true },
   {
@@ -1118,7 +1166,8 @@ async function main() {
   const only = process.argv.slice(2);
   const states = only.length ? STATES.filter((state) => only.some((word) => state.name.includes(word))) : STATES;
   fs.mkdirSync(path.join(OUT, 'sheets'), { recursive: true });
-  const server = await startServer({ LOG_LEVEL: 'warn' });
+  // Opened as localhost: passkeys need a domain as their relying party, never an IP address.
+  const server = await startServer({ LOG_LEVEL: 'warn' }, { hostName: 'localhost' });
   const browser = await launchBrowser();
   try {
     const account = await register(server.baseUrl, 'shots');
