@@ -95,6 +95,13 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
     expect(removed.json().error.code).toBe('passkey_not_found');
     expect((await call(ctx.app, 'GET', '/webauthn/credentials', other.token)).json()).toEqual({ credentials: [] });
     expect((await call(ctx.app, 'GET', '/webauthn/credentials', owner.token)).json().credentials).toEqual([expect.objectContaining({ id, name: 'Mine' })]);
+
+    // An API key of the owner's, whatever its scopes, manages no passkeys: web sessions only.
+    const key = (await call(ctx.app, 'POST', '/api-keys', owner.token, { name: 'Script', scopes: ['query', 'usage:read'] })).json().key as string;
+    for (const [method, url] of [['GET', '/webauthn/credentials'], ['POST', '/webauthn/register/options'], ['DELETE', `/webauthn/credentials/${id}`]] as const) {
+      const res = await call(ctx.app, method, url, key);
+      expect([res.statusCode, res.json().error.code]).toEqual([403, 'insufficient_scope']);
+    }
   });
 
   it('refuses a registration answer used twice, one after an expired challenge, and one to another user’s challenge', async () => {
