@@ -1,6 +1,5 @@
 import { fromCallback, fromPromise } from 'xstate';
 import { authApi, ApiRequestError, type AuthResponse, type User } from '../shared/api';
-import { usePasskey } from '../shared/passkeyCeremony';
 import { pairFromAnotherTab, recordExchanged } from '../shared/refreshHandoff';
 import { ACCESS_TOKEN_KEY, tokenStorage, type TokenPair } from '../shared/tokenStorage';
 
@@ -54,10 +53,9 @@ export const authActors = {
   fetchUser: fromPromise<User>(({ signal }) => authApi.me({ signal })),
   login: fromPromise<AuthResponse, LoginInput>(({ input, signal }) => authApi.login(input, { signal })),
   /** Options from the server, the browser's passkey prompt, then the signed answer: the usual auth response. */
-  passkeySignIn: fromPromise<AuthResponse>(async ({ signal }) => {
-    const options = await authApi.passkeyOptions({ signal });
-    return authApi.passkeySignIn(await usePasskey(options, signal), { signal });
-  }),
+  passkeySignIn: fromPromise<AuthResponse>(async ({ signal }) =>
+    (await import(/* webpackChunkName: "webauthn" */ '../shared/passkeyCeremony')).signInWithPasskey(signal),
+  ),
   register: fromPromise<AuthResponse, RegisterInput>(({ input, signal }) => authApi.register(input, { signal })),
   refreshTokens: fromPromise<TokenPair, RefreshInput>(({ input, signal }) => refreshStoredTokens(input, signal)),
   logout: fromPromise<void>(({ signal }) => authApi.logout({ signal })),

@@ -1,7 +1,7 @@
 import { ApiRequestError } from '../shared/api';
 import type { Message } from '../shared/messages';
 import { commonFailure, type Failure as ReportedFailure } from '../shared/failures';
-import { passkeyFailureText } from '../shared/passkeyCeremony';
+import { passkeyFailureText } from '../shared/passkeyFailures';
 
 /** What a failed sign-in or registration shows: a toast title and its sentence. */
 export type Failure = Required<ReportedFailure>;
@@ -18,10 +18,10 @@ export function loginFailure(error: unknown): Failure {
 /** A sign-in with a passkey that failed: the prompt closed, a passkey the server does not take, or as a login fails. */
 export function passkeyLoginFailure(error: unknown): Failure {
   const description = passkeyFailureText(error, {
-    cancelled: 'auth.passkeyCancelled',
-    exists: 'auth.passkeyRefused',
-    unsupported: 'auth.passkeyUnsupported',
-    refused: 'auth.passkeyRefused',
+    cancelled: 'passkeys.signInCancelled',
+    exists: 'passkeys.signInRefused',
+    unsupported: 'passkeys.signInUnsupported',
+    refused: 'passkeys.signInRefused',
   });
   return { title: 'auth.loginFailed', description };
 }

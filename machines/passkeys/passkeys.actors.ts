@@ -1,7 +1,18 @@
 import { fromPromise } from 'xstate';
 import { withAuthRetry, type AuthInput } from '../shared/authRetry';
-import { passkeysApi, type Passkey, type PasskeyCreationOptions, type RegistrationCredential } from '../shared/api';
+import { request, type Opts, type Passkey, type PasskeyCreationOptions, type RegistrationCredential } from '../shared/api';
 import { createPasskey } from '../shared/passkeyCeremony';
+
+/** The profile's "Passkeys" calls (decisions.md, "Advanced security"): here, in the profile's chunk, not in every page's. */
+const passkeysApi = {
+  list: ({ signal }: Opts = {}) => request<{ credentials: Passkey[] }>({ method: 'GET', url: '/webauthn/credentials', signal }),
+  registrationOptions: ({ signal }: Opts = {}) => request<PasskeyCreationOptions>({ method: 'POST', url: '/webauthn/register/options', data: {}, signal }),
+  register: (credential: RegistrationCredential, name: string, { signal }: Opts = {}) =>
+    request<Passkey>({ method: 'POST', url: '/webauthn/register', data: { credential, name }, signal }),
+  rename: (id: string, name: string, { signal }: Opts = {}) =>
+    request<Passkey>({ method: 'PATCH', url: `/webauthn/credentials/${encodeURIComponent(id)}`, data: { name }, signal }),
+  remove: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/webauthn/credentials/${encodeURIComponent(id)}`, signal }),
+};
 
 export const passkeysActors = {
   loadPasskeys: fromPromise<Passkey[], AuthInput>(async ({ input: { auth }, signal }) => (await withAuthRetry(auth, () => passkeysApi.list({ signal }))).credentials),

@@ -4,7 +4,7 @@ import type { Passkey, PasskeyCreationOptions, RegistrationCredential } from '..
 import type { MessageKey } from '../shared/messages';
 import type { NotifyParams } from '../shared/notify';
 import { reportFailure } from '../shared/failures';
-import { passkeyFailureText, type PasskeyWords } from '../shared/passkeyCeremony';
+import { passkeyFailureText, type PasskeyWords } from '../shared/passkeyFailures';
 import { passkeysActors } from './passkeys.actors';
 
 export type PasskeysEvent =

@@ -29,7 +29,7 @@ export async function request<T>(config: AxiosRequestConfig): Promise<T> {
   return send<T>(config);
 }
 
-type Opts = { signal?: AbortSignal };
+export type Opts = { signal?: AbortSignal };
 
 /** The calls of product-spec section 7 that the auth flows make. */
 export const authApi = {
@@ -46,9 +46,6 @@ export const authApi = {
     request<{ message: string }>({ method: 'POST', url: '/auth/password-reset-request', data: { email }, signal }),
   resetPassword: (body: { token: string; new_password: string }, { signal }: Opts = {}) =>
     request<void>({ method: 'POST', url: '/auth/password-reset', data: body, signal }),
-  passkeyOptions: ({ signal }: Opts = {}) => request<PasskeyRequestOptions>({ method: 'POST', url: '/auth/webauthn/options', data: {}, signal }),
-  passkeySignIn: (credential: AuthenticationCredential, { signal }: Opts = {}) =>
-    request<AuthResponse>({ method: 'POST', url: '/auth/webauthn', data: { credential }, signal }),
 };
 
 /**
@@ -127,17 +124,6 @@ export const credentialsApi = {
   apiKeys: ({ signal }: Opts = {}) => request<{ api_keys: ApiKeyInfo[] }>({ method: 'GET', url: '/api-keys', signal }),
   createApiKey: (body: NewApiKey, { signal }: Opts = {}) => request<CreatedApiKey>({ method: 'POST', url: '/api-keys', data: body, signal }),
   revokeApiKey: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/api-keys/${encodeURIComponent(id)}`, signal }),
-};
-
-/** The profile's "Passkeys" (decisions.md, "Advanced security"). */
-export const passkeysApi = {
-  list: ({ signal }: Opts = {}) => request<{ credentials: Passkey[] }>({ method: 'GET', url: '/webauthn/credentials', signal }),
-  registrationOptions: ({ signal }: Opts = {}) => request<PasskeyCreationOptions>({ method: 'POST', url: '/webauthn/register/options', data: {}, signal }),
-  register: (credential: RegistrationCredential, name: string, { signal }: Opts = {}) =>
-    request<Passkey>({ method: 'POST', url: '/webauthn/register', data: { credential, name }, signal }),
-  rename: (id: string, name: string, { signal }: Opts = {}) =>
-    request<Passkey>({ method: 'PATCH', url: `/webauthn/credentials/${encodeURIComponent(id)}`, data: { name }, signal }),
-  remove: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/webauthn/credentials/${encodeURIComponent(id)}`, signal }),
 };
 
 /** What POST /query answers (the parts the Quick Start Guide shows). */

@@ -28,15 +28,12 @@ export type MessageKey =
       | 'registerConflict'
       | 'registerBadRequest'
       | 'registerOther'
-      | 'networkFailure'
-      | 'passkeyCancelled'
-      | 'passkeyUnsupported'
-      | 'passkeyRefused'}`
+      | 'networkFailure'}`
   | `register.${'emailRequired' | 'emailInvalid' | 'usernameRequired' | 'usernameInvalid' | 'fullNameRequired' | 'passwordRequired' | 'passwordShort' | 'passwordsMismatch'}`
   | `login.${'emailRequired' | 'passwordRequired'}`
   | `profile.${'currentPasswordRequired' | 'passwordShort' | 'updateFailed' | 'error' | 'passwordsMismatch' | 'updated' | 'updatedText' | 'passwordUnchanged'}`
   | `credentials.${'sessionEnded' | 'othersEnded' | 'keyRevoked' | 'sessionEndFailed' | 'keyCreateFailed' | 'keyRevokeFailed' | 'failed'}`
-  | `passkeys.${'added' | 'renamed' | 'deleted' | 'addFailed' | 'renameFailed' | 'deleteFailed' | 'cancelled' | 'exists' | 'notSupported' | 'refused' | 'failed'}`
+  | `passkeys.${'added' | 'renamed' | 'deleted' | 'addFailed' | 'renameFailed' | 'deleteFailed' | 'cancelled' | 'exists' | 'notSupported' | 'refused' | 'failed' | 'signInCancelled' | 'signInUnsupported' | 'signInRefused'}`
   | `team.${'actionFailed' | 'renamed' | 'defaultCapSaved' | 'done' | 'emailRequired' | 'emailInvalid' | 'inviteAdminForbidden'}`
   | 'invitation.joinedTitle'
   | `link.${'failed' | 'codeNotFound' | 'codeMalformed'}`

@@ -1,12 +1,10 @@
-import type { AuthenticationCredential, PasskeyCreationOptions, PasskeyRequestOptions, RegistrationCredential } from './api';
-import { ApiRequestError } from './api';
-import { commonFailure } from './failures';
-import type { Message } from './messages';
+import { request, type AuthenticationCredential, type AuthResponse, type PasskeyCreationOptions, type PasskeyRequestOptions, type RegistrationCredential } from './api';
 
 /**
  * The browser's half of a passkey ceremony, through @simplewebauthn/browser: it turns the server's
  * options into `navigator.credentials.create` / `get` and the answer back into JSON. The library is
- * its own chunk, loaded on the first ceremony: no page pays for it before a passkey is used.
+ * its own chunk, loaded on the first ceremony: no page pays for it before a passkey is used (the
+ * sign-in loads this module too, so /login's first scripts carry none of it).
  */
 const library = () => import(/* webpackChunkName: "webauthn" */ '@simplewebauthn/browser');
 
@@ -31,7 +29,7 @@ export async function createPasskey(options: PasskeyCreationOptions, signal?: Ab
 }
 
 /** Signs the options' challenge with a passkey the person picks. */
-export async function usePasskey(options: PasskeyRequestOptions, signal?: AbortSignal): Promise<AuthenticationCredential> {
+export async function signWithPasskey(options: PasskeyRequestOptions, signal?: AbortSignal): Promise<AuthenticationCredential> {
   const lib = await library();
   const release = cancelOnAbort(lib, signal);
   try {
@@ -41,33 +39,9 @@ export async function usePasskey(options: PasskeyRequestOptions, signal?: AbortS
   }
 }
 
-/**
- * What went wrong in a ceremony, in the person's terms: the browser's refusals come as DOMException
- * names (W3C WebAuthn §5.1.3, §5.1.4.1), which @simplewebauthn/browser keeps as the error's name.
- * `NotAllowedError` is the person closing the prompt, or its timing out; `InvalidStateError` on
- * creation, a passkey of this account already on the device.
- */
-export function ceremonyProblem(error: unknown): 'cancelled' | 'exists' | 'unsupported' | null {
-  if (error instanceof ApiRequestError || !(error instanceof Error)) return null;
-  if (error.name === 'NotAllowedError' || error.name === 'AbortError') return 'cancelled';
-  if (error.name === 'InvalidStateError') return 'exists';
-  if (error.name === 'NotSupportedError' || error.name === 'SecurityError') return 'unsupported';
-  return null;
-}
-
-/** A flow's sentences for what can go wrong with a passkey (each flow words them in its own section). */
-export interface PasskeyWords {
-  cancelled: Message;
-  exists: Message;
-  unsupported: Message;
-  /** The server did not accept the passkey (`invalid_passkey`). */
-  refused: Message;
-}
-
-/** A failed passkey step's sentence: the ceremony's problem, the shared rules, then the server's words. */
-export function passkeyFailureText(error: unknown, words: PasskeyWords): Message {
-  const problem = ceremonyProblem(error);
-  if (problem) return words[problem];
-  if (!(error instanceof ApiRequestError)) return error instanceof Error ? { text: error.message } : words.refused;
-  return commonFailure(error) ?? (error.code === 'invalid_passkey' ? words.refused : error.serverMessage ? { text: error.serverMessage } : error.shown);
+/** "Sign in with a passkey": the server's options, the browser's prompt, then the answer checked (the usual auth response). */
+export async function signInWithPasskey(signal?: AbortSignal): Promise<AuthResponse> {
+  const options = await request<PasskeyRequestOptions>({ method: 'POST', url: '/auth/webauthn/options', data: {}, signal });
+  const credential = await signWithPasskey(options, signal);
+  return request<AuthResponse>({ method: 'POST', url: '/auth/webauthn', data: { credential }, signal });
 }

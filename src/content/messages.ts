@@ -96,9 +96,6 @@ export const auth = {
   registerBadRequest: 'Invalid registration details. Please check your information and try again.',
   registerOther: 'Please try again or contact support.',
   tooManyAttempts: (seconds: number) => `Too many attempts. ${pleaseWait(seconds)}`,
-  passkeyCancelled: 'The passkey request was cancelled or timed out. Try again, or sign in with your password.',
-  passkeyUnsupported: 'This browser or device cannot use a passkey here. Please sign in with your password.',
-  passkeyRefused: 'This passkey could not sign you in. It may have been deleted from your account.',
 } as const;
 
 export const plan = {

@@ -33,4 +33,8 @@ export const passkeys = {
   notSupported: 'This browser or device cannot make a passkey here.',
   refused: 'The passkey could not be verified. Please try again.',
   failed: 'Please try again.',
+  // Signing in with a passkey (/login): shown in its failure toast, so not in the page's own texts.
+  signInCancelled: 'The passkey request was cancelled or timed out. Try again, or sign in with your password.',
+  signInUnsupported: 'This browser or device cannot use a passkey here. Please sign in with your password.',
+  signInRefused: 'This passkey could not sign you in. It may have been deleted from your account.',
 } as const;
