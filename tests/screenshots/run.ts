@@ -110,7 +110,7 @@ function linkState(name: string, lookup: Reply, decide?: 'approve' | 'deny'): St
 async function signInThroughForm(page: Page, account: Account, password = account.password) {
   await page.getByLabel(messages.login.email).fill(account.email);
   await page.getByLabel(messages.login.password).fill(password);
-  await page.getByRole('button', { name: messages.login.submit }).click();
+  await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
 }
 
 /** Signs the open page in as `account` (stored tokens, then a reload): for a state that changes its account. */
@@ -318,7 +318,7 @@ const STATES: State[] = [
   },
 
   // Form errors.
-  { name: 'form-login-empty', path: '/login', act: (page) => page.getByRole('button', { name: messages.login.submit }).click() },
+  { name: 'form-login-empty', path: '/login', act: (page) => page.getByRole('button', { name: messages.login.submit, exact: true }).click() },
   { name: 'form-register-empty', path: '/register', act: (page) => page.getByRole('button', { name: messages.register.submit }).click() },
   { name: 'form-support-empty', path: '/support', signedIn: true, act: (page) => page.getByRole('button', { name: messages.support.submit }).click() },
   { name: 'form-forgot-empty', path: '/forgot-password', act: (page) => page.getByRole('button', { name: messages.forgotPassword.submit }).click() },
