@@ -64,6 +64,11 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
     expect(mail.text).toContain(`${PUBLIC_URL}/profile`);
 
     expect((await call(ctx.app, 'GET', '/webauthn/credentials', who.token)).json()).toEqual({ credentials: [passkey] });
+    // The account export lists it, never its public key.
+    const exported = await call(ctx.app, 'GET', '/users/me/export', who.token);
+    expect(exported.json().security.passkeys).toEqual([passkey]);
+    const { public_key } = await ctx.app.database.db.selectFrom('webauthn_credentials').select('public_key').where('id', '=', passkey.id).executeTakeFirstOrThrow();
+    expect(exported.body).not.toContain(public_key);
     const renamed = await call(ctx.app, 'PATCH', `/webauthn/credentials/${passkey.id}`, who.token, { name: ' Phone ' });
     expect(renamed.statusCode).toBe(200);
     expect(renamed.json()).toEqual({ ...passkey, name: 'Phone' });
