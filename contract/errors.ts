@@ -88,6 +88,10 @@ export const ERROR_CODES = [
   'function_exists',
   'function_limit_reached',
   'function_not_found',
+  // Passkeys
+  'invalid_passkey',
+  'passkey_exists',
+  'passkey_not_found',
   // Billing
   'invalid_plan',
   'already_on_plan',

@@ -39,6 +39,7 @@ import { invitationRoutes } from './routes/invitations';
 import { usageRoutes } from './routes/usage';
 import { accountExportRoutes } from './routes/accountExport';
 import { functionRoutes } from './routes/functions';
+import { passkeyRoutes, passkeySignInRoutes } from './routes/webauthn';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -226,6 +227,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(usageRoutes);
       await api.register(accountExportRoutes);
       await api.register(functionRoutes);
+      await api.register(passkeySignInRoutes);
+      await api.register(passkeyRoutes);
       api.setNotFoundHandler((request, reply) =>
         reply
           .status(404)

@@ -60,6 +60,10 @@ export const authActors = {
   fetchUser: fromPromise<User>(({ signal }) => authApi.me({ signal })),
   login: fromPromise<AuthResponse, LoginInput>(({ input, signal }) => authApi.login(input, { signal })),
   loginSecondFactor: fromPromise<AuthResponse, SecondFactorInput>(({ input, signal }) => authApi.loginSecondFactor(input, { signal })),
+  /** Options from the server, the browser's passkey prompt, then the signed answer: the usual auth response. */
+  passkeySignIn: fromPromise<AuthResponse>(async ({ signal }) =>
+    (await import(/* webpackChunkName: "webauthn" */ '../shared/passkeyCeremony')).signInWithPasskey(signal),
+  ),
   register: fromPromise<AuthResponse, RegisterInput>(({ input, signal }) => authApi.register(input, { signal })),
   refreshTokens: fromPromise<TokenPair, RefreshInput>(({ input, signal }) => refreshStoredTokens(input, signal)),
   logout: fromPromise<void>(({ signal }) => authApi.logout({ signal })),

@@ -1,6 +1,7 @@
 import { ApiRequestError } from '../shared/api';
 import type { Message } from '../shared/messages';
 import { commonFailure, type Failure as ReportedFailure } from '../shared/failures';
+import { passkeyFailureText } from '../shared/passkeyFailures';
 
 /** What a failed sign-in or registration shows: a toast title and its sentence. */
 export type Failure = Required<ReportedFailure>;
@@ -11,6 +12,17 @@ export function loginFailure(error: unknown): Failure {
     if (!(error instanceof ApiRequestError)) return error instanceof Error ? { text: error.message } : 'auth.loginOther';
     return commonFailure(error) ?? (error.status === 401 ? 'auth.loginUnauthorized' : error.status === 400 ? 'auth.loginBadRequest' : 'auth.loginOther');
   })();
+  return { title: 'auth.loginFailed', description };
+}
+
+/** A sign-in with a passkey that failed: the prompt closed, a passkey the server does not take, or as a login fails. */
+export function passkeyLoginFailure(error: unknown): Failure {
+  const description = passkeyFailureText(error, {
+    cancelled: 'passkeys.signInCancelled',
+    exists: 'passkeys.signInRefused',
+    unsupported: 'passkeys.signInUnsupported',
+    refused: 'passkeys.signInRefused',
+  });
   return { title: 'auth.loginFailed', description };
 }
 

@@ -6,7 +6,7 @@ import { ApiRequestError, type AuthResponse, type User } from '../shared/api';
 import { hasStoredSession, tokenStorage, type TokenPair } from '../shared/tokenStorage';
 import type { MfaRequired, SecondFactorMethod } from '../../contract/security';
 import { authActors, type LoginInput, type RegisterInput } from './auth.actors';
-import { isExpiredSecondStep, loginFailure, registrationFailure, secondFactorFailure, type Failure } from './auth.errors';
+import { isExpiredSecondStep, loginFailure, passkeyLoginFailure, registrationFailure, secondFactorFailure, type Failure } from './auth.errors';
 import { reportFailure } from '../shared/failures';
 import type { NotifyParams } from '../shared/notify';
 
@@ -33,6 +33,8 @@ export type AuthEvent =
   | { type: 'mfa.submit'; code: string }
   | { type: 'mfa.method'; method: SecondFactorMethod }
   | { type: 'mfa.cancel' }
+  /** "Sign in with a passkey": the browser offers the passkeys it holds for this site. */
+  | { type: 'passkey.submit'; redirectTo?: string }
   | { type: 'logout' }
   /** A request was refused with 401 while carrying `accessToken`. */
   | { type: 'session.expired'; accessToken: string | null }
@@ -195,6 +197,30 @@ export const authMachine = setup({
               target: 'registering',
               actions: ['clearFailure', { type: 'rememberRedirect', params: ({ event }) => event.redirectTo }],
             },
+            'passkey.submit': {
+              target: 'signingInWithPasskey',
+              actions: ['clearFailure', { type: 'rememberRedirect', params: ({ event }) => event.redirectTo }],
+            },
+          },
+        },
+        /** The server's options, the browser's passkey prompt, then the answer checked: a sign-in like the password's from there. */
+        signingInWithPasskey: {
+          tags: ['busy'],
+          invoke: {
+            id: 'passkeySignIn',
+            src: 'passkeySignIn',
+            onDone: [
+              {
+                guard: { type: 'isValidUser', params: ({ event }: DoneEvent<AuthResponse>) => event.output.user },
+                target: '#auth.signedIn.welcoming',
+                actions: [
+                  { type: 'storeTokens', params: ({ event }) => event.output },
+                  { type: 'assignUser', params: ({ event }) => event.output.user as User },
+                ],
+              },
+              { target: 'idle', actions: rejectAttempt(invalidUser) },
+            ],
+            onError: { target: 'idle', actions: rejectAttempt(({ event }: ErrorEvent) => passkeyLoginFailure(event.error)) },
           },
         },
         signingIn: {

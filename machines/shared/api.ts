@@ -6,6 +6,7 @@ import type { UsageAnalytics } from '../../contract/analytics';
 import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
 import type { CustomFunction, FunctionScope, Task } from '../../contract/functions';
 import type { RecoveryCodes, SecondFactorMethod, SecondFactorStatus, TotpSetup } from '../../contract/security';
+import type { AuthenticationCredential, Passkey, PasskeyCreationOptions, PasskeyRequestOptions, RegistrationCredential } from '../../contract/passkeys';
 import { streamQuery } from './streamQuery';
 import type { TokenPair } from './tokenStorage';
 
@@ -14,6 +15,7 @@ export type { AuditEvent, InvitationPreview, InvitedRole, Team, TeamInvitation, 
 export type { CustomFunction, FunctionScope, Task };
 export type { RecoveryCodes, SecondFactorMethod, SecondFactorStatus, TotpSetup };
 export type { ApiKeyInfo, ApiKeyScope, CreatedApiKey, DeviceGrant, NewApiKey, SessionInfo };
+export type { AuthenticationCredential, Passkey, PasskeyCreationOptions, PasskeyRequestOptions, RegistrationCredential };
 
 /** The user comes with register; the client fetches it when a sign-in answer lacks it. */
 export type AuthResponse = TokenPair & Partial<WireAuthResponse>;
@@ -29,7 +31,7 @@ export async function request<T>(config: AxiosRequestConfig): Promise<T> {
   return send<T>(config);
 }
 
-type Opts = { signal?: AbortSignal };
+export type Opts = { signal?: AbortSignal };
 
 /** The calls of product-spec section 7 that the auth flows make. */
 export const authApi = {

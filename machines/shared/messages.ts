@@ -39,6 +39,7 @@ export type MessageKey =
   | `credentials.${'sessionEnded' | 'othersEnded' | 'keyRevoked' | 'sessionEndFailed' | 'keyCreateFailed' | 'keyRevokeFailed' | 'failed' | 'emailUnverified'}`
   // The /verify-email page and the banner's resend (machines/verifyEmail).
   | `verifyEmail.${'missingToken' | 'sent'}`
+  | `passkeys.${'added' | 'renamed' | 'deleted' | 'addFailed' | 'renameFailed' | 'deleteFailed' | 'cancelled' | 'exists' | 'notSupported' | 'refused' | 'failed' | 'signInCancelled' | 'signInUnsupported' | 'signInRefused'}`
   | `team.${'actionFailed' | 'renamed' | 'defaultCapSaved' | 'done' | 'emailRequired' | 'emailInvalid' | 'inviteAdminForbidden'}`
   | `security.${'turnedOn' | 'turnedOnText' | 'turnedOff' | 'turnedOffText' | 'codeRequired' | 'codeInvalid' | 'passwordRequired'}`
   | 'invitation.joinedTitle'

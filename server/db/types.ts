@@ -371,6 +371,33 @@ export interface MailAttemptsTable {
   error: string | null;
 }
 
+/** A passkey (WebAuthn credential) under its credential id, base64url. */
+export interface WebauthnCredentialsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  /** The authenticator's signature counter as last seen (0 for authenticators that keep none). */
+  counter: number;
+  /** JSON array of the transports the browser reported at registration. */
+  transports: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export type WebauthnPurpose = 'register' | 'authenticate';
+
+/** A WebAuthn challenge handed out, until used once or expired. */
+export interface WebauthnChallengesTable {
+  challenge: string;
+  /** Whose ceremony it is; null for a discoverable sign-in, where the passkey names the user. */
+  user_id: string | null;
+  purpose: WebauthnPurpose;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   settings: SettingsTable;
@@ -401,6 +428,8 @@ export interface Database {
   custom_functions: CustomFunctionsTable;
   mail_outbox: MailOutboxTable;
   mail_attempts: MailAttemptsTable;
+  webauthn_credentials: WebauthnCredentialsTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }
 
 export type Engine = 'sqlite' | 'postgres';

@@ -1,6 +1,8 @@
+import { secondFactorStatus } from './secondFactors';
 import type { Kysely } from 'kysely';
 import type { PlanId } from '../../contract/plans';
 import type { Database } from '../db/types';
+import { passkeysOf } from './passkeys';
 
 /**
  * The account export (decisions.md, "Professional's promises"; GDPR art. 15 and 20): everything the
@@ -35,6 +37,11 @@ export const ACCOUNT_TABLES: Readonly<Record<string, string>> = {
   team_invitations: 'team.invitations_sent and team.invitations_received (never the link)',
   team_audit_log: 'team.audit_events (the events the person made or that were about them)',
   custom_functions: 'custom_functions (the person’s own, and the team functions they made)',
+  webauthn_credentials: 'security.passkeys (names and dates; never a public key)',
+  recovery_codes: 'security.recovery_codes_left (how many are unused; never a code or its hash)',
+  mfa_challenges: 'not exported: second steps of sign-ins under way, 5 minutes each',
+  known_devices: 'security.known_devices (when each browser was first used; never what identifies it)',
+  webauthn_challenges: 'not exported: challenges of passkey ceremonies under way, kept 5 minutes at most',
 };
 
 const iso = (ms: number | string | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
@@ -46,6 +53,9 @@ export async function accountExport(db: Kysely<Database>, userId: string, plan: 
   const ownTeams = [...new Set(teamIds.filter((id): id is string => id !== undefined))];
   const verifications = await db.selectFrom('email_verifications').select(['email', 'created_at', 'expires_at', 'used_at']).where('user_id', '=', userId).orderBy('created_at').execute();
   const functions = await db.selectFrom('custom_functions').selectAll().where('user_id', '=', userId).orderBy('name').execute();
+  const passkeys = await passkeysOf(db, userId);
+  const secondFactors = await secondFactorStatus(db, userId);
+  const devices = await db.selectFrom('known_devices').select('first_seen_at').where('user_id', '=', userId).orderBy('first_seen_at').execute();
   const [sessions, keys, grants, resets, subscription, events, pages, months, days, rollups, teams, memberMonths, sent, received, audit] = await Promise.all([
     db.selectFrom('sessions').leftJoin('credential_activity', 'credential_activity.credential_id', 'sessions.id')
       .select(['id', 'kind', 'client_id', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'revoked_reason', 'ip', 'user_agent', 'last_used_at'])
@@ -74,9 +84,14 @@ export async function accountExport(db: Kysely<Database>, userId: string, plan: 
     exported_at: iso(now)!,
     tables: { ...ACCOUNT_TABLES },
     profile: { ...user, created_at: iso(user.created_at), updated_at: iso(user.updated_at), email_verified_at: iso(user.email_verified_at), plan },
-    // Second factors and passkeys are not built yet (decisions.md, "Advanced security"): when they
-    // are, their status goes here, without secrets (no TOTP secret, no recovery code, no public key).
-    security: { two_factor: 'not_offered', passkeys: [] },
+    // Second factors without their secrets (no TOTP secret, no recovery code); passkeys without their keys.
+    security: {
+      two_factor: secondFactors.totp_enabled ? 'authenticator_app' : 'off',
+      two_factor_since: secondFactors.totp_enabled_at,
+      recovery_codes_left: secondFactors.recovery_codes_left,
+      passkeys: passkeys.map((row) => ({ id: row.id, name: row.name, created_at: iso(row.created_at), last_used_at: iso(row.last_used_at) })),
+      known_devices: devices.map((row) => ({ first_seen_at: iso(row.first_seen_at) })),
+    },
     sessions: sessions.map((row) => ({ ...row, created_at: iso(row.created_at), expires_at: iso(row.expires_at), revoked_at: iso(row.revoked_at), last_used_at: iso(row.last_used_at) })),
     api_keys: keys.map((row) => ({ ...row, created_at: iso(row.created_at), expires_at: iso(row.expires_at), revoked_at: iso(row.revoked_at), last_used_at: iso(row.last_used_at) })),
     device_sign_ins: grants.map((row) => ({ ...row, created_at: iso(row.created_at), decided_at: iso(row.decided_at) })),

@@ -176,3 +176,24 @@ export function secondFactorOffMail(to: string, profileUrl: string, brand: Brand
     ].join('\n'),
   };
 }
+
+/** A passkey was added to the account: the owner hears of it, in case it was not them. */
+export function passkeyAddedMail(to: string, passkey: { name: string; addedAt: number; profileUrl: string }, brand: Brand): MailMessage {
+  return {
+    to,
+    kind: 'passkey_added',
+    // The passkey's name is typed by a person: in the body as plain text, never in the subject.
+    subject: `A passkey was added to your ${brand.brandName} account`,
+    text: [
+      'Hello,',
+      '',
+      `A passkey named "${passkey.name}" was added to your ${brand.brandName} account on ${new Date(passkey.addedAt).toUTCString()}. It can now sign in to your account.`,
+      '',
+      `If this was you, there is nothing to do. If not, delete it from your profile at once, change your password and contact us at ${brand.supportEmail}:`,
+      '',
+      passkey.profileUrl,
+      '',
+      `— The ${brand.brandName} team`,
+    ].join('\n'),
+  };
+}

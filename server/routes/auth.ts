@@ -74,7 +74,7 @@ function passwordPolicy(password: string, field: string): void {
 }
 
 /** A session signed in on the web, with where it came from for "Sessions and devices". */
-const webOrigin = (request: FastifyRequest): SessionOrigin => ({ kind: 'web', ip: request.ip, userAgent: request.headers['user-agent'] });
+export const webOrigin = (request: FastifyRequest): SessionOrigin => ({ kind: 'web', ip: request.ip, userAgent: request.headers['user-agent'] });
 
 export async function issueTokens(app: FastifyInstance, session: { sessionId: string; userId: string; refreshToken: string }) {
   return {

@@ -19,6 +19,7 @@ export { profile } from './messages/profile';
 export { team, invitation } from './messages/team';
 export { link } from './messages/link';
 export { credentials } from './messages/credentials';
+export { passkeys } from './messages/passkeys';
 export { guide } from './messages/guide';
 export { usage } from './messages/usage';
 export { functions } from './messages/functions';

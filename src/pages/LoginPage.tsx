@@ -1,4 +1,4 @@
-import { Link } from '@chakra-ui/react';
+import { Box, Button, HStack, Link, Text } from '@chakra-ui/react';
 import { lazy, Suspense } from 'react';
 import { useFormik } from 'formik';
 import { Navigate, useLocation } from 'react-router-dom';
@@ -11,6 +11,7 @@ import { PageSpinner } from '../components/PageSpinner';
 import { FormField, validateWithSchema } from '../components/FormField';
 import * as messages from '../content/messages';
 import { usePageTitle } from '../lib/usePageTitle';
+import { usePasskeySupport } from '../lib/usePasskeySupport';
 
 const t = messages.login;
 const schemas = () => import(/* webpackChunkName: "auth-schemas" */ '../../machines/auth/auth.schemas');
@@ -34,6 +35,8 @@ function PasswordStep() {
   const auth = useAuthRef();
   const busy = useAuthSelector((s) => s.hasTag('busy'));
   const settledIn = useAuthSelector((s) => s.matches({ signedIn: 'active' }));
+  const passkeys = usePasskeySupport();
+  const passkeyBusy = useAuthSelector((s) => s.matches({ signedOut: 'signingInWithPasskey' }));
   const location = useLocation();
   const redirectTo = redirectTarget(location.state);
   const form = useFormik<LoginValues>({
@@ -55,6 +58,28 @@ function PasswordStep() {
           <RouterLink to="/forgot-password">{t.forgot}</RouterLink>
         </Link>
       </AuthForm>
+      {passkeys && (
+        <>
+          <HStack gap="3" my="5" aria-hidden>
+            <Box flex="1" borderTopWidth="1px" />
+            <Text color="fg.muted" fontSize="sm">
+              {t.or}
+            </Text>
+            <Box flex="1" borderTopWidth="1px" />
+          </HStack>
+          <Button
+            variant="outline"
+            size="lg"
+            width="full"
+            loading={passkeyBusy}
+            loadingText={t.passkeyBusy}
+            disabled={busy}
+            onClick={() => auth.send({ type: 'passkey.submit', redirectTo })}
+          >
+            {t.passkey}
+          </Button>
+        </>
+      )}
     </AuthCard>
   );
 }

@@ -18,6 +18,7 @@ import { createChartContext, useSelector } from '../lib/chart';
 import { PageHeader } from '../components/PageHeader';
 import { SectionCard } from '../components/SectionCard';
 import { CredentialsSections } from '../components/CredentialsSections';
+import { PasskeysSection } from '../components/PasskeysSection';
 import { AccountExport } from '../components/AccountExport';
 import { TwoFactorSection } from '../components/TwoFactorSection';
 
@@ -130,6 +131,7 @@ export default function ProfilePage() {
           </Card.Root>
           <ChangePasswordForm />
           <TwoFactorSection />
+          <PasskeysSection />
           <CredentialsSections />
         </Stack>
         <Stack gap="6" as="aside">

@@ -104,7 +104,7 @@ describe('axe-core on every page', () => {
     const signIn = async (password: string, toastText: string) => {
       await page.getByLabel(messages.login.email).fill(account.email);
       await page.getByLabel(messages.login.password).fill(password);
-      await page.getByRole('button', { name: messages.login.submit }).click();
+      await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
       await page.getByRole('status').filter({ hasText: toastText }).first().waitFor();
       // Once it has faded in: mid-animation, its text is rightly too faint for axe.
       await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'));

@@ -95,7 +95,7 @@ describe('authentication in Chromium', () => {
     await page.goto(`${live.server.baseUrl}/login`);
     await page.getByLabel(messages.login.email).fill(a.email);
     await page.getByLabel(messages.login.password).fill('Not-the-password-1');
-    await page.getByRole('button', { name: messages.login.submit }).click();
+    await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
     await toast(page, messages.auth.loginUnauthorized).waitFor();
     await toast(page, messages.auth.loginFailed).waitFor();
     expect(page.url()).toBe(`${live.server.baseUrl}/login`);
@@ -110,7 +110,7 @@ describe('authentication in Chromium', () => {
     await page.waitForURL(`${live.server.baseUrl}/login`);
     await page.getByLabel(messages.login.email).fill(a.email);
     await page.getByLabel(messages.login.password).fill(a.password);
-    await page.getByRole('button', { name: messages.login.submit }).click();
+    await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
     await toast(page, messages.auth.welcomeBack).waitFor();
     await page.waitForURL(`${live.server.baseUrl}/profile`);
     await page.getByText(a.email).waitFor();

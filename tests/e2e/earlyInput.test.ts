@@ -82,7 +82,7 @@ describe('input before the app takes over a prerendered form, in Chromium', () =
     const { context, page, watch, addresses, scripts } = await openHeld('/login');
     await field(page, messages.login.email).fill(account.email);
     await field(page, messages.login.password).fill(account.password);
-    await page.getByRole('button', { name: messages.login.submit }).click();
+    await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
     await scripts.release();
 
     await toast(page, messages.auth.welcomeBack).waitFor();

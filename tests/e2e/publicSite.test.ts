@@ -103,7 +103,7 @@ describe('the public site in Chromium', () => {
 
   it('navigates between the pages of the app without a reload', async () => {
     const { page } = await open('/login');
-    await page.getByRole('button', { name: messages.login.submit }).waitFor();
+    await page.getByRole('button', { name: messages.login.submit, exact: true }).waitFor();
     // Gone with a reload: a full navigation makes a new window object.
     await page.evaluate(() => Object.assign(window, { sameDocument: true }));
     await page.getByRole('contentinfo').getByRole('link', { name: messages.footer.terms }).click();

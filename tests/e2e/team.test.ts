@@ -32,7 +32,7 @@ const invitationLink = (to: string) => newInvitationLink(live.server.dataDir, to
 async function signIn(page: Page, who: { email: string; password: string }) {
   await page.getByLabel(messages.login.email).fill(who.email);
   await page.getByLabel(messages.login.password).fill(who.password);
-  await page.getByRole('button', { name: messages.login.submit }).click();
+  await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
 }
 
 describe('the Team story in Chromium against the real server', () => {

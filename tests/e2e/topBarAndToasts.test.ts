@@ -47,7 +47,7 @@ const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width &
 async function twoToasts(page: Page) {
   await page.getByLabel(messages.login.email).fill(account.email);
   await page.getByLabel(messages.login.password).fill('Not-the-password-1');
-  await page.getByRole('button', { name: messages.login.submit }).click();
+  await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
   // The pointer rests on the first toast, as someone reading it would: toasts wait while hovered,
   // so both are still there to be looked at however slowly the machine signs in.
   await toast(page, messages.auth.loginFailed).hover();
@@ -220,7 +220,7 @@ describe('the top bar', () => {
     const page = await open('/login');
     await page.getByLabel(messages.login.email).fill(`nobody${id}@example.com`);
     await page.getByLabel(messages.login.password).fill('Not-the-password-1');
-    const submit = page.getByRole('button', { name: messages.login.submit });
+    const submit = page.getByRole('button', { name: messages.login.submit, exact: true });
     for (let i = 0; i < 4; i++) {
       const answered = page.waitForResponse((response) => response.url().endsWith('/auth/login/email'));
       await submit.click();

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
-import { startServer, type RunningServer } from './server';
+import { startServer, type RunningServer, type ServerOptions } from './server';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -56,10 +56,10 @@ export async function watchPage(page: Page): Promise<PageWatch> {
  * The real server (on a free port, with `env`) and a Chromium (with `browserArgs`) for one test
  * file, started before its tests and stopped after them.
  */
-export function useServerAndBrowser(env: Record<string, string> = {}, browserArgs: string[] = []): { server: RunningServer; browser: Browser } {
+export function useServerAndBrowser(env: Record<string, string> = {}, browserArgs: string[] = [], options: ServerOptions = {}): { server: RunningServer; browser: Browser } {
   const live = {} as { server: RunningServer; browser: Browser };
   beforeAll(async () => {
-    live.server = await startServer(env);
+    live.server = await startServer(env, options);
     live.browser = await launchBrowser(browserArgs);
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Disposable, Page, Route } from 'playwright-core';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../machines/shared/tokenStorage';
 import { useServerAndBrowser } from './browser';
-import { newLoopbackAddress, outboxOf, postJsonFrom } from './server';
+import { newLoopbackAddress, outboxOf, postJsonFrom, type ServerOptions } from './server';
 
 // Over 300 lines: the one toolkit every Chromium path file uses (tabs, held calls, answers, accounts,
 // teams); split, each file would import four pieces that only make sense together.
@@ -23,8 +23,8 @@ import { newLoopbackAddress, outboxOf, postJsonFrom } from './server';
  * Chromium groups its pages into processes. `npx jest --selectProjects paths`: 507 busy
  * core-seconds with a process per navigation, 443 with one for the site (docs/performance.md).
  */
-export function useServerAndPathsBrowser(env: Record<string, string> = {}) {
-  return useServerAndBrowser(env, ['--disable-site-isolation-trials', '--process-per-site']);
+export function useServerAndPathsBrowser(env: Record<string, string> = {}, options: ServerOptions = {}) {
+  return useServerAndBrowser(env, ['--disable-site-isolation-trials', '--process-per-site'], options);
 }
 
 /** A width at which every part of the top bar shows (the greeting hides on narrow screens). */

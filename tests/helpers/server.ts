@@ -58,8 +58,16 @@ export function postJsonFrom(url: string, body: unknown, localAddress: string): 
 /** The folder each running server writes its mail to (no SMTP_URL: the outbox), by its address: for `apiClient` to read links. */
 export const outboxOf = new Map<string, string>();
 
+export interface ServerOptions {
+  /**
+   * The host name the browser opens the app by (PUBLIC_URL's), 127.0.0.1 by default. WebAuthn
+   * takes no IP address as the relying party: passkey tests open the app as `localhost`.
+   */
+  hostName?: string;
+}
+
 /** Starts the real server (`server/main.ts`) as its own process on a free port and waits until it is healthy. */
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+export async function startServer(env: Record<string, string> = {}, { hostName = '127.0.0.1' }: ServerOptions = {}): Promise<RunningServer> {
   const port = await freePort();
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-e2e-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
@@ -69,7 +77,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
       PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_URL: `http://${hostName}:${port}`,
       DATA_DIR: dataDir,
       ...env,
     },
@@ -78,7 +86,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `http://${hostName}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);

@@ -29,6 +29,7 @@ const SOURCE_OF: Record<string, string> = {
   refresh: 'refreshTokens',
   login: 'login',
   secondFactor: 'loginSecondFactor',
+  passkeySignIn: 'passkeySignIn',
   register: 'register',
   logout: 'logout',
 };
@@ -59,6 +60,14 @@ class FakeApi {
 
 const topBar = () => within(screen.getByRole('banner'));
 
+// jsdom has no WebAuthn; the login page offers "Sign in with a passkey" only where the browser has it.
+beforeAll(() => {
+  Object.defineProperty(globalThis, 'PublicKeyCredential', { value: function PublicKeyCredential() {}, configurable: true });
+});
+afterAll(() => {
+  delete (globalThis as { PublicKeyCredential?: unknown }).PublicKeyCredential;
+});
+
 const stateChecks = inJsdom(authViews);
 
 describeChartPaths('auth chart, generated paths', 'auth', { coverage: authCoverage, paths: authPaths }, async ({ path, storedToken }) => {
@@ -72,6 +81,7 @@ describeChartPaths('auth chart, generated paths', 'auth', { coverage: authCovera
       fetchUser: api.actor<User, unknown>('fetchUser'),
       login: api.actor<AuthResponse, typeof credentials>('login'),
       loginSecondFactor: api.actor<AuthResponse, SecondFactorInput>('loginSecondFactor'),
+      passkeySignIn: api.actor<AuthResponse, unknown>('passkeySignIn'),
       register: api.actor<AuthResponse, typeof registration>('register'),
       refreshTokens: api.actor<TokenPair, { failedAccessToken: string | null }>('refreshTokens'),
       logout: api.actor<void, unknown>('logout'),
@@ -97,6 +107,10 @@ describeChartPaths('auth chart, generated paths', 'auth', { coverage: authCovera
       await pasteInto(browser, await screen.findByLabelText(/^Email/), credentials.email);
       await pasteInto(browser, screen.getByLabelText(/^Password/), credentials.password);
       await browser.click(screen.getByRole('button', { name: messages.login.submit }));
+    },
+    'passkey.submit': async () => {
+      await goTo('/login');
+      await browser.click(await screen.findByRole('button', { name: messages.login.passkey }));
     },
     'register.submit': async () => {
       await goTo('/register');

@@ -53,6 +53,8 @@ export const authOutcomes = {
   loginUserLoaded: { type: 'xstate.done.actor.loginUser', output: user },
   loginUserWithoutEmail: { type: 'xstate.done.actor.loginUser', output: { ...user, email: '' } },
   loginUserServerError: { type: 'xstate.error.actor.loginUser', error: serverError },
+  passkeySignedIn: { type: 'xstate.done.actor.passkeySignIn', output: { ...pair, user } },
+  passkeyRefused: { type: 'xstate.error.actor.passkeySignIn', error: new ApiRequestError('API Error: Unauthorized', 401, 'invalid_passkey') },
   registered: { type: 'xstate.done.actor.register', output: { ...pair, user } },
   registeredWithoutUserId: { type: 'xstate.done.actor.register', output: { ...pair, user: { ...user, id: '' } } },
   registrationConflict: { type: 'xstate.error.actor.register', error: conflict },
@@ -69,6 +71,7 @@ export const STALE_ACCESS_TOKEN = 'access-stale';
 export const authUserEvents = {
   login: { type: 'login.submit', ...credentials },
   register: { type: 'register.submit', ...registration },
+  passkey: { type: 'passkey.submit' },
   logout: { type: 'logout' },
   secondFactorCode: { type: 'mfa.submit', code: '123456' },
   useRecoveryCode: { type: 'mfa.method', method: 'recovery_code' },
@@ -143,6 +146,7 @@ export const authViews = {
   ],
   'signedOut.verifyingSecondFactor': () => [{ role: 'button', name: messages.secondStep.busy }],
   'signedOut.fetchingLoginUser': () => [{ role: 'button', name: messages.login.busy }],
+  'signedOut.signingInWithPasskey': () => [{ role: 'button', name: messages.login.passkeyBusy }],
   'signedOut.registering': () => [{ role: 'button', name: messages.register.busy }],
   'signedIn.welcoming': () => [{ text: messages.auth.welcomeBack }, { text: welcome, in: banner }],
   'signedIn.active': () => [

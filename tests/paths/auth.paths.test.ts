@@ -1,4 +1,4 @@
-import type { Page, Route } from 'playwright-core';
+import type { CDPSession, Page, Route } from 'playwright-core';
 import { Secret, TOTP } from 'otpauth';
 import type { EventObject } from 'xstate';
 import type { AuthEvent } from '../../machines/auth/auth.machine';
@@ -19,6 +19,7 @@ import {
 } from '../helpers/browserPaths';
 import { afterEvent, describeChartPaths } from '../helpers/chartModel';
 import { labelled } from '../helpers/sights';
+import { SoftAuthenticator } from '../helpers/softAuthenticator';
 import { inBrowser, seesInBrowser } from '../helpers/sightsInBrowser';
 import { authCoverage, authOutcomes, authPaths, authUserEvents, authViews, credentials, registration, type AuthOutcome } from '../model/auth.paths';
 
@@ -33,7 +34,8 @@ import { authCoverage, authOutcomes, authPaths, authUserEvents, authViews, crede
 
 jest.setTimeout(60_000);
 
-const live = useServerAndPathsBrowser();
+// Opened as localhost: a passkey's relying party is a domain, never an IP address.
+const live = useServerAndPathsBrowser({}, { hostName: 'localhost' });
 const layout = messages.layout;
 
 /** The chart's calls, named by what they ask. */
@@ -41,6 +43,7 @@ const CALLS = {
   me: { method: 'GET', path: '/users/me' },
   login: { method: 'POST', path: '/auth/login/email' },
   mfa: { method: 'POST', path: '/auth/login/mfa' },
+  passkey: { method: 'POST', path: '/auth/webauthn' },
   register: { method: 'POST', path: '/auth/register' },
   refresh: { method: 'POST', path: '/auth/refresh' },
   logout: { method: 'POST', path: '/auth/logout' },
@@ -60,6 +63,8 @@ interface Run {
   signedInAs?: { email: string; password: string };
   /** A second tab of the same browser (same storage), opened on first use. */
   otherTab(): Promise<Page>;
+  /** The passkey the path registered for its account, by credential id (base64url). */
+  passkeyId?: string;
 }
 
 /** An access token of a session that has ended: the real server answers 401 to it. */
@@ -91,6 +96,14 @@ const afterSessionEnded: Answer = async (route, run) => {
   await fromServer(route, run);
 };
 
+/** Deletes the account's passkey first, so the real server refuses the browser's answer (401 `invalid_passkey`). */
+const afterPasskeyDeleted: Answer = async (route, run) => {
+  const { email, password } = run.signedInAs!;
+  const { access_token } = await apiClient(live.server.baseUrl).login(email, password);
+  await apiClient(live.server.baseUrl).call('DELETE', `/webauthn/credentials/${run.passkeyId}`, undefined, access_token);
+  await fromServer(route, run);
+};
+
 type UserBody = { id: string; email: string };
 
 /** The authenticator app's code now (or `offsetMs` later), as a phone shows it. */
@@ -112,6 +125,8 @@ const ANSWERS: Record<AuthOutcome, [Call, Answer]> = {
   loggedInWithoutUserId: ['login', changed((body: { user: UserBody }) => ({ ...body, user: { ...body.user, id: '' } }))],
   // The form was sent with a wrong password.
   loginRefused: ['login', fromServer],
+  passkeySignedIn: ['passkey', fromServer],
+  passkeyRefused: ['passkey', afterPasskeyDeleted],
   loginUserLoaded: ['me', fromServer],
   loginUserWithoutEmail: ['me', changed((body: UserBody) => ({ ...body, email: '' }))],
   loginUserServerError: ['me', serverError],
@@ -145,6 +160,42 @@ function outcomeOf(event: EventObject): AuthOutcome {
  * without one, a sign-in in another tab must find no token: this listener, added before the app's,
  * takes away what the other tab wrote before the app reads it.
  */
+/** The virtual authenticator of each tab (DevTools protocol, WebAuthn domain), made on first use. */
+const authenticators = new WeakMap<Page, Promise<{ cdp: CDPSession; authenticatorId: string }>>();
+function authenticatorOf(page: Page) {
+  let made = authenticators.get(page);
+  if (!made) {
+    made = (async () => {
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('WebAuthn.enable');
+      const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      return { cdp, authenticatorId };
+    })();
+    authenticators.set(page, made);
+  }
+  return made;
+}
+
+/**
+ * Registers a passkey for the account through the API (a software authenticator answers the
+ * ceremony) and puts the same passkey in the tab's virtual authenticator, alone: the page's
+ * "Sign in with a passkey" then finds it, as on a device the person added it from.
+ */
+async function passkeyInBrowser(page: Page, account: { email: string; password: string }): Promise<string> {
+  const api = apiClient(live.server.baseUrl);
+  const { access_token } = await api.login(account.email, account.password);
+  const device = new SoftAuthenticator(live.server.baseUrl);
+  const options = await api.call<never>('POST', '/webauthn/register/options', {}, access_token);
+  const added = await api.call<{ id: string }>('POST', '/webauthn/register', { credential: device.register(options.body), name: 'Laptop' }, access_token);
+  if (added.status !== 201) throw new Error(`POST /webauthn/register answered ${added.status}`);
+  const { cdp, authenticatorId } = await authenticatorOf(page);
+  await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
+  await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: device.forBrowser() });
+  return added.body.id;
+}
+
 function forgetSignInsElsewhere(keys: string[]): void {
   window.addEventListener('storage', (event) => {
     if (event.key === keys[0] && event.oldValue === null && event.newValue !== null) keys.forEach((key) => localStorage.removeItem(key));
@@ -220,6 +271,13 @@ describeChartPaths('auth chart, generated paths, in Chromium against the real se
         await field(messages.login.email).fill(email);
         await field(messages.login.password).fill(nextEvent(step) === authOutcomes.loginRefused ? `Not-${password}` : password);
         await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
+      },
+      'passkey.submit': async () => {
+        const account = await run.account();
+        run.signedInAs = account;
+        run.passkeyId = await passkeyInBrowser(page, account);
+        await showPage('/login', layout.login);
+        await page.getByRole('button', { name: messages.login.passkey, exact: true }).click();
       },
       'register.submit': async (step) => {
         const details = uniqueAccount(registration.full_name, credentials.password);

@@ -78,6 +78,10 @@ const apiKeys = [
   { id: 'k1', name: 'Nightly report', prefix: 'sm_live_Ab3d', last4: 'x9Qz', scopes: ['query'], created_at: '2026-11-21T08:00:00.000Z', expires_at: null, last_used_at: '2026-11-23T02:00:00.000Z' },
   { id: 'k2', name: 'Łukasz’s dashboard sync for the quarterly revenue workbook', prefix: 'sm_live_Q7rT', last4: 'm2Lp', scopes: ['query', 'usage:read'], created_at: '2026-10-01T08:00:00.000Z', expires_at: '2026-12-30T08:00:00.000Z', last_used_at: null },
 ];
+const passkeys = [
+  { id: 'cred-1', name: 'Chrome on Linux', created_at: '2026-11-20T09:00:00.000Z', last_used_at: '2026-11-25T08:30:00.000Z' },
+  { id: 'cred-2', name: 'Łukasz’s YubiKey 5C NFC for the finance team laptop, second drawer', created_at: '2026-11-22T18:00:00.000Z', last_used_at: null },
+];
 const newKey = { ...apiKeys[0]!, id: 'k0', name: 'Weekly export', prefix: 'sm_live_Wk7p', last4: 'KuYo', scopes: ['query', 'usage:read'], key: 'sm_live_Wk7pR2mN8qL4vT6yH1cJ5bX3zF9dG0sAeKuYo', expires_at: '2027-02-21T08:00:00.000Z', last_used_at: null };
 
 type Reply = { status?: number; headers?: Record<string, string>; json: unknown };
@@ -107,7 +111,7 @@ function linkState(name: string, lookup: Reply, decide?: 'approve' | 'deny'): St
 async function signInThroughForm(page: Page, account: Account, password = account.password) {
   await page.getByLabel(messages.login.email).fill(account.email);
   await page.getByLabel(messages.login.password).fill(password);
-  await page.getByRole('button', { name: messages.login.submit }).click();
+  await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
 }
 
 /** Signs the open page in as `account` (stored tokens, then a reload): for a state that changes its account. */
@@ -343,7 +347,7 @@ const STATES: State[] = [
   { name: 'verify-email-failed', path: '/verify-email?token=no-such-token', act: (page) => page.getByText(messages.verifyEmail.failedTitle).waitFor() },
 
   // Form errors.
-  { name: 'form-login-empty', path: '/login', act: (page) => page.getByRole('button', { name: messages.login.submit }).click() },
+  { name: 'form-login-empty', path: '/login', act: (page) => page.getByRole('button', { name: messages.login.submit, exact: true }).click() },
   { name: 'form-register-empty', path: '/register', act: (page) => page.getByRole('button', { name: messages.register.submit }).click() },
   { name: 'form-support-empty', path: '/support', signedIn: true, act: (page) => page.getByRole('button', { name: messages.support.submit }).click() },
   { name: 'form-forgot-empty', path: '/forgot-password', act: (page) => page.getByRole('button', { name: messages.forgotPassword.submit }).click() },
@@ -796,6 +800,50 @@ const STATES: State[] = [
     },
   },
 
+  // The profile's "Passkeys" (lists answered here; the naming form after a real ceremony with Chromium's virtual authenticator).
+  {
+    name: 'passkeys-empty',
+    path: '/profile',
+    signedIn: true,
+    fullPage: true,
+    routes: (page) => answer(page, '**/api/v1/webauthn/credentials', { json: { credentials: [] } }),
+  },
+  {
+    name: 'passkeys-two',
+    path: '/profile',
+    signedIn: true,
+    fullPage: true,
+    routes: (page) => answer(page, '**/api/v1/webauthn/credentials', { json: { credentials: passkeys } }),
+  },
+  {
+    name: 'passkeys-naming',
+    path: '/profile',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/webauthn/credentials', { json: { credentials: passkeys.slice(0, 1) } }),
+    act: async (page) => {
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('WebAuthn.enable');
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      const section = page.getByRole('region', { name: messages.passkeys.title });
+      await section.getByRole('button', { name: messages.passkeys.add }).click();
+      await toMiddle(section.getByRole('heading', { name: messages.passkeys.nameTitle }));
+    },
+  },
+  {
+    name: 'passkeys-delete-confirm',
+    path: '/profile',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/webauthn/credentials', { json: { credentials: passkeys } }),
+    act: async (page) => {
+      const item = page.getByRole('listitem', { name: passkeys[0]!.name });
+      await item.getByRole('button', { name: messages.passkeys.delete }).click();
+      await toMiddle(item.getByText(messages.passkeys.deleteConfirm));
+    },
+  },
+  { name: 'login-passkey', path: '/login', act: (page) => page.getByRole('button', { name: messages.login.passkey }).waitFor() },
+
   // The Quick Start Guide: before the sample query, after it (the real offline provider answers), and refused.
   { name: 'guide-before', path: '/guide', signedIn: true, fullPage: true },
   {
@@ -1159,7 +1207,8 @@ async function main() {
   const only = process.argv.slice(2);
   const states = only.length ? STATES.filter((state) => only.some((word) => state.name.includes(word))) : STATES;
   fs.mkdirSync(path.join(OUT, 'sheets'), { recursive: true });
-  const server = await startServer({ LOG_LEVEL: 'warn' });
+  // Opened as localhost: passkeys need a domain as their relying party, never an IP address.
+  const server = await startServer({ LOG_LEVEL: 'warn' }, { hostName: 'localhost' });
   const browser = await launchBrowser();
   try {
     const account = await register(server.baseUrl, 'shots');

@@ -19,6 +19,7 @@ import * as usageLedgerByUser from './2026-11-26T1500-usage-ledger-by-user';
 import * as customFunctions from './2026-11-26T1510-custom-functions';
 import * as reserveSettleFunctions from './2026-11-26T1510-reserve-settle-functions';
 import * as emailVerification from './2026-11-26T2300-email-verification';
+import * as passkeys from './2026-11-26T2310-passkeys';
 import * as secondFactors from './2026-11-26T2320-second-factors';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
@@ -43,5 +44,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26T1510-custom-functions': customFunctions,
   '2026-11-26T1510-reserve-settle-functions': reserveSettleFunctions,
   '2026-11-26T2300-email-verification': emailVerification,
+  '2026-11-26T2310-passkeys': passkeys,
   '2026-11-26T2320-second-factors': secondFactors,
 };

@@ -1,0 +1,27 @@
+import { fromPromise } from 'xstate';
+import { withAuthRetry, type AuthInput } from '../shared/authRetry';
+import { request, type Opts, type Passkey, type PasskeyCreationOptions, type RegistrationCredential } from '../shared/api';
+import { createPasskey } from '../shared/passkeyCeremony';
+
+/** The profile's "Passkeys" calls (decisions.md, "Advanced security"): here, in the profile's chunk, not in every page's. */
+const passkeysApi = {
+  list: ({ signal }: Opts = {}) => request<{ credentials: Passkey[] }>({ method: 'GET', url: '/webauthn/credentials', signal }),
+  registrationOptions: ({ signal }: Opts = {}) => request<PasskeyCreationOptions>({ method: 'POST', url: '/webauthn/register/options', data: {}, signal }),
+  register: (credential: RegistrationCredential, name: string, { signal }: Opts = {}) =>
+    request<Passkey>({ method: 'POST', url: '/webauthn/register', data: { credential, name }, signal }),
+  rename: (id: string, name: string, { signal }: Opts = {}) =>
+    request<Passkey>({ method: 'PATCH', url: `/webauthn/credentials/${encodeURIComponent(id)}`, data: { name }, signal }),
+  remove: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/webauthn/credentials/${encodeURIComponent(id)}`, signal }),
+};
+
+export const passkeysActors = {
+  loadPasskeys: fromPromise<Passkey[], AuthInput>(async ({ input: { auth }, signal }) => (await withAuthRetry(auth, () => passkeysApi.list({ signal }))).credentials),
+  registrationOptions: fromPromise<PasskeyCreationOptions, AuthInput>(({ input: { auth }, signal }) => withAuthRetry(auth, () => passkeysApi.registrationOptions({ signal }))),
+  /** The browser's prompt: the person confirms with their device, or closes it (NotAllowedError). */
+  createPasskey: fromPromise<RegistrationCredential, { options: PasskeyCreationOptions }>(({ input: { options }, signal }) => createPasskey(options, signal)),
+  savePasskey: fromPromise<Passkey, AuthInput & { credential: RegistrationCredential; name: string }>(({ input: { auth, credential, name }, signal }) =>
+    withAuthRetry(auth, () => passkeysApi.register(credential, name, { signal })),
+  ),
+  renamePasskey: fromPromise<Passkey, AuthInput & { id: string; name: string }>(({ input: { auth, id, name }, signal }) => withAuthRetry(auth, () => passkeysApi.rename(id, name, { signal }))),
+  deletePasskey: fromPromise<void, AuthInput & { id: string }>(({ input: { auth, id }, signal }) => withAuthRetry(auth, () => passkeysApi.remove(id, { signal }))),
+};
