@@ -6,6 +6,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { SecondFactorMethod } from '../../contract/security';
 import type { Database } from '../db/types';
 import { ApiError } from '../errors';
+import { passkeyCount } from './passkeys';
 import { hashToken, randomToken } from './tokens';
 
 /**
@@ -183,7 +184,7 @@ export async function secondFactorStatus(db: Kysely<Database>, userId: string): 
   const [user, codes, passkeys] = await Promise.all([
     db.selectFrom('users').select('totp_enabled_at').where('id', '=', userId).executeTakeFirstOrThrow(),
     db.selectFrom('recovery_codes').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirstOrThrow(),
-    countPasskeys(db, userId),
+    passkeyCount(db, userId),
   ]);
   return {
     totp_enabled: user.totp_enabled_at != null,
@@ -193,19 +194,17 @@ export async function secondFactorStatus(db: Kysely<Database>, userId: string): 
   };
 }
 
-/** The user's passkeys (none until they are built). */
-async function countPasskeys(_db: Kysely<Database>, _userId: string): Promise<number> {
-  return 0;
-}
-
-/** The second factors a sign-in can finish with; empty when the account has none. */
-export async function secondFactorMethods(db: Kysely<Database>, userId: string): Promise<SecondFactorMethod[]> {
+/**
+ * The second factors a password sign-in must finish with; empty when it needs none. Two-step
+ * sign-in is on with an authenticator app: then the app's code, any of the account's passkeys, or a
+ * recovery code. An account with passkeys and no app signs in with a passkey directly, or with its
+ * password alone; a team that requires two-step sign-in (`passkeyRequired`) makes its passkey the
+ * second step of a password sign-in too.
+ */
+export async function secondFactorMethods(db: Kysely<Database>, userId: string, passkeyRequired = false): Promise<SecondFactorMethod[]> {
   const status = await secondFactorStatus(db, userId);
-  const methods: SecondFactorMethod[] = [];
-  if (status.totp_enabled) methods.push('totp');
-  if (status.passkeys > 0) methods.push('webauthn');
-  if (status.totp_enabled) methods.push('recovery_code');
-  return methods;
+  if (status.totp_enabled) return status.passkeys > 0 ? ['totp', 'webauthn', 'recovery_code'] : ['totp', 'recovery_code'];
+  return status.passkeys > 0 && passkeyRequired ? ['webauthn'] : [];
 }
 
 // ---- The second step of a sign-in ----
@@ -239,6 +238,20 @@ export async function takeMfaTry(db: Kysely<Database>, token: string, now: numbe
   return row.user_id;
 }
 
+/** The user of a second step still under way, without taking a try (for a passkey's options). */
+export async function mfaChallengeUser(db: Kysely<Database>, token: string, now: number): Promise<string> {
+  const row = await db
+    .selectFrom('mfa_challenges')
+    .select('user_id')
+    .where('token_hash', '=', hashToken(token))
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('tries', '<', MFA_CHALLENGE_TRIES)
+    .executeTakeFirst();
+  if (!row) throw expiredChallenge();
+  return row.user_id;
+}
+
 /** Ends the challenge once its second factor passed; a second finish of the same token fails. */
 export async function finishMfaChallenge(db: Kysely<Database>, token: string, now: number): Promise<void> {
   const done = await db
@@ -258,10 +271,12 @@ export async function finishMfaChallenge(db: Kysely<Database>, token: string, no
  * update of the same one does not.
  */
 export async function recordDevice(db: Kysely<Database>, userId: string, userAgent: string | undefined, now: number): Promise<boolean> {
+  // An account made before browsers were recorded knows none: its first one is recorded, not mailed about.
+  const known = await db.selectFrom('known_devices').select('device_hash').where('user_id', '=', userId).limit(1).executeTakeFirst();
   const result = await db
     .insertInto('known_devices')
     .values({ user_id: userId, device_hash: hashToken((userAgent ?? '').replace(/\d+([._]\d+)*/g, '')), first_seen_at: now })
     .onConflict((oc) => oc.columns(['user_id', 'device_hash']).doNothing())
     .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  return known !== undefined && Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }

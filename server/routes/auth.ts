@@ -31,6 +31,8 @@ import { newDeviceSignInMail, passwordChangedMail, passwordResetMail } from '../
 import { sessionIdOf } from '../plugins/auth';
 import { consume, type Limit } from '../plugins/rateLimit';
 import { MfaLoginBody, MfaRequiredSchema } from '../../contract/security';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { relyingPartyOf, verifyPasskeyAuthentication } from '../domain/passkeys';
 import type { UsersTable } from '../db/types';
 import { AuthResponseSchema, Email, ErrorSchema, FullName, MessageSchema, OpaqueToken, Password, TokenPairSchema, Username } from '../../contract/schemas';
 import { wireUser } from './users';
@@ -74,7 +76,7 @@ function passwordPolicy(password: string, field: string): void {
 }
 
 /** A session signed in on the web, with where it came from for "Sessions and devices". */
-export const webOrigin = (request: FastifyRequest): SessionOrigin => ({ kind: 'web', ip: request.ip, userAgent: request.headers['user-agent'] });
+const webOrigin = (request: FastifyRequest): SessionOrigin => ({ kind: 'web', ip: request.ip, userAgent: request.headers['user-agent'] });
 
 export async function issueTokens(app: FastifyInstance, session: { sessionId: string; userId: string; refreshToken: string }) {
   return {
@@ -249,12 +251,21 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const passed = await givenBackOnFailure(place, () => {
         if (method === 'totp') return useTotpCode(db, app.secondFactorKey, user.id, code!, now);
         if (method === 'recovery_code') return useRecoveryCode(db, user.id, code!, now);
-        return Promise.resolve(false);
+        // A passkey cannot be guessed, but a refused one counts like a wrong code all the same.
+        return verifyPasskeyAuthentication(db, relyingPartyOf(app.config), credential as unknown as AuthenticationResponseJSON, user.id, now).then(
+          () => true,
+          () => false,
+        );
       });
       if (!passed) {
         await app.rateLimits.delay(accountKey, LOGIN_PAUSES_MS[Math.min(guess, LOGIN_PAUSES_MS.length) - 1]!);
         request.log.warn({ event: 'auth.mfa_failed', userId: user.id, ip: request.ip, method }, 'second factor refused');
-        throw new ApiError(401, 'invalid_code', method === 'recovery_code' ? 'That recovery code is not valid or was used already.' : 'That code is not valid. Enter the current code from your authenticator app.', { field: 'code' });
+        const refusals = {
+          totp: 'That code is not valid. Enter the current code from your authenticator app.',
+          recovery_code: 'That recovery code is not valid or was used already.',
+          webauthn: 'This passkey could not be used to sign in.',
+        };
+        throw new ApiError(401, method === 'webauthn' ? 'invalid_passkey' : 'invalid_code', refusals[method], { field: method === 'webauthn' ? 'credential' : 'code' });
       }
       await place.giveBack();
       await finishMfaChallenge(db, mfaToken, now);

@@ -13,12 +13,11 @@ import {
   verifyPasskeyAuthentication,
   type PasskeyView,
 } from '../domain/passkeys';
-import { createSession } from '../domain/sessions';
 import { findUserById } from '../domain/users';
 import { deliverLater } from '../mail/mailer';
 import { passkeyAddedMail } from '../mail/templates';
 import { consume, type Limit } from '../plugins/rateLimit';
-import { AuthResponseSchema, ErrorSchema } from '../../contract/schemas';
+import { AuthResponseSchema, ErrorSchema, OpaqueToken } from '../../contract/schemas';
 import {
   PasskeyCreationOptionsSchema,
   PasskeyRequestOptionsSchema,
@@ -28,8 +27,8 @@ import {
   RenamePasskeySchema,
 } from '../../contract/passkeys';
 import { ApiError } from '../errors';
-import { issueTokens, webOrigin } from './auth';
-import { wireUser } from './users';
+import { completeSignIn } from './auth';
+import { mfaChallengeUser } from '../domain/secondFactors';
 
 /** Passkey sign-ins started per address: each stores a challenge, so a flood cannot fill the table. */
 export const PASSKEY_OPTIONS_LIMIT: Limit = { what: 'passkey sign-ins', max: 100, windowMs: 15 * 60_000 };
@@ -152,12 +151,18 @@ export const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['auth'],
         summary: 'Start signing in with a passkey: the options for the browser',
-        response: { 200: PasskeyRequestOptionsSchema, 429: ErrorSchema },
+        description:
+          'Without a body (or with `{}`): a discoverable sign-in, any passkey of this site. With `{mfa_token}`: the second step of a ' +
+          "password sign-in, the account's own passkeys only (401 `mfa_token_invalid` when the step is spent).",
+        body: Type.Optional(Type.Object({ mfa_token: Type.Optional(OpaqueToken) }, { additionalProperties: false })),
+        response: { 200: PasskeyRequestOptionsSchema, 401: ErrorSchema, 429: ErrorSchema },
       },
     },
     async (request) => {
       await consume(app.rateLimits, [[`passkey-options:ip:${request.ip}`, PASSKEY_OPTIONS_LIMIT]]);
-      return passkeyAuthenticationOptions(db, rp, null, app.clock.now());
+      const now = app.clock.now();
+      const mfaToken = request.body?.mfa_token;
+      return passkeyAuthenticationOptions(db, rp, mfaToken ? await mfaChallengeUser(db, mfaToken, now) : null, now);
     },
   );
 
@@ -182,9 +187,7 @@ export const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const user = await findUserById(db, userId);
       if (!user) throw new ApiError(401, 'invalid_passkey', 'This passkey could not be used to sign in.', { field: 'credential' });
-      const session = await createSession(db, app.tokens, user.id, now, webOrigin(request));
-      request.log.info({ event: 'auth.login', method: 'passkey', userId: user.id, ip: request.ip }, 'signed in');
-      return { ...(await issueTokens(app, session)), user: await wireUser(app, user) };
+      return completeSignIn(app, request, user, 'passkey');
     },
   );
 };

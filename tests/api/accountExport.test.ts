@@ -59,7 +59,7 @@ describe.each(ENGINES)('the account export on %s', (engine) => {
       format: 'account-export/1',
       exported_at: new Date(ctx.clock.now()).toISOString(),
       profile: { id: person.user.id, email: person.account.email, username: person.account.username, full_name: person.account.full_name, plan: 'free' },
-      security: { two_factor: 'not_offered', passkeys: [] },
+      security: { two_factor: 'off', two_factor_since: null, recovery_codes_left: 0, passkeys: [], known_devices: [{ first_seen_at: new Date(ctx.clock.now()).toISOString() }] },
       sessions: [{ kind: 'web', revoked_at: null }],
       subscription: null,
       usage: { days: [{ date: new Date(ctx.clock.now()).toISOString().slice(0, 10), queries: 1, tokens: query.json().tokens.total }] },

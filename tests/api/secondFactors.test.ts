@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { MFA_CHALLENGE_TTL_MS } from '../../server/domain/secondFactors';
 import { LOGIN_PAUSES_MS } from '../../server/routes/auth';
+import { SoftAuthenticator } from '../helpers/softAuthenticator';
 import { bearer, ENGINES, post, register, useSecondInstance, useTestApp, type TestContext } from '../helpers/testApp';
 
 /**
@@ -220,7 +221,7 @@ describe.each(ENGINES)('two-step sign-in on %s', (engine) => {
     const key = await call(ctx.app, person.access_token, 'POST', '/api-keys', { name: 'Script', scopes: ['query'] });
     expect(key.statusCode).toBe(201);
     await post(ctx.app, '/api/v1/auth/password-reset-request', { email: person.user.email });
-    const link = /https?:\/\/\S+/.exec((await ctx.mail.latestTo(person.user.email)).text)![0];
+    const link = /https?:\/\/\S+/.exec((await ctx.mail.latestTo(person.user.email, 'password_reset')).text)![0];
     const token = new URL(link).searchParams.get('token')!;
     expect((await post(ctx.app, '/api/v1/auth/password-reset', { token, new_password: 'A-new-secret-2026!' })).statusCode).toBe(204);
     const usage = await ctx.app.inject({ method: 'GET', url: '/api/v1/query/usage', headers: bearer(key.json().key) });
@@ -228,6 +229,46 @@ describe.each(ENGINES)('two-step sign-in on %s', (engine) => {
     expect(usage.json().error.code).toBe('api_key_revoked');
     const changed = (await ctx.mail.settledTo(person.user.email)).find((m) => m.kind === 'password_changed')!;
     expect(changed.text).toContain('Your API keys (1) were revoked too');
+  });
+
+  it('takes one of the account\'s passkeys as the second step, and refuses a passkey of another account', async () => {
+    const { person } = await withAuthenticator(ctx);
+    const device = new SoftAuthenticator(ctx.config.publicUrl);
+    const addPasskey = async (token: string, authenticator: SoftAuthenticator) => {
+      const options = await call(ctx.app, token, 'POST', '/webauthn/register/options');
+      const added = await call(ctx.app, token, 'POST', '/webauthn/register', { credential: authenticator.register(options.json()), name: 'Phone' });
+      expect(added.statusCode).toBe(201);
+      return added.json().id as string;
+    };
+    const passkeyId = await addPasskey(person.access_token, device);
+    const stranger = await register(ctx.app);
+    const strangerDevice = new SoftAuthenticator(ctx.config.publicUrl);
+    await addPasskey(stranger.access_token, strangerDevice);
+
+    const first = await passwordStep(ctx.app, person.account);
+    expect(first.methods).toEqual(['totp', 'webauthn', 'recovery_code']);
+    const options = await post(ctx.app, '/api/v1/auth/webauthn/options', { mfa_token: first.mfa_token });
+    expect(options.statusCode).toBe(200);
+    expect(options.json().allowCredentials.map((c: { id: string }) => c.id)).toEqual([passkeyId]);
+    const foreign = await secondStep(ctx.app, { mfa_token: first.mfa_token, method: 'webauthn', credential: strangerDevice.authenticate({ ...options.json(), allowCredentials: [] }) });
+    expect(foreign.statusCode).toBe(401);
+    expect(foreign.json().error.code).toBe('invalid_passkey');
+
+    const again = (await post(other.current, '/api/v1/auth/webauthn/options', { mfa_token: first.mfa_token })).json();
+    const done = await secondStep(other.current, { mfa_token: first.mfa_token, method: 'webauthn', credential: device.authenticate(again) });
+    expect(done.statusCode).toBe(200);
+    expect(done.json().user.email).toBe(person.user.email);
+    // The step is spent: its options are refused too.
+    expect((await post(ctx.app, '/api/v1/auth/webauthn/options', { mfa_token: first.mfa_token })).json().error.code).toBe('mfa_token_invalid');
+  });
+
+  it('lets an account with a passkey and no app sign in with its password alone', async () => {
+    const person = await register(ctx.app);
+    const options = await call(ctx.app, person.access_token, 'POST', '/webauthn/register/options');
+    const credential = new SoftAuthenticator(ctx.config.publicUrl).register(options.json());
+    expect((await call(ctx.app, person.access_token, 'POST', '/webauthn/register', { credential, name: 'Key' })).statusCode).toBe(201);
+    const login = await passwordStep(ctx.app, person.account);
+    expect(login.access_token).toEqual(expect.any(String));
   });
 
   it('generates the key secrets are sealed with into the data directory, readable only by the owner', () => {
