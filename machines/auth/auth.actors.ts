@@ -59,7 +59,12 @@ export async function refreshStoredTokens({ failedAccessToken }: RefreshInput, s
 export const authActors = {
   fetchUser: fromPromise<User>(({ signal }) => authApi.me({ signal })),
   login: fromPromise<AuthResponse, LoginInput>(({ input, signal }) => authApi.login(input, { signal })),
-  loginSecondFactor: fromPromise<AuthResponse, SecondFactorInput>(({ input, signal }) => authApi.loginSecondFactor(input, { signal })),
+  /** The second step: a code, or the browser's passkey prompt for the account's own passkeys (its own chunk, loaded then). */
+  loginSecondFactor: fromPromise<AuthResponse, SecondFactorInput>(async ({ input, signal }) =>
+    input.method === 'webauthn'
+      ? (await import(/* webpackChunkName: "webauthn" */ '../shared/passkeyCeremony')).secondStepWithPasskey(input.mfa_token, signal)
+      : authApi.loginSecondFactor(input, { signal }),
+  ),
   /** Options from the server, the browser's passkey prompt, then the signed answer: the usual auth response. */
   passkeySignIn: fromPromise<AuthResponse>(async ({ signal }) =>
     (await import(/* webpackChunkName: "webauthn" */ '../shared/passkeyCeremony')).signInWithPasskey(signal),

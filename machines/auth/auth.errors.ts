@@ -47,7 +47,8 @@ export function isExpiredSecondStep(error: unknown): boolean {
 /** A refused second factor: a wrong code keeps the step; a spent step asks for a new sign-in. */
 export function secondFactorFailure(error: unknown): Failure {
   const description = ((): Message => {
-    if (!(error instanceof ApiRequestError)) return error instanceof Error ? { text: error.message } : 'auth.loginOther';
+    // The browser's passkey prompt closed or refused: its own words (machines/shared/passkeyFailure).
+    if (!(error instanceof ApiRequestError) || error.code === 'invalid_passkey') return passkeyLoginFailure(error).description;
     if (isExpiredSecondStep(error)) return 'auth.secondStepExpired';
     const common = commonFailure(error);
     if (common) return common;

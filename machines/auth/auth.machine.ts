@@ -33,6 +33,8 @@ export type AuthEvent =
   | { type: 'mfa.submit'; code: string }
   | { type: 'mfa.method'; method: SecondFactorMethod }
   | { type: 'mfa.cancel' }
+  /** The second step with one of the account's passkeys instead of a code. */
+  | { type: 'mfa.passkey' }
   /** "Sign in with a passkey": the browser offers the passkeys it holds for this site. */
   | { type: 'passkey.submit'; redirectTo?: string }
   | { type: 'logout' }
@@ -111,6 +113,7 @@ export const authMachine = setup({
     asksSecondFactor: (_, response: unknown) => asksSecondFactor(response),
     /** The second step's token is spent (expired, used, out of tries): only a new sign-in helps. */
     isExpiredSecondStep: (_, error: unknown) => isExpiredSecondStep(error),
+    offersMethod: ({ context }, method: SecondFactorMethod) => Boolean(context.secondFactor?.methods.includes(method)),
     /** Another method the account has than the one on screen. */
     offersOtherMethod: ({ context }, method: SecondFactorMethod) => Boolean(context.secondFactor?.methods.includes(method) && context.secondFactor.method !== method),
     /** A 401 for the token in use now; an older token's 401 needs no refresh, only a retry. */
@@ -261,6 +264,7 @@ export const authMachine = setup({
           tags: ['secondFactor'],
           on: {
             'mfa.submit': { target: 'verifyingSecondFactor', actions: 'clearFailure' },
+            'mfa.passkey': { guard: { type: 'offersMethod', params: 'webauthn' }, target: 'verifyingSecondFactor', actions: 'clearFailure' },
             'mfa.method': {
               guard: { type: 'offersOtherMethod', params: ({ event }) => event.method },
               actions: ['clearFailure', { type: 'chooseMethod', params: ({ event }) => event.method }],
@@ -273,11 +277,10 @@ export const authMachine = setup({
           invoke: {
             id: 'secondFactor',
             src: 'loginSecondFactor',
-            input: ({ context, event }) => ({
-              mfa_token: context.secondFactor!.token,
-              method: context.secondFactor!.method,
-              code: (event as Extract<AuthEvent, { type: 'mfa.submit' }>).code,
-            }),
+            input: ({ context, event }) =>
+              event.type === 'mfa.passkey'
+                ? { mfa_token: context.secondFactor!.token, method: 'webauthn' as const, code: '' }
+                : { mfa_token: context.secondFactor!.token, method: context.secondFactor!.method, code: (event as Extract<AuthEvent, { type: 'mfa.submit' }>).code },
             onDone: [
               {
                 guard: { type: 'isValidUser', params: ({ event }: DoneEvent<AuthResponse>) => event.output.user },

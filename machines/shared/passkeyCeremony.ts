@@ -45,3 +45,10 @@ export async function signInWithPasskey(signal?: AbortSignal): Promise<AuthRespo
   const credential = await signWithPasskey(options, signal);
   return request<AuthResponse>({ method: 'POST', url: '/auth/webauthn', data: { credential }, signal });
 }
+
+/** The second step of a password sign-in with one of the account's passkeys. */
+export async function secondStepWithPasskey(mfaToken: string, signal?: AbortSignal): Promise<AuthResponse> {
+  const options = await request<PasskeyRequestOptions>({ method: 'POST', url: '/auth/webauthn/options', data: { mfa_token: mfaToken }, signal });
+  const credential = await signWithPasskey(options, signal);
+  return request<AuthResponse>({ method: 'POST', url: '/auth/login/mfa', data: { mfa_token: mfaToken, method: 'webauthn', credential }, signal });
+}

@@ -58,6 +58,11 @@ export default function SecondStep() {
             {method === 'totp' ? step.useRecovery : step.useTotp}
           </Button>
         )}
+        {secondFactor?.methods.includes('webauthn') && (
+          <Button variant="outline" size="sm" onClick={() => auth.send({ type: 'mfa.passkey' })} disabled={busy}>
+            {step.usePasskey}
+          </Button>
+        )}
         <Button variant="plain" size="sm" color="fg.muted" onClick={() => auth.send({ type: 'mfa.cancel' })} disabled={busy}>
           {step.back}
         </Button>

@@ -1,4 +1,5 @@
 import type { CDPSession, Page } from 'playwright-core';
+import { Secret, TOTP } from 'otpauth';
 import * as messages from '../../src/content/messages';
 import { useServerAndBrowser } from '../helpers/browser';
 import { apiClient, uniqueAccount } from '../helpers/browserPaths';
@@ -96,6 +97,49 @@ describe('passkeys in Chromium', () => {
       await section.getByRole('button', { name: t.add }).waitFor();
       await expect(section.getByText(t.none).count()).resolves.toBe(1);
       expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('signs in with the password and a passkey as the second step of an account with an authenticator app', async () => {
+    const account = uniqueAccount('Ada Two Steps', 'Analytical-Engine-1843');
+    const api = apiClient(live.server.baseUrl);
+    const { access_token } = await api.register(account);
+    // The app is set up through the API (the profile's set-up has its own test: e2e/twoFactor).
+    const { secret } = (await api.call<{ secret: string }>('POST', '/mfa/totp/setup', {}, access_token)).body;
+    const code = (offset = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30, timestamp: Date.now() + offset });
+    expect((await api.call('POST', '/mfa/totp/confirm', { code: code() }, access_token)).status).toBe(200);
+    const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await withAuthenticator(page);
+      const step = messages.secondStep;
+      await page.goto(`${live.server.baseUrl}/login`);
+      await page.getByLabel(labelled(messages.login.email)).fill(account.email);
+      await page.getByLabel(labelled(messages.login.password)).fill(account.password);
+      await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
+      // No passkey yet: the app's code is the way on, and no passkey button shows.
+      await page.getByLabel(labelled(step.totpLabel)).fill(code(30_000));
+      expect(await page.getByRole('button', { name: step.usePasskey }).count()).toBe(0);
+      await page.getByRole('button', { name: step.submit, exact: true }).click();
+      await page.waitForURL(`${live.server.baseUrl}/dashboard`);
+
+      await page.goto(`${live.server.baseUrl}/profile`);
+      const section = page.getByRole('region', { name: t.title });
+      await section.getByRole('button', { name: t.add }).click();
+      await section.getByLabel(labelled(t.name)).fill('Laptop');
+      await section.getByRole('button', { name: t.save }).click();
+      await section.getByRole('listitem', { name: 'Laptop' }).waitFor();
+
+      await page.getByRole('banner').getByRole('button', { name: messages.layout.logout, exact: true }).click();
+      await page.waitForURL(`${live.server.baseUrl}/login`);
+      await page.getByLabel(labelled(messages.login.email)).fill(account.email);
+      await page.getByLabel(labelled(messages.login.password)).fill(account.password);
+      await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
+      await page.getByRole('button', { name: step.usePasskey }).click();
+      await toast(page, messages.auth.welcomeBack).waitFor();
+      await page.waitForURL(`${live.server.baseUrl}/profile`);
     } finally {
       await context.close();
     }

@@ -31,7 +31,7 @@ async function register() {
 async function signInWithPassword(page: Page, account: { email: string; password: string }) {
   await page.getByLabel(messages.login.email).fill(account.email);
   await page.getByLabel(messages.login.password, { exact: false }).first().fill(account.password);
-  await page.getByRole('button', { name: messages.login.submit }).click();
+  await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
 }
 
 describe('two-step sign-in in Chromium', () => {
