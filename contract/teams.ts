@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox';
 import { PlanIdSchema, RoleSchema } from './schemas';
 
 /**
@@ -6,7 +6,7 @@ import { PlanIdSchema, RoleSchema } from './schemas';
  * answer with them, the client reads their static types (machines/shared/api.ts).
  */
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
 
 export { RoleSchema };
 export type TeamRole = Static<typeof RoleSchema>;
@@ -17,6 +17,8 @@ export type InvitedRole = Static<typeof InvitedRoleSchema>;
 export const AUDIT_ACTIONS = [
   'team.created',
   'team.renamed',
+  'team.two_factor_policy_changed',
+  'team.session_policy_changed',
   'team.default_cap_changed',
   'team.ownership_transferred',
   'team.plan_changed',
@@ -43,9 +45,24 @@ export const TeamSchema = Type.Object(
       description: "How the team's Team subscription stands; while it is not `ended`, it is every member's plan.",
     }),
     default_monthly_query_cap: Nullable(Type.Integer()),
+    require_two_factor: Type.Boolean({ description: 'Members without a second factor get 403 `two_factor_required` on every call but setting one up, the profile, signing out and leaving.' }),
+    session_max_age_hours: Nullable(Type.Integer({ minimum: 1, maximum: 720, description: "A member's session ends this many hours after its sign-in; null: the usual 30 days." })),
   },
   { $id: 'Team' },
 );
+
+/** `PATCH /teams/me/security` (admins): the team's security policy; at least one field. */
+export const TeamSecurityPolicyBody = Type.Object(
+  {
+    require_two_factor: Type.Optional(Type.Boolean()),
+    session_max_age_hours: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 720 }))),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type TeamSecurityPolicy = Static<typeof TeamSecurityPolicyBody>;
+
+/** A member's second factor as the members table shows it. */
+export const SecondFactorStatusOfMember = Type.Union([Type.Literal('authenticator_app'), Type.Literal('passkey'), Type.Literal('none')]);
 export type Team = Static<typeof TeamSchema>;
 
 /**
@@ -74,6 +91,9 @@ export const TeamMemberSchema = Type.Object(
     month_queries: Nullable(Type.Integer()),
     day_tokens: Nullable(Type.Integer()),
     monthly_query_cap: Nullable(Type.Integer()),
+    second_factor: Nullable(SecondFactorStatusOfMember, {
+      description: 'The member\'s second factor: an authenticator app (with or without passkeys), passkeys only, or none; null for a plain member\'s view of the others.',
+    }),
   },
   { $id: 'TeamMember', description: "A plain member sees the others' names and roles; the other fields are null but for their own row." },
 );

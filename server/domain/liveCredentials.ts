@@ -49,7 +49,11 @@ export async function revokeLive(db: Db, table: CredentialTable, userId: string,
 }
 
 /** A signed-in user as every request sees it (no password hash), with the plan that applies to this request. */
-export type SessionUser = UserColumns & { plan: PlanId };
+export type SessionUser = UserColumns & {
+  plan: PlanId;
+  /** The team's security policy as it applies to this user now (decisions.md, "Team security policy"). */
+  policy: { requireTwoFactor: boolean; sessionMaxAgeHours: number | null; hasSecondFactor: boolean };
+};
 
 /** The user's columns and subscriptions as `credentialUser` reads them. */
 export type CredentialUserRow = UserColumns & {
@@ -63,6 +67,10 @@ export type CredentialUserRow = UserColumns & {
   team_period_end: number | null;
   team_cancel: number | null;
   team_scheduled: PlanState['scheduled_plan'];
+  team_requires_2fa: number | null;
+  team_session_hours: number | null;
+  sf_totp: number | null;
+  sf_passkey: number | boolean | null;
 };
 
 /**
@@ -76,7 +84,10 @@ export const CREDENTIAL_USER_COLUMNS = `${USER_COLUMNS.map((column) => `users.${
        subscriptions.current_period_end as sub_period_end, subscriptions.cancel_at_period_end as sub_cancel,
        subscriptions.scheduled_plan as sub_scheduled, team_subscription.plan as team_plan, team_subscription.status as team_status,
        team_subscription.current_period_end as team_period_end, team_subscription.cancel_at_period_end as team_cancel,
-       team_subscription.scheduled_plan as team_scheduled`;
+       team_subscription.scheduled_plan as team_scheduled,
+       teams.require_two_factor as team_requires_2fa, teams.session_max_age_hours as team_session_hours,
+       users.totp_enabled_at as sf_totp,
+       exists (select 1 from webauthn_credentials where webauthn_credentials.user_id = users.id) as sf_passkey`;
 export const CREDENTIAL_USER_JOIN = `left join subscriptions on subscriptions.user_id = users.id
      left join team_members on team_members.user_id = users.id
      left join teams on teams.id = team_members.team_id
@@ -89,5 +100,13 @@ const planStateOf = (plan: PlanState['plan'] | null, status: PlanState['status']
 export function credentialUser(row: CredentialUserRow, now: number): SessionUser {
   const own = planAt(planStateOf(row.sub_plan, row.sub_status, row.sub_period_end, row.sub_cancel, row.sub_scheduled), now);
   const team = planAt(planStateOf(row.team_plan, row.team_status, row.team_period_end, row.team_cancel, row.team_scheduled), now);
-  return { ...userColumnsOf(row), plan: memberPlan(own, team) };
+  return {
+    ...userColumnsOf(row),
+    plan: memberPlan(own, team),
+    policy: {
+      requireTwoFactor: Number(row.team_requires_2fa ?? 0) === 1,
+      sessionMaxAgeHours: row.team_session_hours === null ? null : Number(row.team_session_hours),
+      hasSecondFactor: row.sf_totp !== null || Boolean(Number(row.sf_passkey)),
+    },
+  };
 }

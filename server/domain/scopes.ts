@@ -27,3 +27,28 @@ export const ADDON_SESSION_ROUTES: ReadonlySet<string> = new Set(['GET /api/v1/u
 export function parseScopes(text: string): Scope[] {
   return text.split(' ').filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope));
 }
+
+/**
+ * What a member without a second factor may still call while their team requires one (decisions.md,
+ * "Team security policy"): setting one up, the profile, signing out and leaving (the team page's
+ * read, to find the way out). Everything else answers 403 `two_factor_required`.
+ */
+export const WITHOUT_SECOND_FACTOR = new Set([
+  'GET /api/v1/users/me',
+  'PUT /api/v1/users/me',
+  'PUT /api/v1/users/me/password',
+  'POST /api/v1/auth/logout',
+  'POST /api/v1/auth/verify-email/resend',
+  'GET /api/v1/mfa',
+  'POST /api/v1/mfa/totp/setup',
+  'POST /api/v1/mfa/totp/confirm',
+  'POST /api/v1/webauthn/register/options',
+  'POST /api/v1/webauthn/register',
+  'GET /api/v1/webauthn/credentials',
+  'PATCH /api/v1/webauthn/credentials/:id',
+  'GET /api/v1/sessions',
+  'DELETE /api/v1/sessions/:id',
+  'GET /api/v1/teams/me',
+]);
+/** Leaving the team: removing oneself. */
+export const LEAVING_TEAM = 'DELETE /api/v1/teams/me/members/:user_id';

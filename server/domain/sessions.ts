@@ -165,12 +165,14 @@ export async function revokeTokenSession(
 /** The user of a live session, with what the session may do: a web session everything, an add-on session its scopes. */
 export interface ActiveSession {
   user: SessionUser;
+  createdAt: number;
   kind: CredentialKindOfSession;
   scopes: Scope[] | null;
 }
 
 type SessionRow = CredentialUserRow & {
   key: string;
+  session_created_at: number;
   session_expires_at: number;
   session_kind: CredentialKindOfSession;
   session_scopes: string | null;
@@ -187,7 +189,7 @@ type SessionRow = CredentialUserRow & {
 export async function activeSession(database: DatabaseHandle, sessionId: string, now: number): Promise<ActiveSession | null> {
   const row = await database.keyedRead<SessionRow>(
     'active_session_user',
-    (keys) => `select sessions.id as key, sessions.expires_at as session_expires_at, sessions.kind as session_kind,
+    (keys) => `select sessions.id as key, sessions.created_at as session_created_at, sessions.expires_at as session_expires_at, sessions.kind as session_kind,
        sessions.scopes as session_scopes, ${CREDENTIAL_USER_COLUMNS}
      from sessions inner join users on users.id = sessions.user_id ${CREDENTIAL_USER_JOIN}
      where sessions.id ${keys} and sessions.revoked_at is null`,
@@ -196,6 +198,7 @@ export async function activeSession(database: DatabaseHandle, sessionId: string,
   if (!row || hasEnded(row.session_expires_at, now)) return null;
   return {
     user: credentialUser(row, now),
+    createdAt: Number(row.session_created_at),
     kind: row.session_kind,
     scopes: row.session_scopes === null ? null : parseScopes(row.session_scopes),
   };

@@ -127,6 +127,8 @@ export async function wireTeam(db: Db, team: TeamsTable, now: number): Promise<T
     seats_used: await seatsUsed(db, team.id, now),
     plan_status: planStatusOf(subscription, now),
     default_monthly_query_cap: team.default_monthly_query_cap,
+    require_two_factor: Number(team.require_two_factor) === 1,
+    session_max_age_hours: team.session_max_age_hours,
   };
 }
 
@@ -154,7 +156,7 @@ export async function ensureTeamOf(trx: Trx, userId: string, now: number): Promi
   const team = { id: uuidV7(now), name: defaultTeamName(owner.full_name) };
   await trx
     .insertInto('teams')
-    .values({ ...team, billing_user_id: userId, default_monthly_query_cap: null, created_at: now, updated_at: now })
+    .values({ ...team, billing_user_id: userId, default_monthly_query_cap: null, require_two_factor: 0, session_max_age_hours: null, created_at: now, updated_at: now })
     .execute();
   const joined = await trx
     .insertInto('team_members')
@@ -219,6 +221,55 @@ export async function renameTeam(trx: Trx, acting: Acting, changes: { name?: str
 
 const capText = (cap: number | null) => (cap === null ? 'no cap' : String(cap));
 
+/** Sets the team's security policy (admins); each change is in the audit log, with who made it. */
+export async function setSecurityPolicy(
+  trx: Trx,
+  acting: Acting,
+  changes: { require_two_factor?: boolean; session_max_age_hours?: number | null },
+  now: number,
+): Promise<TeamsTable> {
+  if (!isAdmin(acting.role)) throw forbidden();
+  const { team } = acting;
+  if (changes.require_two_factor === true && !(await hasSecondFactor(trx, acting.person.id))) {
+    throw new ApiError(403, 'two_factor_required', 'Set up two-step sign-in for yourself first: then you can require it of the team without locking yourself out.');
+  }
+  const requireTwoFactor = changes.require_two_factor === undefined ? team.require_two_factor : changes.require_two_factor ? 1 : 0;
+  const maxAge = changes.session_max_age_hours === undefined ? team.session_max_age_hours : changes.session_max_age_hours;
+  await trx.updateTable('teams').set({ require_two_factor: requireTwoFactor, session_max_age_hours: maxAge, updated_at: now }).where('id', '=', team.id).execute();
+  const target = { id: team.id, name: team.name };
+  if (requireTwoFactor !== Number(team.require_two_factor)) {
+    await recordAudit(trx, { teamId: team.id, actor: acting.person, action: 'team.two_factor_policy_changed', target, detail: requireTwoFactor ? 'required' : 'not required', ip: acting.ip, at: now });
+  }
+  if (maxAge !== team.session_max_age_hours) {
+    await recordAudit(trx, { teamId: team.id, actor: acting.person, action: 'team.session_policy_changed', target, detail: maxAge === null ? 'no limit' : `${maxAge} hours`, ip: acting.ip, at: now });
+  }
+  return { ...team, require_two_factor: requireTwoFactor, session_max_age_hours: maxAge, updated_at: now };
+}
+
+async function hasSecondFactor(db: Db, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('users as u')
+    .select((eb) => ['u.totp_enabled_at', eb.exists(eb.selectFrom('webauthn_credentials as w').select('w.id').whereRef('w.user_id', '=', 'u.id')).as('has_passkey')])
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
+  return Boolean(row && (row.totp_enabled_at != null || Number(row.has_passkey)));
+}
+
+/** Each member's second factor, for the members table: an app (with or without passkeys), passkeys only, or none. */
+async function secondFactorsOf(db: Db, teamId: string): Promise<Map<string, 'authenticator_app' | 'passkey' | 'none'>> {
+  const rows = await db
+    .selectFrom('team_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select((eb) => [
+      'm.user_id',
+      'u.totp_enabled_at',
+      eb.exists(eb.selectFrom('webauthn_credentials as w').select('w.id').whereRef('w.user_id', '=', 'm.user_id')).as('has_passkey'),
+    ])
+    .where('m.team_id', '=', teamId)
+    .execute();
+  return new Map(rows.map((row) => [row.user_id, row.totp_enabled_at != null ? 'authenticator_app' : row.has_passkey ? 'passkey' : 'none']));
+}
+
 export async function listMembers(db: Db, teamId: string, viewer: { userId: string; role: TeamRole }, now: number): Promise<TeamMember[]> {
   const { month, day } = periodsAt(now);
   const rows = await db
@@ -232,6 +283,7 @@ export async function listMembers(db: Db, teamId: string, viewer: { userId: stri
     .execute();
   const byUser = await memberActivity(db, teamId, day);
   const seesAll = isAdmin(viewer.role);
+  const factors = await secondFactorsOf(db, teamId);
   return rows.map((row) => {
     const full = seesAll || row.user_id === viewer.userId;
     const active = byUser.get(row.user_id);
@@ -245,6 +297,7 @@ export async function listMembers(db: Db, teamId: string, viewer: { userId: stri
       month_queries: full ? Number(row.queries ?? 0) : null,
       day_tokens: full ? (active?.dayTokens ?? 0) : null,
       monthly_query_cap: full ? row.monthly_query_cap : null,
+      second_factor: full ? (factors.get(row.user_id) ?? 'none') : null,
     };
   });
 }

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { activityRecorder } from '../domain/activity';
 import { checkApiKey, isApiKey } from '../domain/apiKeys';
-import { ADDON_SESSION_ROUTES, ROUTE_SCOPES, type Scope } from '../domain/scopes';
+import { ADDON_SESSION_ROUTES, LEAVING_TEAM, ROUTE_SCOPES, WITHOUT_SECOND_FACTOR, type Scope } from '../domain/scopes';
 import type { SessionUser } from '../domain/liveCredentials';
-import { activeSession } from '../domain/sessions';
+import { activeSession, revokeSession } from '../domain/sessions';
 import type { ErrorCode } from '../../contract/errors';
 import { ApiError } from '../errors';
 
@@ -71,7 +71,7 @@ export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest('currentUser', null);
   const recordUse = activityRecorder(app.database.db, (error) => app.log.warn({ err: error }, 'last use of a credential not recorded'));
 
-  const identify = async (token: string, now: number): Promise<{ credential: Credential; user: SessionUser }> => {
+  const identify = async (token: string, now: number): Promise<{ credential: Credential; user: SessionUser; signedInAt?: number }> => {
     if (isApiKey(token)) {
       const check = await checkApiKey(app.database, token, now);
       if (!check.ok) {
@@ -90,7 +90,31 @@ export function registerAuth(app: FastifyInstance): void {
     if (session?.user.id !== claims.userId) {
       throw tokenRefused('session_revoked', 'This session has ended. Please sign in again.');
     }
-    return { credential: { kind: session.kind, userId: claims.userId, sessionId: claims.sessionId, scopes: session.scopes }, user: session.user };
+    return {
+      credential: { kind: session.kind, userId: claims.userId, sessionId: claims.sessionId, scopes: session.scopes },
+      user: session.user,
+      signedInAt: session.createdAt,
+    };
+  };
+
+  /**
+   * The team's security policy, on every call, read with the credential (so a change holds from the
+   * next call on every instance): a session older than the team allows ends; a member without a
+   * second factor may only set one up, see the profile, sign out or leave.
+   */
+  const holdTeamPolicy = async (credential: Credential, user: SessionUser, route: string, request: FastifyRequest, signedInAt: number | undefined, now: number) => {
+    const { sessionMaxAgeHours, requireTwoFactor, hasSecondFactor } = user.policy;
+    if (credential.kind !== 'key' && sessionMaxAgeHours !== null && signedInAt !== undefined && now - signedInAt > sessionMaxAgeHours * 3_600_000) {
+      await revokeSession(app.database.db, credential.sessionId, 'team_session_max_age', now);
+      throw tokenRefused('session_revoked', `Your team asks you to sign in again every ${sessionMaxAgeHours} hours. Please sign in again.`);
+    }
+    if (!requireTwoFactor || hasSecondFactor || WITHOUT_SECOND_FACTOR.has(route)) return;
+    if (route === LEAVING_TEAM && (request.params as { user_id?: string }).user_id === credential.userId) return;
+    throw new ApiError(
+      403,
+      'two_factor_required',
+      'Your team requires two-step sign-in. Set up an authenticator app or a passkey on your profile to continue.',
+    );
   };
 
   app.decorate('authenticate', async (request: FastifyRequest) => {
@@ -98,10 +122,12 @@ export function registerAuth(app: FastifyInstance): void {
     // RFC 6750 §3.1: no credential sent, so no error code; only the scheme to use.
     if (!match?.[1]) throw new ApiError(401, 'missing_token', 'Sign in to continue.', { headers: { 'www-authenticate': 'Bearer' } });
     const now = app.clock.now();
-    const { credential, user } = await identify(match[1], now);
+    const { credential, user, signedInAt } = await identify(match[1], now);
     // Fastify answers HEAD with the GET route: it takes the GET's scope.
     const method = request.method === 'HEAD' ? 'GET' : request.method;
-    if (!allowed(credential, `${method} ${request.routeOptions.url}`)) throw insufficientScope();
+    const route = `${method} ${request.routeOptions.url}`;
+    if (!allowed(credential, route)) throw insufficientScope();
+    await holdTeamPolicy(credential, user, route, request, signedInAt, now);
     request.auth = credential;
     request.currentUser = user;
     recordUse(credentialId(credential), now);

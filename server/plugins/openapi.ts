@@ -39,7 +39,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
 const ERROR_ANSWERS: Record<string, string> = {
   400: 'The request is invalid: malformed JSON, or a field or header that is refused (`error.field` names it).',
   401: 'Not signed in, or the credentials or token are not valid (any more).',
-  403: 'The credential may not make this call: `insufficient_scope` for an API key or add-on session without its scope (never on account, billing, key or session calls).',
+  403: 'The credential may not make this call: `insufficient_scope` for an API key or add-on session without its scope (never on account, billing, key or session calls); `two_factor_required` for a member without a second factor while their team requires one.',
   409: 'The request conflicts with the current state.',
   413: 'The request body is too large.',
   415: 'The request body is not JSON.',

@@ -18,6 +18,7 @@ import {
   notInTeam,
   removeMember,
   renameTeam,
+  setSecurityPolicy,
   transferOwnership,
   updateMember,
   wireTeam,
@@ -28,7 +29,7 @@ import { deliveryOf } from '../mail/queue';
 import { ownershipTransferredMail, teamInvitationMail } from '../mail/templates';
 import { returnUrls } from '../billing/provider';
 import { DisplayText, Email, ErrorSchema, Text } from '../../contract/schemas';
-import { AuditPageSchema, InvitedRoleSchema, MyTeamSchema, TeamInvitationSchema, TeamMemberSchema, TeamSchema, TeamUsageSchema } from '../../contract/teams';
+import { AuditPageSchema, InvitedRoleSchema, MyTeamSchema, TeamInvitationSchema, TeamMemberSchema, TeamSchema, TeamSecurityPolicyBody, TeamUsageSchema } from '../../contract/teams';
 
 /** A cap is a whole number of queries a month; null is no cap. */
 const Cap = Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Null()]);
@@ -103,6 +104,27 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const now = app.clock.now();
       const { name, default_monthly_query_cap: defaultCap } = request.body;
       return acting(request, async (trx, who) => wireTeam(trx, await renameTeam(trx, who, { name, defaultCap }, now), now));
+    },
+  );
+
+  app.patch(
+    '/teams/me/security',
+    {
+      schema: {
+        tags: ['teams'],
+        summary: "Set the team's security policy: two-step sign-in required, how long members' sessions last (admins)",
+        description:
+          'While `require_two_factor` is on, a member without a second factor gets 403 `two_factor_required` on every call but setting one up, ' +
+          'the profile, signing out and leaving; `session_max_age_hours` (1-720, null for none) ends a member\'s session that many hours after its sign-in. ' +
+          'Both hold from the next call, on every instance; each change is in the audit log.',
+        security: bearerOnly,
+        body: TeamSecurityPolicyBody,
+        response: { 200: TeamSchema, ...e(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const now = app.clock.now();
+      return acting(request, async (trx, who) => wireTeam(trx, await setSecurityPolicy(trx, who, request.body, now), now));
     },
   );
 

@@ -14,7 +14,7 @@ const refusal = (status: number, code: ErrorCode, text = 'from the server') => n
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 const data = (role: TeamData['role']): TeamData => ({
-  team: { id: 't', name: 'Ada’s team', created_at: '2026-11-01T00:00:00.000Z', seat_limit: 10, seats_used: 2, plan_status: 'active', default_monthly_query_cap: null },
+  team: { id: 't', name: 'Ada’s team', created_at: '2026-11-01T00:00:00.000Z', seat_limit: 10, seats_used: 2, plan_status: 'active', default_monthly_query_cap: null, require_two_factor: false, session_max_age_hours: null },
   role,
   ownPaidPlan: null,
   members: [],

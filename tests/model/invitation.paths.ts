@@ -41,6 +41,8 @@ const team: Team = {
   seats_used: 2,
   plan_status: 'active',
   default_monthly_query_cap: null,
+  require_two_factor: false,
+  session_max_age_hours: null,
 };
 
 const refusal = (status: number, code: ErrorCode) => new ApiRequestError(`API Error: ${status}`, status, code, code);

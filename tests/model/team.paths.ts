@@ -41,12 +41,12 @@ const row = (user_id: string, full_name: string, role: TeamMember['role'], own: 
   role,
   joined_at: now,
   ...(own
-    ? { email: `${user_id}@example.com`, last_active_at: null, month_queries: 0, day_tokens: 0, monthly_query_cap: null }
-    : { email: null, last_active_at: null, month_queries: null, day_tokens: null, monthly_query_cap: null }),
+    ? { email: `${user_id}@example.com`, last_active_at: null, month_queries: 0, day_tokens: 0, monthly_query_cap: null, second_factor: 'none' as const }
+    : { email: null, last_active_at: null, month_queries: null, day_tokens: null, monthly_query_cap: null, second_factor: null }),
 });
 const usageOf = (month: string): TeamUsage => ({ month, days: [], by_task: [], members: [] });
 const created: AuditEvent = { id: 'e-1', at: now, actor: { user_id: 'u-ada', name: OWNER_NAME }, action: 'team.created', target: null, ip: '127.0.0.1' };
-const team = { id: 't-1', name: TEAM_NAME, created_at: now, seat_limit: TEAM_SEAT_LIMIT, seats_used: 3, plan_status: 'active' as const, default_monthly_query_cap: null };
+const team = { id: 't-1', name: TEAM_NAME, created_at: now, seat_limit: TEAM_SEAT_LIMIT, seats_used: 3, plan_status: 'active' as const, default_monthly_query_cap: null, require_two_factor: false, session_max_age_hours: null };
 
 /** How a path arrives: as the owner (who sees everything, with older audit events to page to), as an admin, or as a plain member. */
 export const ARRIVALS = {

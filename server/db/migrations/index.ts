@@ -21,6 +21,7 @@ import * as reserveSettleFunctions from './2026-11-26T1510-reserve-settle-functi
 import * as emailVerification from './2026-11-26T2300-email-verification';
 import * as passkeys from './2026-11-26T2310-passkeys';
 import * as secondFactors from './2026-11-26T2320-second-factors';
+import * as teamSecurityPolicy from './2026-11-26T2330-team-security-policy';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26T2300-email-verification': emailVerification,
   '2026-11-26T2310-passkeys': passkeys,
   '2026-11-26T2320-second-factors': secondFactors,
+  '2026-11-26T2330-team-security-policy': teamSecurityPolicy,
 };

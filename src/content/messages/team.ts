@@ -129,6 +129,8 @@ export const team = {
     'team.created': 'created the team',
     'team.renamed': 'renamed the team',
     'team.default_cap_changed': 'changed the default cap for new members',
+    'team.two_factor_policy_changed': 'changed whether members must use two-step sign-in',
+    'team.session_policy_changed': 'changed how long members stay signed in',
     'team.ownership_transferred': 'handed ownership to',
     'team.plan_changed': 'Team plan changed',
     'invitation.created': 'invited',
