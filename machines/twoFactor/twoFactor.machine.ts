@@ -48,6 +48,10 @@ const twoFactorSetup = setup({
     /** Shows a toast; the app provides the real one. */
     notify: (_, _params: NotifyParams) => undefined,
   },
+  guards: {
+    isOn: ({ context }) => Boolean(context.status?.totp_enabled),
+    isOff: ({ context }) => context.status !== null && !context.status.totp_enabled,
+  },
 });
 
 const passwordStep = (target: 'disabling' | 'renewing') => ({
@@ -81,9 +85,9 @@ export const twoFactorMachine = twoFactorSetup.createMachine({
     failed: { on: { 'twoFactor.retry': { target: 'loading', actions: 'clearFailure' } } },
     ready: {
       on: {
-        'twoFactor.setup': { target: 'startingSetup', actions: 'clearFailure' },
-        'twoFactor.askDisable': { target: 'askingDisable', actions: 'clearFailure' },
-        'twoFactor.askRenew': { target: 'askingRenew', actions: 'clearFailure' },
+        'twoFactor.setup': { guard: 'isOff', target: 'startingSetup', actions: 'clearFailure' },
+        'twoFactor.askDisable': { guard: 'isOn', target: 'askingDisable', actions: 'clearFailure' },
+        'twoFactor.askRenew': { guard: 'isOn', target: 'askingRenew', actions: 'clearFailure' },
       },
     },
     startingSetup: {
