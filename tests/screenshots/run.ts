@@ -844,6 +844,82 @@ const STATES: State[] = [
   },
   { name: 'login-passkey', path: '/login', act: (page) => page.getByRole('button', { name: messages.login.passkey }).waitFor() },
 
+  // Two-step sign-in: the profile's set-up (the real server's secret and QR code), the codes shown once, on, turning off refused; the second step of /login.
+  {
+    name: 'two-step-setup',
+    path: '/profile',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/mfa', { json: { totp_enabled: false, totp_enabled_at: null, recovery_codes_left: 0, passkeys: 0 } }),
+    act: async (page) => {
+      const section = page.getByRole('region', { name: messages.security.title });
+      await section.getByRole('button', { name: messages.security.setUp }).click();
+      await section.getByLabel(messages.security.codeLabel).fill('12345');
+      await section.getByRole('button', { name: messages.security.turnOn }).click();
+      await toMiddle(section.getByRole('img', { name: messages.security.qrLabel }));
+    },
+  },
+  {
+    name: 'two-step-codes',
+    path: '/profile',
+    signedIn: true,
+    routes: async (page) => {
+      await answer(page, '**/api/v1/mfa', { json: { totp_enabled: false, totp_enabled_at: null, recovery_codes_left: 0, passkeys: 0 } });
+      await answer(page, '**/api/v1/mfa/totp/confirm', { json: { recovery_codes: ['k7m2q-x9p4r', 'a3f8z-w2n6t', 'h5j9c-d4v7y', 'p2r6u-m8k3s', 'z9x4b-q7t2e', 'c6v3n-y5w8j', 't4g7h-r2m9p', 'e8q5k-u3z6a', 'w2y9d-f6c4x', 'n7b3s-j5h8v'] } });
+    },
+    act: async (page) => {
+      const section = page.getByRole('region', { name: messages.security.title });
+      await section.getByRole('button', { name: messages.security.setUp }).click();
+      await section.getByLabel(messages.security.codeLabel).fill('123456');
+      await section.getByRole('button', { name: messages.security.turnOn }).click();
+      await toMiddle(section.getByText(messages.security.codesTitle));
+    },
+  },
+  {
+    name: 'two-step-on',
+    path: '/profile',
+    signedIn: true,
+    routes: (page) => answer(page, '**/api/v1/mfa', { json: { totp_enabled: true, totp_enabled_at: '2026-11-20T10:00:00.000Z', recovery_codes_left: 7, passkeys: 0 } }),
+    act: (page) => toMiddle(page.getByRole('region', { name: messages.security.title }).getByRole('button', { name: messages.security.turnOff })),
+  },
+  {
+    name: 'two-step-turn-off-refused',
+    path: '/profile',
+    signedIn: true,
+    routes: async (page) => {
+      await answer(page, '**/api/v1/mfa', { json: { totp_enabled: true, totp_enabled_at: '2026-11-20T10:00:00.000Z', recovery_codes_left: 7, passkeys: 0 } });
+      await answer(page, '**/api/v1/mfa/totp', { status: 400, json: { error: { code: 'invalid_password', message: 'The password is not correct.', field: 'password' } } });
+    },
+    act: async (page) => {
+      const section = page.getByRole('region', { name: messages.security.title });
+      await section.getByRole('button', { name: messages.security.turnOff }).click();
+      await section.getByLabel(messages.security.password).fill('not-it');
+      await section.getByRole('button', { name: messages.security.turnOff }).click();
+      await toMiddle(section.getByText('The password is not correct.'));
+    },
+  },
+  ...(['code', 'refused', 'recovery'] as const).map(
+    (which): State => ({
+      name: `second-step-${which}`,
+      path: '/login',
+      routes: async (page) => {
+        await answer(page, '**/api/v1/auth/login/email', { json: { mfa_required: true, mfa_token: 'mfa', methods: ['totp', 'webauthn', 'recovery_code'] } });
+        await answer(page, '**/api/v1/auth/login/mfa', { status: 401, json: { error: { code: 'invalid_code', message: 'That code is not valid.', field: 'code' } } });
+      },
+      act: async (page) => {
+        await page.getByLabel(messages.login.email).fill('ada@example.com');
+        await page.getByLabel(messages.login.password).fill('Analytical-Engine-1843');
+        await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
+        await page.getByRole('heading', { name: messages.secondStep.heading }).waitFor();
+        if (which === 'recovery') await page.getByRole('button', { name: messages.secondStep.useRecovery }).click();
+        if (which === 'refused') {
+          await page.getByLabel(messages.secondStep.totpLabel).fill('123456');
+          await page.getByRole('button', { name: messages.secondStep.submit, exact: true }).click();
+          await page.getByRole('alert').filter({ hasText: messages.auth.invalidCode }).waitFor();
+        }
+      },
+    }),
+  ),
+
   // The Quick Start Guide: before the sample query, after it (the real offline provider answers), and refused.
   { name: 'guide-before', path: '/guide', signedIn: true, fullPage: true },
   {
