@@ -271,9 +271,9 @@ export interface TeamsTable {
   created_at: number;
   updated_at: number;
   /** 1 while members must have a second factor (decisions.md, "Team security policy"). */
-  require_two_factor: number;
+  require_two_factor?: number;
   /** Hours a member's session lasts; null: the usual 30 days. */
-  session_max_age_hours: number | null;
+  session_max_age_hours?: number | null;
 }
 
 export interface TeamMembersTable {

@@ -128,7 +128,7 @@ export async function wireTeam(db: Db, team: TeamsTable, now: number): Promise<T
     plan_status: planStatusOf(subscription, now),
     default_monthly_query_cap: team.default_monthly_query_cap,
     require_two_factor: Number(team.require_two_factor) === 1,
-    session_max_age_hours: team.session_max_age_hours,
+    session_max_age_hours: team.session_max_age_hours ?? null,
   };
 }
 
@@ -233,14 +233,14 @@ export async function setSecurityPolicy(
   if (changes.require_two_factor === true && !(await hasSecondFactor(trx, acting.person.id))) {
     throw new ApiError(403, 'two_factor_required', 'Set up two-step sign-in for yourself first: then you can require it of the team without locking yourself out.');
   }
-  const requireTwoFactor = changes.require_two_factor === undefined ? team.require_two_factor : changes.require_two_factor ? 1 : 0;
-  const maxAge = changes.session_max_age_hours === undefined ? team.session_max_age_hours : changes.session_max_age_hours;
+  const requireTwoFactor = changes.require_two_factor === undefined ? Number(team.require_two_factor ?? 0) : changes.require_two_factor ? 1 : 0;
+  const maxAge = changes.session_max_age_hours === undefined ? (team.session_max_age_hours ?? null) : changes.session_max_age_hours;
   await trx.updateTable('teams').set({ require_two_factor: requireTwoFactor, session_max_age_hours: maxAge, updated_at: now }).where('id', '=', team.id).execute();
   const target = { id: team.id, name: team.name };
   if (requireTwoFactor !== Number(team.require_two_factor)) {
     await recordAudit(trx, { teamId: team.id, actor: acting.person, action: 'team.two_factor_policy_changed', target, detail: requireTwoFactor ? 'required' : 'not required', ip: acting.ip, at: now });
   }
-  if (maxAge !== team.session_max_age_hours) {
+  if (maxAge !== (team.session_max_age_hours ?? null)) {
     await recordAudit(trx, { teamId: team.id, actor: acting.person, action: 'team.session_policy_changed', target, detail: maxAge === null ? 'no limit' : `${maxAge} hours`, ip: acting.ip, at: now });
   }
   return { ...team, require_two_factor: requireTwoFactor, session_max_age_hours: maxAge, updated_at: now };

@@ -154,14 +154,18 @@ export const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Without a body (or with `{}`): a discoverable sign-in, any passkey of this site. With `{mfa_token}`: the second step of a ' +
           "password sign-in, the account's own passkeys only (401 `mfa_token_invalid` when the step is spent).",
-        body: Type.Optional(Type.Object({ mfa_token: Type.Optional(OpaqueToken) }, { additionalProperties: false })),
+        body: Type.Object({ mfa_token: Type.Optional(OpaqueToken) }, { additionalProperties: false }),
         response: { 200: PasskeyRequestOptionsSchema, 401: ErrorSchema, 429: ErrorSchema },
+      },
+      // A call without a body (as before there was the second step's) is the discoverable sign-in.
+      preValidation: async (request) => {
+        request.body ??= {};
       },
     },
     async (request) => {
       await consume(app.rateLimits, [[`passkey-options:ip:${request.ip}`, PASSKEY_OPTIONS_LIMIT]]);
       const now = app.clock.now();
-      const mfaToken = request.body?.mfa_token;
+      const mfaToken = request.body.mfa_token;
       return passkeyAuthenticationOptions(db, rp, mfaToken ? await mfaChallengeUser(db, mfaToken, now) : null, now);
     },
   );

@@ -224,7 +224,7 @@ describe.each([
       const later = Date.now() + 20 * 86_400_000;
       await addUsers(db, ['ada', 'bob', 'cy', 'dee', 'eve', 'fay'], now);
       const team = async (id: string, billing: string, owner: string) => {
-        await db.insertInto('teams').values({ id, name: id, billing_user_id: billing, default_monthly_query_cap: null, require_two_factor: 0, session_max_age_hours: null, created_at: now, updated_at: now }).execute();
+        await db.insertInto('teams').values({ id, name: id, billing_user_id: billing, default_monthly_query_cap: null, created_at: now, updated_at: now }).execute();
         await db.insertInto('team_members').values({ team_id: id, user_id: owner, role: 'owner', monthly_query_cap: null, joined_at: now }).execute();
       };
       const subscription = (user_id: string, plan: 'professional' | 'team', status: 'active' | 'canceled', id: string) =>
