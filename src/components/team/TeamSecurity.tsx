@@ -1,4 +1,4 @@
-import { Button, Card, Field, Input, Stack, Switch, Text } from '@chakra-ui/react';
+import { Button, Card, Checkbox, Field, Input, Stack, Text } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
 import * as messages from '../../content/messages';
 import type { Team } from '../../../machines/shared/api';
@@ -42,14 +42,13 @@ export function TeamSecurity({ team, busy, onSave }: { team: Policy; busy: boole
     <form noValidate onSubmit={submit}>
       <Stack gap="6" maxW="xl">
         <Stack gap="1">
-          <Switch.Root checked={required} onCheckedChange={({ checked }) => setRequired(checked)} colorPalette="brand">
-            <Switch.HiddenInput aria-describedby="team-require-two-factor-help" />
-            <Switch.Control>
-              <Switch.Thumb />
-            </Switch.Control>
-            <Switch.Label>{t.requireTwoFactor}</Switch.Label>
-          </Switch.Root>
-          <Text id="team-require-two-factor-help" color="fg.muted" fontSize="sm">
+          {/* A checkbox (its recipe is in the theme already; a switch's would add to every page's CSS). */}
+          <Checkbox.Root checked={required} onCheckedChange={({ checked }) => setRequired(checked === true)} colorPalette="brand">
+            <Checkbox.HiddenInput aria-describedby="team-require-two-factor-help" />
+            <Checkbox.Control />
+            <Checkbox.Label>{t.requireTwoFactor}</Checkbox.Label>
+          </Checkbox.Root>
+          <Text id="team-require-two-factor-help" color="fg.muted" fontSize="sm" ps="7">
             {t.requireTwoFactorHelp}
           </Text>
         </Stack>
