@@ -3,7 +3,7 @@ import type { PlanId } from '../../contract/plans';
 import type { AuthResponse as WireAuthResponse, Checkout, DailyUsage, FormulaCheck, Subscription, Usage, User } from '../../contract/schemas';
 import type { ApiKeyInfo, CreatedApiKey, DeviceGrant, NewApiKey, Scope as ApiKeyScope, SessionInfo } from '../../contract/credentials';
 import type { UsageAnalytics } from '../../contract/analytics';
-import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamUsage } from '../../contract/teams';
+import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Team, TeamInvitation, TeamMember, TeamRole, TeamSecurityPolicy, TeamUsage } from '../../contract/teams';
 import type { CustomFunction, FunctionScope, Task } from '../../contract/functions';
 import type { RecoveryCodes, SecondFactorMethod, SecondFactorStatus, TotpSetup } from '../../contract/security';
 import type { AuthenticationCredential, Passkey, PasskeyCreationOptions, PasskeyRequestOptions, RegistrationCredential } from '../../contract/passkeys';
@@ -103,6 +103,7 @@ export const teamApi = {
     request<TeamMember>({ method: 'PATCH', url: `/teams/me/members/${encodeURIComponent(userId)}`, data: body, signal }),
   updateTeam: (body: { name?: string; default_monthly_query_cap?: number | null }, { signal }: Opts = {}) =>
     request<Team>({ method: 'PATCH', url: '/teams/me', data: body, signal }),
+  updateSecurity: (body: TeamSecurityPolicy, { signal }: Opts = {}) => request<Team>({ method: 'PATCH', url: '/teams/me/security', data: body, signal }),
   transfer: (userId: string, { signal }: Opts = {}) => request<void>({ method: 'POST', url: '/teams/me/transfer', data: { user_id: userId }, signal }),
   removeMember: (userId: string, { signal }: Opts = {}) =>
     request<void>({ method: 'DELETE', url: `/teams/me/members/${encodeURIComponent(userId)}`, signal }),

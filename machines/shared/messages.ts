@@ -40,7 +40,7 @@ export type MessageKey =
   // The /verify-email page and the banner's resend (machines/verifyEmail).
   | `verifyEmail.${'missingToken' | 'sent'}`
   | `passkeys.${'added' | 'renamed' | 'deleted' | 'addFailed' | 'renameFailed' | 'deleteFailed' | 'cancelled' | 'exists' | 'notSupported' | 'refused' | 'failed' | 'signInCancelled' | 'signInUnsupported' | 'signInRefused'}`
-  | `team.${'actionFailed' | 'renamed' | 'defaultCapSaved' | 'done' | 'emailRequired' | 'emailInvalid' | 'inviteAdminForbidden'}`
+  | `team.${'actionFailed' | 'renamed' | 'defaultCapSaved' | 'securitySaved' | 'done' | 'emailRequired' | 'emailInvalid' | 'inviteAdminForbidden'}`
   | `security.${'turnedOn' | 'turnedOnText' | 'turnedOff' | 'turnedOffText' | 'codeRequired' | 'codeInvalid' | 'passwordRequired'}`
   | 'invitation.joinedTitle'
   | `link.${'failed' | 'codeNotFound' | 'codeMalformed'}`

@@ -25,6 +25,7 @@ export type TeamChange =
   | { kind: 'transfer'; userId: string }
   | { kind: 'rename'; name: string }
   | { kind: 'defaultCap'; cap: number | null }
+  | { kind: 'security'; requireTwoFactor: boolean; sessionMaxAgeHours: number | null }
   | { kind: 'resend'; id: string }
   | { kind: 'revoke'; id: string };
 
@@ -61,6 +62,8 @@ async function change(input: AuthInput & { change: TeamChange }, signal: AbortSi
         return void (await teamApi.updateTeam({ name: c.name }, opts));
       case 'defaultCap':
         return void (await teamApi.updateTeam({ default_monthly_query_cap: c.cap }, opts));
+      case 'security':
+        return void (await teamApi.updateSecurity({ require_two_factor: c.requireTwoFactor, session_max_age_hours: c.sessionMaxAgeHours }, opts));
       case 'resend':
         return void (await teamApi.resend(c.id, opts));
       case 'revoke':

@@ -32,6 +32,8 @@ export type TeamEvent =
   | { type: 'team.rename'; name: string }
   /** The monthly query cap new members get; null for none. */
   | { type: 'team.defaultCap'; cap: number | null }
+  /** The team's security policy: whether every member needs a second factor, and how many hours a sign-in lasts (null: no limit of the team's). */
+  | { type: 'team.security'; requireTwoFactor: boolean; sessionMaxAgeHours: number | null }
   | { type: 'invitation.resend'; id: string }
   | { type: 'invitation.revoke'; id: string }
   | { type: 'usage.month'; month: string }
@@ -57,6 +59,7 @@ export function doneText(change: TeamChange, data: TeamData | null): Message {
   if (change.kind === 'transfer') return sentence('team.transferred', member(change.userId));
   if (change.kind === 'rename') return 'team.renamed';
   if (change.kind === 'defaultCap') return 'team.defaultCapSaved';
+  if (change.kind === 'security') return 'team.securitySaved';
   return 'team.done';
 }
 
@@ -141,6 +144,10 @@ export const teamMachine = teamSetup.createMachine({
                 'member.transfer': { guard: 'isOwner', ...askFirst((e: Extract<TeamEvent, { type: 'member.transfer' }>) => ({ kind: 'transfer', userId: e.userId })) },
                 'team.rename': { guard: 'isAdmin', ...change((e: Extract<TeamEvent, { type: 'team.rename' }>) => ({ kind: 'rename', name: e.name })) },
                 'team.defaultCap': { guard: 'isAdmin', ...change((e: Extract<TeamEvent, { type: 'team.defaultCap' }>) => ({ kind: 'defaultCap', cap: e.cap })) },
+                'team.security': {
+                  guard: 'isAdmin',
+                  ...change((e: Extract<TeamEvent, { type: 'team.security' }>) => ({ kind: 'security', requireTwoFactor: e.requireTwoFactor, sessionMaxAgeHours: e.sessionMaxAgeHours })),
+                },
                 'member.cap': change((e: Extract<TeamEvent, { type: 'member.cap' }>) => ({ kind: 'cap', userId: e.userId, cap: e.cap })),
                 'member.role': change((e: Extract<TeamEvent, { type: 'member.role' }>) => ({ kind: 'role', userId: e.userId, role: e.role })),
                 'invitation.resend': change((e: Extract<TeamEvent, { type: 'invitation.resend' }>) => ({ kind: 'resend', id: e.id })),

@@ -10,6 +10,7 @@ import { PageSpinner } from '../components/PageSpinner';
 import { AuditLog, TeamUsageSection } from '../components/team/TeamActivity';
 import { InviteForm, PendingInvitations } from '../components/team/TeamInvitations';
 import { TeamMembers } from '../components/team/TeamMembers';
+import { SecurityPolicyText, TeamSecurity } from '../components/team/TeamSecurity';
 import { ChangeConfirmation, TeamBilling, TeamSettings } from '../components/team/TeamSettings';
 import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
@@ -115,6 +116,7 @@ export default function TeamPage() {
           )}
           <TeamMembers
             members={members}
+            twoFactorRequired={team.require_two_factor}
             viewer={{ userId, role }}
             busy={busy}
             actions={{
@@ -151,6 +153,17 @@ export default function TeamPage() {
             />
           </Section>
         )}
+        <Section id="team-security" title={t.securityHeading}>
+          {admin ? (
+            <TeamSecurity
+              team={team}
+              busy={busy}
+              onSave={(requireTwoFactor, sessionMaxAgeHours) => actor.send({ type: 'team.security', requireTwoFactor, sessionMaxAgeHours })}
+            />
+          ) : (
+            <SecurityPolicyText team={team} />
+          )}
+        </Section>
         {admin && invitations && (
           <>
             <Section id="team-invite" title={t.inviteHeading}>

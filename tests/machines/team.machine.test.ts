@@ -114,6 +114,30 @@ describe('team page chart', () => {
   });
 });
 
+describe('team page chart, security policy', () => {
+  const ownFactorFirst = 'Set up two-step sign-in for yourself first: then you can require it of the team without locking yourself out.';
+
+  it('saves the policy as one change for admins only, says so, and tells a refusal in the server’s words', async () => {
+    const made: TeamChange[] = [];
+    const member = team(async () => data('member'), async (c) => void made.push(c));
+    await settle();
+    member.actor.send({ type: 'team.security', requireTwoFactor: true, sessionMaxAgeHours: 12 });
+    expect(member.actor.getSnapshot().matches({ ready: { changes: 'idle' } })).toBe(true);
+    const admin = team(async () => data('admin'), async (c) => void made.push(c));
+    await settle();
+    admin.actor.send({ type: 'team.security', requireTwoFactor: false, sessionMaxAgeHours: 12 });
+    await settle();
+    await settle();
+    expect(made).toEqual([{ kind: 'security', requireTwoFactor: false, sessionMaxAgeHours: 12 }]);
+    expect(admin.notified).toEqual([{ type: 'success', title: messages.team.securitySaved }]);
+    const refused = team(async () => data('owner'), () => Promise.reject(refusal(403, 'two_factor_required', ownFactorFirst)));
+    await settle();
+    refused.actor.send({ type: 'team.security', requireTwoFactor: true, sessionMaxAgeHours: null });
+    await settle();
+    expect(refused.notified[0]).toEqual({ type: 'error', title: messages.team.actionFailed, description: ownFactorFirst });
+  });
+});
+
 describe('invite form chart', () => {
   function form(invite: (email: string) => Promise<TeamInvitation>) {
     const sent: string[] = [];

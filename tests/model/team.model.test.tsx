@@ -121,6 +121,14 @@ describeChartPaths('team chart, generated paths', 'team', { coverage: teamCovera
           await browser.type(screen.getByLabelText(t.defaultCap), String((event as Extract<TeamEvent, { type: 'team.defaultCap' }>).cap));
           await click(t.saveDefaultCap);
         },
+        'team.security': async ({ event }) => {
+          const { requireTwoFactor, sessionMaxAgeHours } = event as Extract<TeamEvent, { type: 'team.security' }>;
+          if ((screen.getByLabelText(t.requireTwoFactor) as HTMLInputElement).checked !== requireTwoFactor) await browser.click(screen.getByText(t.requireTwoFactor));
+          const hours = screen.getByLabelText(t.sessionMaxAge);
+          await browser.clear(hours);
+          if (sessionMaxAgeHours !== null) await browser.type(hours, String(sessionMaxAgeHours));
+          await click(t.saveSecurity);
+        },
         'member.cap': async ({ event }) => {
           await click(`${t.setCap}: ${MEMBER_NAME}`);
           await browser.type(screen.getByLabelText(t.capLabel(MEMBER_NAME)), String((event as Extract<TeamEvent, { type: 'member.cap' }>).cap));

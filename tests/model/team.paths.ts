@@ -114,6 +114,12 @@ function outcomes(arrival: Arrival): ActorOutcome[] {
 const answers: TeamEvent[] = [{ type: 'change.confirm' }, { type: 'change.cancel' }];
 /** The default cap the paths set for new members. */
 export const DEFAULT_CAP = 20;
+/**
+ * The security policy the owner's paths save: a session limit, two-step sign-in left optional (the
+ * model's owner has no second factor, so the real server would refuse the requirement:
+ * tests/e2e/teamSecurity.test.ts turns it on with one).
+ */
+export const SECURITY_POLICY = { requireTwoFactor: false, sessionMaxAgeHours: 12 };
 
 /**
  * What each person can do on the page: a member only leaves; an admin leaves and renames the team
@@ -131,6 +137,7 @@ function userEvents(arrival: Arrival): TeamEvent[] {
     ...answers,
     { type: 'team.rename', name: TEAM_NAME },
     { type: 'team.defaultCap', cap: DEFAULT_CAP },
+    { type: 'team.security', ...SECURITY_POLICY },
     { type: 'member.cap', userId: 'u-grace', cap: 5 },
     { type: 'member.role', userId: 'u-grace', role: 'admin' },
     { type: 'invitation.resend', id: 'i-alan' },
@@ -205,6 +212,13 @@ function workspace(state: TeamSnapshot): Sight[] {
     section(t.settingsHeading, admin),
     { role: 'button', name: t.saveName, ...(admin ? { disabled: changing } : { absent: true as const }) },
     { role: 'button', name: t.saveDefaultCap, ...(admin ? { disabled: changing } : { absent: true as const }) },
+    // Everyone sees the security policy; admins change it, the others read it.
+    section(t.securityHeading, true),
+    { role: 'button', name: t.saveSecurity, ...(admin ? { disabled: changing } : { absent: true as const }) },
+    { label: t.requireTwoFactor, ...shown(admin) },
+    { label: t.sessionMaxAge, ...shown(admin) },
+    { text: data.team.require_two_factor ? t.twoFactorRequired : t.twoFactorOptional, ...shown(!admin) },
+    { text: t.noSessionLimit, ...shown(!admin && data.team.session_max_age_hours === null) },
     { role: 'alertdialog', absent: true },
     section(t.inviteHeading, admin),
     section(t.pendingHeading, admin),

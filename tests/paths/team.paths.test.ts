@@ -72,6 +72,7 @@ describeChartPaths('team chart, generated paths, in Chromium against the real se
       update: { method: 'PATCH', path: `/teams/me/members/${member.id}` },
       transfer: { method: 'POST', path: '/teams/me/transfer' },
       settings: { method: 'PATCH', path: '/teams/me' },
+      security: { method: 'PATCH', path: '/teams/me/security' },
       resend: { method: 'POST', path: `/teams/me/invitations/${invitationId}/resend` },
       revoke: { method: 'DELETE', path: `/teams/me/invitations/${invitationId}` },
       // The first load asks for this month's usage and the newest events itself; these are the later calls.
@@ -144,6 +145,12 @@ describeChartPaths('team chart, generated paths, in Chromium against the real se
         'team.defaultCap': async ({ event }) => {
           await page.getByLabel(t.defaultCap, { exact: true }).fill(String((event as Extract<TeamEvent, { type: 'team.defaultCap' }>).cap));
           await click(t.saveDefaultCap);
+        },
+        'team.security': async ({ event }) => {
+          const { requireTwoFactor, sessionMaxAgeHours } = event as Extract<TeamEvent, { type: 'team.security' }>;
+          if ((await page.getByRole('checkbox', { name: t.requireTwoFactor }).isChecked()) !== requireTwoFactor) await page.getByText(t.requireTwoFactor, { exact: true }).click();
+          await page.getByLabel(t.sessionMaxAge, { exact: true }).fill(sessionMaxAgeHours === null ? '' : String(sessionMaxAgeHours));
+          await click(t.saveSecurity);
         },
         'member.cap': async ({ event }) => {
           await click(`${t.setCap}: ${MEMBER_NAME}`);

@@ -133,19 +133,24 @@ const toastShown = (page: Page, title: string) => page.locator('[data-scope=toas
  * alone; the viewer (the shared account, `viewerId`) is the one of them whose role is `role`. A
  * member sees only names and their own row.
  */
-async function teamRoutes(page: Page, options: { role: 'owner' | 'admin' | 'member'; alone?: boolean; ownPaidPlan?: string; viewerId?: string }) {
-  const { role, alone = false, ownPaidPlan = null, viewerId } = options;
+async function teamRoutes(
+  page: Page,
+  options: { role: 'owner' | 'admin' | 'member'; alone?: boolean; ownPaidPlan?: string; viewerId?: string; requireTwoFactor?: boolean; sessionMaxAgeHours?: number | null },
+) {
+  const { role, alone = false, ownPaidPlan = null, viewerId, requireTwoFactor = false, sessionMaxAgeHours = null } = options;
   const idOf = (who: 'owner' | 'admin' | 'member', fallback: string) => (role === who && viewerId ? viewerId : fallback);
   const [ada, grace, lukasz] = [idOf('owner', 'ada'), idOf('admin', 'grace'), idOf('member', 'lukasz')];
   const own = (id: string) => role !== 'member' || id === lukasz;
+  // Ada has an authenticator app, Grace a passkey, Łukasz neither.
+  const secondFactor = (id: string) => (id === ada ? 'authenticator_app' : id === grace ? 'passkey' : 'none');
   const member = (id: string, full_name: string, memberRole: string, queries: number, cap: number | null) => ({
     user_id: id,
     full_name,
     role: memberRole,
     joined_at: '2026-11-02T09:00:00.000Z',
     ...(own(id)
-      ? { email: `${id === ada ? 'ada' : id === grace ? 'grace' : 'lukasz'}@example.com`, last_active_at: '2026-11-23T15:00:00.000Z', month_queries: queries, day_tokens: queries * 12, monthly_query_cap: cap }
-      : { email: null, last_active_at: null, month_queries: null, day_tokens: null, monthly_query_cap: null }),
+      ? { email: `${id === ada ? 'ada' : id === grace ? 'grace' : 'lukasz'}@example.com`, last_active_at: '2026-11-23T15:00:00.000Z', month_queries: queries, day_tokens: queries * 12, monthly_query_cap: cap, second_factor: secondFactor(id) }
+      : { email: null, last_active_at: null, month_queries: null, day_tokens: null, monthly_query_cap: null, second_factor: null }),
   });
   const members = alone
     ? [member(ada, 'Ada Lovelace', 'owner', 0, null)]
@@ -154,7 +159,7 @@ async function teamRoutes(page: Page, options: { role: 'owner' | 'admin' | 'memb
     json: {
       role,
       own_paid_plan: ownPaidPlan,
-      team: { id: 't', name: 'Ada Lovelace’s team', created_at: '2026-11-01T09:00:00.000Z', seat_limit: 10, seats_used: alone ? 1 : 4, plan_status: 'active', default_monthly_query_cap: null },
+      team: { id: 't', name: 'Ada Lovelace’s team', created_at: '2026-11-01T09:00:00.000Z', seat_limit: 10, seats_used: alone ? 1 : 4, plan_status: 'active', default_monthly_query_cap: null, require_two_factor: requireTwoFactor, session_max_age_hours: sessionMaxAgeHours },
     },
   });
   await answer(page, '**/api/v1/teams/me/members', { json: { members } });
@@ -614,6 +619,28 @@ const STATES: State[] = [
       await page.getByRole('button', { name: `${messages.team.setCap}: Łukasz Świątek, "Luke"` }).click();
       await page.getByRole('button', { name: messages.team.saveCap }).scrollIntoViewIfNeeded();
     },
+  },
+  // The team's security policy: the owner's form, off and on (12 hours), and a member's read-only view.
+  ...([
+    ['team-security-off', 'owner', false, null],
+    ['team-security-on', 'owner', true, 12],
+    ['team-security-member', 'member', true, 12],
+  ] as const).map(
+    ([name, role, requireTwoFactor, sessionMaxAgeHours]): State => ({
+      name,
+      path: '/team',
+      signedIn: true,
+      routes: (page, account) => teamRoutes(page, { role, requireTwoFactor, sessionMaxAgeHours, viewerId: accountId(account) }),
+      act: async (page) => toMiddle(page.getByRole('heading', { name: messages.team.securityHeading })),
+    }),
+  ),
+  {
+    // Each member's second factor, Łukasz's "Off" in the warning colour while the team requires one.
+    name: 'team-member-factors',
+    path: '/team',
+    signedIn: true,
+    routes: (page, account) => teamRoutes(page, { role: 'owner', requireTwoFactor: true, viewerId: accountId(account) }),
+    act: async (page) => toMiddle(page.getByRole('region', { name: messages.team.membersHeading })),
   },
   {
     // The owner hands ownership over: the dialog names the new owner.

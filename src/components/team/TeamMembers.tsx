@@ -1,4 +1,4 @@
-import { Box, Button, Field, HStack, Input, Stack, Table, Text, useBreakpointValue } from '@chakra-ui/react';
+import { Badge, Box, Button, Field, HStack, Input, Stack, Table, Text, useBreakpointValue } from '@chakra-ui/react';
 import { Fragment, useState } from 'react';
 import * as messages from '../../content/messages';
 import type { InvitedRole, TeamMember, TeamRole } from '../../../machines/shared/api';
@@ -96,6 +96,17 @@ const orDash = (value: number | null) => (value === null ? '—' : formatNumber(
 const lastActive = (member: TeamMember) => (member.last_active_at ? formatDate(member.last_active_at) : member.email === null ? '—' : t.never);
 const capText = (member: TeamMember) => (member.email === null ? '—' : member.monthly_query_cap === null ? t.noCap : formatNumber(member.monthly_query_cap));
 
+/** A member's second factor as a badge; nothing where the viewer may not see it. */
+function SecondFactor({ member, required }: { member: TeamMember; required: boolean }) {
+  if (member.second_factor === null) return null;
+  const off = member.second_factor === 'none';
+  return (
+    <Badge variant="subtle" colorPalette={off ? (required ? 'orange' : 'gray') : 'green'}>
+      {t.secondFactors[member.second_factor]}
+    </Badge>
+  );
+}
+
 function NameAndEmail({ member, viewer }: { member: TeamMember; viewer: Viewer }) {
   return (
     <>
@@ -113,14 +124,16 @@ function NameAndEmail({ member, viewer }: { member: TeamMember; viewer: Viewer }
 
 interface MembersProps {
   members: TeamMember[];
+  /** While the team requires two-step sign-in, a member without it shows in a warning colour. */
+  twoFactorRequired: boolean;
   viewer: Viewer;
   busy: boolean;
   actions: MemberActions;
 }
 
 /** On a laptop: a table whose last column wraps its buttons; the cap editor opens on a row of its own under its member, the table's full width. */
-function MembersTable({ members, viewer, busy, actions, editing, setEditing }: MembersProps & { editing: string | null; setEditing: (id: string | null) => void }) {
-  const columns = [t.name, t.role, t.joined, t.lastActive, t.monthQueries, t.dayTokens, t.cap, t.actions];
+function MembersTable({ members, twoFactorRequired, viewer, busy, actions, editing, setEditing }: MembersProps & { editing: string | null; setEditing: (id: string | null) => void }) {
+  const columns = [t.name, t.role, t.joined, t.lastActive, t.monthQueries, t.dayTokens, t.cap, t.secondFactor, t.actions];
   return (
     <Box borderWidth="1px" rounded="md">
       <Table.Root size="sm" tableLayout="auto">
@@ -144,6 +157,9 @@ function MembersTable({ members, viewer, busy, actions, editing, setEditing }: M
                 <Table.Cell textAlign="end">{orDash(member.month_queries)}</Table.Cell>
                 <Table.Cell textAlign="end">{orDash(member.day_tokens)}</Table.Cell>
                 <Table.Cell>{capText(member)}</Table.Cell>
+                <Table.Cell>
+                  <SecondFactor member={member} required={twoFactorRequired} />
+                </Table.Cell>
                 <Table.Cell minW="44">
                   <RowActions member={member} viewer={viewer} busy={busy} actions={actions} onEditCap={() => setEditing(member.user_id)} />
                 </Table.Cell>
@@ -164,7 +180,7 @@ function MembersTable({ members, viewer, busy, actions, editing, setEditing }: M
 }
 
 /** On a phone or a narrow window: one card a member, every fact labelled and every button on the card, nothing to scroll sideways for. */
-function MemberCards({ members, viewer, busy, actions, editing, setEditing }: MembersProps & { editing: string | null; setEditing: (id: string | null) => void }) {
+function MemberCards({ members, twoFactorRequired, viewer, busy, actions, editing, setEditing }: MembersProps & { editing: string | null; setEditing: (id: string | null) => void }) {
   return (
     <Stack as="ul" gap="3" listStyleType="none">
       {members.map((member) => (
@@ -190,6 +206,16 @@ function MemberCards({ members, viewer, busy, actions, editing, setEditing }: Me
                 <Text as="dd">{value}</Text>
               </Fragment>
             ))}
+            {member.second_factor !== null && (
+              <>
+                <Text as="dt" color="fg.muted">
+                  {t.secondFactor}
+                </Text>
+                <Box as="dd">
+                  <SecondFactor member={member} required={twoFactorRequired} />
+                </Box>
+              </>
+            )}
           </Box>
           {editing === member.user_id ? (
             <CapEditor member={member} onCancel={() => setEditing(null)} onSave={(cap) => (actions.onCap(member.user_id, cap), setEditing(null))} />
@@ -202,7 +228,7 @@ function MemberCards({ members, viewer, busy, actions, editing, setEditing }: Me
   );
 }
 
-/** The members: name and address, role, joined, last active, this month's queries, today's tokens, cap and actions; a table on a laptop, cards below. */
+/** The members: name and address, role, joined, last active, this month's queries, today's tokens, cap, two-step sign-in and actions; a table on a laptop, cards below. */
 export function TeamMembers(props: MembersProps) {
   const [editing, setEditing] = useState<string | null>(null);
   const wide = useBreakpointValue({ base: false, lg: true }, { ssr: false });

@@ -1,0 +1,95 @@
+import { Secret, TOTP } from 'otpauth';
+import type { Page } from 'playwright-core';
+import * as messages from '../../src/content/messages';
+import { seriousViolations, useServerAndBrowser, watchPage } from '../helpers/browser';
+import { apiClient, makeTeam, openContext, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
+
+/**
+ * The team's security policy in Chromium against the real server (decisions.md, "Team security
+ * policy"): the owner is refused the requirement until they have a second factor of their own, in
+ * the server's words; with an authenticator app they turn it on and set a session limit on /team;
+ * the members table shows who has a second factor; a member without one is held to setting one up.
+ */
+
+jest.setTimeout(120_000);
+
+const live = useServerAndBrowser();
+const t = messages.team;
+const OWNER = 'Ada Lovelace';
+const MEMBER = 'Grace Hopper';
+const OWN_FACTOR_FIRST = 'Set up two-step sign-in for yourself first: then you can require it of the team without locking yourself out.';
+const REQUIRED = 'Your team requires two-step sign-in. Set up an authenticator app or a passkey on your profile to continue.';
+
+/** Turns on an authenticator app for the account, as its profile would, the code made as a phone would. */
+async function setUpAuthenticator(account: LiveAccount) {
+  const api = apiClient(live.server.baseUrl);
+  const setup = await api.call<{ secret: string }>('POST', '/mfa/totp/setup', {}, account.tokens.access_token);
+  expect(setup.status).toBe(200);
+  const code = TOTP.generate({ secret: Secret.fromBase32(setup.body.secret), algorithm: 'SHA1', digits: 6, period: 30 });
+  expect((await api.call('POST', '/mfa/totp/confirm', { code }, account.tokens.access_token)).status).toBe(200);
+}
+
+async function savePolicy(page: Page, hours: string) {
+  const section = page.getByRole('region', { name: t.securityHeading });
+  const toggle = section.getByRole('checkbox', { name: t.requireTwoFactor });
+  if (!(await toggle.isChecked())) await section.getByText(t.requireTwoFactor, { exact: true }).click();
+  expect(await toggle.isChecked()).toBe(true);
+  await section.getByLabel(t.sessionMaxAge).fill(hours);
+  await section.getByRole('button', { name: t.saveSecurity }).click();
+}
+
+describe('the team security policy in Chromium', () => {
+  it('requires two-step sign-in and a session limit from /team, shows each member’s second factor, and holds a member without one', async () => {
+    const api = apiClient(live.server.baseUrl);
+    const owner = await signUp(api, OWNER);
+    const member = await signUp(api, MEMBER);
+    await makeTeam(api, live.server.dataDir, owner, [member]);
+
+    const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
+    try {
+      const watch = await watchPage(page);
+      await page.goto(`${live.server.baseUrl}/team`);
+      await page.getByRole('heading', { name: t.securityHeading, level: 2 }).waitFor();
+      const row = (name: string) => page.getByRole('region', { name: t.membersHeading }).getByRole('row', { name: new RegExp(name) });
+      await row(OWNER).getByText(t.secondFactors.none!, { exact: true }).waitFor();
+
+      // Without a second factor of their own, the owner is refused, in the server's words; an hour count out of range is refused before sending.
+      await savePolicy(page, '721');
+      await page.getByText(t.sessionMaxAgeInvalid).waitFor();
+      await savePolicy(page, '12');
+      await page.getByText(OWN_FACTOR_FIRST).waitFor();
+      expect((await api.call<{ team: { require_two_factor: boolean } }>('GET', '/teams/me', undefined, owner.tokens.access_token)).body.team.require_two_factor).toBe(false);
+
+      // With an authenticator app, the same clicks turn the requirement on.
+      await setUpAuthenticator(owner);
+      await page.reload();
+      await row(OWNER).getByText(t.secondFactors.authenticator_app!, { exact: true }).waitFor();
+      await savePolicy(page, '12');
+      await page.getByText(t.securitySaved).waitFor();
+      const saved = await api.call<{ team: { require_two_factor: boolean; session_max_age_hours: number | null } }>('GET', '/teams/me', undefined, owner.tokens.access_token);
+      expect(saved.body.team).toMatchObject({ require_two_factor: true, session_max_age_hours: 12 });
+      // Grace has none: "Off", in the warning colour while the team requires it.
+      const off = row(MEMBER).getByText(t.secondFactors.none!, { exact: true });
+      await off.waitFor();
+      expect(await off.evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe(
+        await row(OWNER).getByText(t.secondFactors.authenticator_app!, { exact: true }).evaluate((el) => getComputedStyle(el).backgroundColor),
+      );
+      const audit = page.getByRole('group', { name: t.auditHeading });
+      await audit.getByText(new RegExp(`^${t.actionsText['team.two_factor_policy_changed']}`)).first().waitFor();
+      await audit.getByText(new RegExp(`^${t.actionsText['team.session_policy_changed']}`)).first().waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(watch.cspViolations).toEqual([]);
+    } finally {
+      await context.close();
+    }
+
+    // Grace, signed in without a second factor, is told what to do on the pages she opens.
+    const held = await openContext(live.browser, storedTokens(member.tokens));
+    try {
+      await held.page.goto(`${live.server.baseUrl}/usage`);
+      await held.page.getByText(REQUIRED).waitFor();
+    } finally {
+      await held.context.close();
+    }
+  });
+});
