@@ -206,7 +206,8 @@ describe('authentication in Chromium', () => {
     const second = await context.newPage();
     await Promise.all([first.goto(`${live.server.baseUrl}/dashboard`), second.goto(`${live.server.baseUrl}/profile`)]);
     await first.getByText(messages.dashboard.greetingNew(a.full_name)).waitFor();
-    await second.getByText(a.email).waitFor();
+    await second.getByRole('heading', { name: messages.profile.title, level: 1 }).waitFor();
+    await second.getByText(a.email).first().waitFor();
     expect(refreshCalls).toHaveLength(1);
 
     await first.getByRole('button', { name: messages.layout.logout }).click();
