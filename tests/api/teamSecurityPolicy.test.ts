@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
+import { SoftAuthenticator } from '../helpers/softAuthenticator';
 import { join, teamOwner, type Account } from '../helpers/teams';
 import { bearer, ENGINES, post, register, useSecondInstance, useTestApp } from '../helpers/testApp';
 
@@ -99,6 +100,19 @@ describe.each(ENGINES)('the team security policy on %s', (engine) => {
     expect((await call(ctx.app, member.access_token, 'DELETE', `/teams/me/members/${owner.user.id}`)).json().error.code).toBe('two_factor_required');
     expect((await call(ctx.app, member.access_token, 'DELETE', `/teams/me/members/${member.user.id}`)).statusCode).toBe(204);
     expect((await ctx.app.inject({ method: 'GET', url: '/api/v1/query/usage', headers: bearer(key) })).statusCode).toBe(200);
+  });
+
+  it('lets a held member on as soon as they add a passkey, on the other instance from the next call', async () => {
+    const { owner, member } = await team();
+    await withApp(owner);
+    await setPolicy(owner, { require_two_factor: true });
+    expect((await call(other.current, member.access_token, 'GET', '/query/usage')).statusCode).toBe(403);
+    const options = await call(ctx.app, member.access_token, 'POST', '/webauthn/register/options');
+    const credential = new SoftAuthenticator(ctx.config.publicUrl).register(options.json());
+    expect((await call(ctx.app, member.access_token, 'POST', '/webauthn/register', { credential, name: 'Phone' })).statusCode).toBe(201);
+    expect((await call(other.current, member.access_token, 'GET', '/query/usage')).statusCode).toBe(200);
+    const seen = (await call(ctx.app, owner.access_token, 'GET', '/teams/me/members')).json().members as Array<{ user_id: string; second_factor: string }>;
+    expect(seen.find((m) => m.user_id === member.user.id)?.second_factor).toBe('passkey');
   });
 
   it("ends a member's session once it is older than the team allows, on either instance, and its refresh with it", async () => {
