@@ -45,6 +45,11 @@ export const UserSchema = Type.Object(
         description: "Only on `GET /users/me`: the caller's role in their team, null when in no team.",
       }),
     ),
+    two_factor_required: Type.Optional(
+      Type.Boolean({
+        description: 'Only on `GET /users/me`: true while the team requires two-step sign-in and the caller has no second factor (most calls answer 403 `two_factor_required`).',
+      }),
+    ),
   },
   { $id: 'User' },
 );

@@ -54,6 +54,8 @@ export const passkeysMachine = setup({
   actors: passkeysActors,
   actions: {
     notify: (_, _params: NotifyParams) => undefined,
+    /** The account has a second factor now; the app tells the auth chart. */
+    secondFactorAdded: () => undefined,
   },
 }).createMachine({
   id: 'passkeys',
@@ -115,7 +117,7 @@ export const passkeysMachine = setup({
             id: 'savePasskey',
             src: 'savePasskey',
             input: ({ context }) => ({ auth: context.auth, credential: context.credential!, name: context.name }),
-            onDone: { target: '#passkeys.loading', actions: done('passkeys.added') },
+            onDone: { target: '#passkeys.loading', actions: [done('passkeys.added'), 'secondFactorAdded'] },
             onError: { target: 'naming', actions: failed('passkeys.addFailed') },
           },
         },

@@ -47,6 +47,8 @@ const twoFactorSetup = setup({
     download: ({ context }) => downloadCodes(context.codes ?? []),
     /** Shows a toast; the app provides the real one. */
     notify: (_, _params: NotifyParams) => undefined,
+    /** The account has a second factor now; the app tells the auth chart. */
+    secondFactorAdded: () => undefined,
   },
   guards: {
     isOn: ({ context }) => Boolean(context.status?.totp_enabled),
@@ -116,6 +118,7 @@ export const twoFactorMachine = twoFactorSetup.createMachine({
           target: 'showingCodes',
           actions: [
             assign({ codes: ({ event }) => event.output.recovery_codes, setup: null }),
+            'secondFactorAdded',
             { type: 'notify', params: { type: 'success', title: 'security.turnedOn', description: 'security.turnedOnText' } },
           ],
         },

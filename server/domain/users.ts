@@ -87,7 +87,7 @@ export type UserColumn = (typeof USER_FIELDS)[UserFieldName]['column'];
 /** The user's row as far as the fields read it. */
 export type UserColumns = Pick<UsersTable, UserColumn>;
 /** What the API adds to the user's own fields. */
-type AddedOnTheWire = 'subscription_plan' | 'team_role';
+type AddedOnTheWire = 'subscription_plan' | 'team_role' | 'two_factor_required';
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const fieldsMatchTheWire: Same<{ [F in UserFieldName]: ReturnType<(typeof USER_FIELDS)[F]['wire']> }, Omit<Required<User>, AddedOnTheWire>> = true;
 void fieldsMatchTheWire;

@@ -38,10 +38,14 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags: ['users'], summary: 'The signed-in user', security: [{ bearer: [] }], response: { 200: UserSchema, 401: ErrorSchema } } },
     // The session check already read the plan; the role is one keyed read (the app's top bar asks it
     // rather than `GET /teams/me`, whose 404 for someone in no team the browser logs as an error).
-    async (request) => ({
-      ...toWireUser(request.currentUser!, request.currentUser!.plan),
-      team_role: (await membershipOf(db, request.currentUser!.id))?.role ?? null,
-    }),
+    async (request) => {
+      const user = request.currentUser!;
+      return {
+        ...toWireUser(user, user.plan),
+        team_role: (await membershipOf(db, user.id))?.role ?? null,
+        two_factor_required: user.policy.requireTwoFactor && !user.policy.hasSecondFactor,
+      };
+    },
   );
 
   app.put(

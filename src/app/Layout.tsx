@@ -36,6 +36,19 @@ export function UnverifiedEmailBanner() {
   );
 }
 
+// Its own chunk too: only a member held by the team's requirement loads it.
+const TwoFactorRequiredBanner = lazy(() => import(/* webpackChunkName: "two-factor-required" */ '../components/TwoFactorRequiredBanner'));
+
+/** Signed-in pages, while the team requires a second factor the account does not have: the way to set one up. */
+export function SecondFactorRequiredBanner() {
+  const held = useAuthSelector((s) => s.hasTag('signedIn') && s.context.user?.two_factor_required === true);
+  return held ? (
+    <Suspense fallback={null}>
+      <TwoFactorRequiredBanner />
+    </Suspense>
+  ) : null;
+}
+
 /** The frame around every route: skip link, top bar, the page, footer. */
 export function Layout() {
   return (
@@ -57,6 +70,7 @@ export function Layout() {
       </Link>
       <TopBar />
       <UnverifiedEmailBanner />
+      <SecondFactorRequiredBanner />
       <Box as="main" id={MAIN_ID} tabIndex={-1} flex="1" outline="none">
         <Outlet />
       </Box>

@@ -117,7 +117,7 @@ function PasskeyItem({ passkey, waiting, renaming, askingDelete, send }: ItemPro
 /** The profile's "Passkeys" section, fed by the passkeys chart. */
 export function PasskeysSection() {
   const auth = useAuthRef();
-  const actor = PasskeysChart.useActor({ input: { auth }, effects: { notify: toastEffect } });
+  const actor = PasskeysChart.useActor({ input: { auth }, effects: { notify: toastEffect, secondFactorAdded: () => auth.send({ type: 'user.secondFactorAdded' }) } });
   const view = useSelector(actor, (s) => ({
     failed: s.matches('failed'),
     loading: s.hasTag('loading'),

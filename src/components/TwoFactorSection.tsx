@@ -109,7 +109,7 @@ function PasswordForm(props: { lead: string; submit: string; busyText: string; d
 /** The profile's "Two-step sign-in": status, set-up with a QR code, recovery codes shown once, turning it off. */
 export function TwoFactorSection() {
   const auth = useAuthRef();
-  const actor = TwoFactorChart.useActor({ input: { auth }, effects: { notify: toastEffect } });
+  const actor = TwoFactorChart.useActor({ input: { auth }, effects: { notify: toastEffect, secondFactorAdded: () => auth.send({ type: 'user.secondFactorAdded' }) } });
   const view = useSelector(actor, selectView);
   const { status } = view;
   return (

@@ -71,7 +71,9 @@ describe.each(ENGINES)('the team security policy on %s', (engine) => {
       expect(res.statusCode).toBe(403);
       expect(res.json().error.code).toBe('two_factor_required');
     }
-    expect((await call(other.current, member.access_token, 'GET', '/users/me')).statusCode).toBe(200);
+    const me = await call(other.current, member.access_token, 'GET', '/users/me');
+    expect(me.statusCode).toBe(200);
+    expect(me.json().two_factor_required).toBe(true);
     expect((await call(other.current, member.access_token, 'GET', '/teams/me')).statusCode).toBe(200);
     // An admin with no second factor is held too: the policy is the team's.
     expect((await call(other.current, admin.access_token, 'GET', '/teams/me/members')).json().error.code).toBe('two_factor_required');
@@ -79,6 +81,7 @@ describe.each(ENGINES)('the team security policy on %s', (engine) => {
     // The member sets up an app in the session they are in, which works on at once.
     await withApp(member);
     expect((await call(other.current, member.access_token, 'GET', '/query/usage')).statusCode).toBe(200);
+    expect((await call(other.current, member.access_token, 'GET', '/users/me')).json().two_factor_required).toBe(false);
     const members = (await call(ctx.app, member.access_token, 'GET', '/teams/me/members')).json().members as Array<{ user_id: string; second_factor: string | null }>;
     expect(members.find((m) => m.user_id === member.user.id)?.second_factor).toBe('authenticator_app');
 

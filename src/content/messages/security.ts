@@ -38,4 +38,7 @@ export const security = {
   turnedOnText: 'From now on, signing in asks for a code from your app.',
   turnedOff: 'Two-step sign-in is off',
   turnedOffText: 'Signing in takes your password only.',
+  requiredTitle: 'Two-step sign-in required',
+  requiredText: 'Your team requires two-step sign-in. Set up an authenticator app or a passkey on your profile to use SheetMind again.',
+  requiredAction: 'Set it up',
 } as const;
