@@ -265,9 +265,12 @@ describe.each(ENGINES)('billing with Stripe on %s', (engine) => {
       expect(await me(user.access_token)).toMatchObject({ plan: 'professional', status: 'past_due' });
       // Expanded in the event, in the old shape: no call to Stripe needed.
       const paid = invoice('in_legacy', legacySubscription({ ...base, start: t0 + 30 * DAY }));
-      const before = fake.requests.length;
+      // Counted for this subscription and customer only: work another test left running (a checkout's
+      // own calls) may reach the fake Stripe meanwhile.
+      const asked = () => fake.requests.filter((r) => /sub_legacy_dunning|cus_legacy_dunning|in_legacy/.test(r.path)).length;
+      const before = asked();
       expect((await deliver(legacyEvent('invoice.paid', paid, t0 + 31 * DAY))).json().outcome).toBe('applied');
-      expect(fake.requests.length).toBe(before);
+      expect(asked()).toBe(before);
       expect(await me(user.access_token)).toMatchObject({ status: 'active', current_period_end: new Date((t0 + 60 * DAY) * 1000).toISOString() });
     });
 
