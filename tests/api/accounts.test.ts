@@ -30,8 +30,8 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
         email_verified: false,
         subscription_plan: 'free',
       });
-      // GET /users/me also names the caller's team role (none here); the auth answers do not.
-      expect((await me(body.access_token)).json()).toEqual({ ...body.user, team_role: null });
+      // GET /users/me also names the caller's team role (none here) and whether a team holds them to a second factor; the auth answers do not.
+      expect((await me(body.access_token)).json()).toEqual({ ...body.user, team_role: null, two_factor_required: false });
     });
 
     it('answers 409 with distinct codes for a taken email and a taken username (any case)', async () => {
