@@ -17,8 +17,15 @@ describe.each(ENGINES)('invitation mail limits on %s', (engine) => {
   const invite = (who: Account, email: string, app = ctx.app) => call('POST', '/teams/me/invitations', who, { email, role: 'member' }, app);
   const resend = (who: Account, id: string, app = ctx.app) => call('POST', `/teams/me/invitations/${id}/resend`, who, undefined, app);
   const revoke = (who: Account, id: string) => call('DELETE', `/teams/me/invitations/${id}`, who);
-  /** How many mails went to `to` once every answered call's mail went out (mail leaves after the answer). */
-  const mailsTo = async (to: string) => (await ctx.mail.settledTo(to, 'team_invitation')).length;
+  /**
+   * How many mails went to `to` once every answered call's mail went out (mail leaves after the
+   * answer). Both instances send from the one queue, so the other's worker may hold one mid-send: it
+   * is drained too.
+   */
+  const mailsTo = async (to: string) => {
+    await second.current.mailer.drain();
+    return (await ctx.mail.settledTo(to, 'team_invitation')).length;
+  };
   const refusal = (res: { statusCode: number; headers: Record<string, unknown>; json(): { error: { code: string; message: string } } }) => ({
     status: res.statusCode,
     code: res.json().error.code,
