@@ -17,12 +17,14 @@ import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
  * in BENCH_MODEL_DELAY_MS (default 2,000; a streamed answer is written over that time). The app runs
  * as its own process (`server/main.ts`, as in production) on SQLite or PostgreSQL, with 200 Team
  * users. Closed-loop clients in this process hold BENCH_IN_FLIGHT queries in flight (default
- * 1000,5000), spread over 50 loopback addresses, for BENCH_SLOW_DURATION seconds (default 20) after a
- * warm-up of one and a half model delays. Each run reports:
+ * 1000,5000), spread over 50 loopback addresses, for BENCH_SLOW_DURATION seconds (default 20). They
+ * start one after another over one model delay, then a warm-up of one and a half model delays is
+ * not measured. Each run reports:
  *   - answers/s, and as a ratio to the ideal (in flight ÷ delay): goal ≥ 0.9 at 1,000;
  *   - the gateway's overhead on each answer (its time less the model's), p50 and p99: goal p99 ≤ 100 ms at 1,000;
  *   - `GET /api/v1/health` every 100 ms meanwhile (from a process of its own, `healthProbe.ts`), p50 and p99: goal p99 ≤ 50 ms;
  *   - the app process's RSS (idle before the run, and the most during it);
+ *   - the CPU time a query costs the app, the load generator and the fake model (which share the cores);
  *   - the count check: each user's monthly count grew by exactly the answers they received;
  *   - for a streamed run (`Accept: text/event-stream`, at the first in-flight figure): time to first byte;
  *   - an abandon run (clients giving up after 500 ms, before the model answers): the queries charged
@@ -75,6 +77,9 @@ interface RunResult {
   rssMaxMb: number;
   /** The app process's CPU time per query sent (answered or not). */
   cpuMsPerQuery: number;
+  /** The same for the load generator (this process) and the fake model: the rest of the machine's two cores. */
+  benchCpuMsPerQuery: number;
+  modelCpuMsPerQuery: number;
   countsExact: boolean;
   charged: number;
   failures: string;
@@ -100,7 +105,7 @@ function rssMb(pid: number): number {
 }
 
 /** The fake model process: its base URL, and its request counts when asked. */
-async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; counts: () => Promise<{ received: number; aborted: number; open: number }> }> {
+async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; pid: number; counts: () => Promise<{ received: number; aborted: number; open: number }> }> {
   const child: ChildProcess = fork(path.join(__dirname, 'fakeModel.ts'), [String(DELAY_MS)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   cleanup.add('fake model process', async () => {
     if (child.connected) child.disconnect();
@@ -115,7 +120,7 @@ async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; counts: 
       child.once('message', (message) => resolve((message as { counts: { received: number; aborted: number; open: number } }).counts));
       child.send('counts');
     });
-  return { baseUrl, counts };
+  return { baseUrl, pid: child.pid!, counts };
 }
 
 interface Deployed {
@@ -228,14 +233,22 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const before = await monthCounts(database, userIds);
   const rssIdleMb = rssMb(pid);
   const cpuBefore = cpuMs(pid);
+  const benchCpuBefore = cpuMs(process.pid);
+  const modelCpuBefore = cpuMs(model.pid);
   let rssMaxMb = rssIdleMb;
   const addresses = Array.from({ length: ADDRESSES }, () => newLoopbackAddress());
   const start = performance.now();
-  const warm = start + DELAY_MS * 1.5;
+  // The clients start one after another over one model delay, as many people's queries would, not
+  // all in the same millisecond: a closed loop started at once keeps its first wave together
+  // (every answer takes the same delay), and the last query of each wave waits for the gateway to
+  // take in the whole wave before it, which measures the burst rather than the gateway.
+  const rampMs = DELAY_MS;
+  const warm = start + rampMs + DELAY_MS * 1.5;
   const end = warm + RUN_S * 1000;
   const answers: Answer[] = [];
   const client = async (slot: number) => {
     const user = slot % users.length;
+    await new Promise((resolve) => setTimeout(resolve, (slot * rampMs) / inFlight));
     while (performance.now() < end) answers.push(await ask(server.baseUrl, users[user]!.token, addresses[slot % ADDRESSES]!, kind, user));
   };
   // Health is probed from a process of its own, from the end of the warm-up to the end of the run.
@@ -259,6 +272,8 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const healthMs = await health;
   await quiet(database, userIds);
   const cpuMsPerQuery = (cpuMs(pid) - cpuBefore) / Math.max(1, answers.length);
+  const benchCpuMsPerQuery = (cpuMs(process.pid) - benchCpuBefore) / Math.max(1, answers.length);
+  const modelCpuMsPerQuery = (cpuMs(model.pid) - modelCpuBefore) / Math.max(1, answers.length);
   const after = await monthCounts(database, userIds);
 
   const received = new Map<string, number>();
@@ -296,6 +311,8 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     rssIdleMb,
     rssMaxMb,
     cpuMsPerQuery,
+    benchCpuMsPerQuery,
+    modelCpuMsPerQuery,
     countsExact,
     charged: kind === 'abandon' ? charged : Number.NaN,
     failures: [...failureKinds].map(([what, n]) => `${n} ${what}`).join(', ') || 'none',
@@ -314,7 +331,7 @@ function describe(result: RunResult): string {
     `${what}: ${fixed(result.answersPerS)} answers/s, ratio ${fixed(result.ratio, 2)}, overhead p50/p99 ${fixed(result.overheadP50)}/${fixed(result.overheadP99)} ms, ` +
     (result.ttfbP50 !== null ? `first byte p50/p99 ${fixed(result.ttfbP50)}/${fixed(result.ttfbP99)} ms, ` : '') +
     `health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB ` +
-    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query, counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
+    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query (load generator ${fixed(result.benchCpuMsPerQuery, 2)}, model ${fixed(result.modelCpuMsPerQuery, 2)}), counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
   );
 }
 
