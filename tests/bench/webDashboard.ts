@@ -27,7 +27,7 @@ export async function dashboardCardsFilledMs(baseUrl: string, owner: BenchOwner,
         await page.goto(`${baseUrl}/dashboard`, { waitUntil: 'commit' });
         // Checked at every frame: the time is that of the first frame that has the numbers.
         const filled = await page.waitForFunction(
-          (titles) => {
+          (titles: string[]) => {
             const cards = [...document.querySelectorAll('section[aria-labelledby]')].filter((card) =>
               titles.includes(document.getElementById(card.getAttribute('aria-labelledby')!)?.textContent ?? ''),
             );
