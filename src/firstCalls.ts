@@ -1,18 +1,31 @@
 import { startEarlyCall } from '../machines/shared/earlyCalls';
+import type { TeamRole } from '../machines/shared/api';
 import { readRuntimeConfig } from '../machines/shared/runtimeConfig';
 import { tokenStorage } from '../machines/shared/tokenStorage';
-import { presetRange, utcToday } from '../machines/usage/usage.range';
+import { presetRange, utcThisMonth, utcToday } from '../machines/usage/usage.range';
+
+/**
+ * What the team chart asks once `GET /teams/me` has answered the person's role (machines/team/team.actors.ts),
+ * sent at once for the role last answered (machines/shared/tokenStorage.ts): a member is asked no
+ * admin's call, which would be refused. Should the role have changed since, the chart asks what the
+ * new one sees itself, and the early calls it does not take go unused.
+ */
+function teamCalls(role: TeamRole | null): string[] {
+  if (!role) return [];
+  if (role === 'member') return ['/teams/me/members'];
+  return ['/teams/me/members', '/teams/me/invitations', `/teams/me/usage?${new URLSearchParams({ month: utcThisMonth() })}`, '/teams/me/audit-log'];
+}
 
 /**
  * What each signed-in page asks first besides the session check (`GET /users/me`), exactly as its
  * charts ask it, once for each time they do: tests/e2e/firstCalls.test.ts fails when a page's first
- * call is not among them. The team page's further calls depend on the role its first one answers.
+ * call is not among them.
  */
 const FIRST_CALLS: Record<string, () => string[]> = {
   '/dashboard': () => ['/query/usage', '/subscription/me', '/query/usage/daily'],
   '/subscription': () => ['/subscription/me'],
   '/profile': () => ['/sessions', '/api-keys', '/subscription/me'],
-  '/team': () => ['/teams/me'],
+  '/team': () => ['/teams/me', ...teamCalls(tokenStorage.readTeamRole())],
   '/usage': () => [`/usage/analytics?${new URLSearchParams({ ...presetRange('last30', utcToday()) })}`],
   // The functions chart asks the person's team role beside the list.
   '/functions': () => ['/functions', '/users/me'],

@@ -57,7 +57,12 @@ export async function refreshStoredTokens({ failedAccessToken }: RefreshInput, s
 }
 
 export const authActors = {
-  fetchUser: fromPromise<User>(({ signal }) => authApi.me({ signal })),
+  /** The session check; the team role it answers is remembered for the team page's next first calls (src/firstCalls.ts). */
+  fetchUser: fromPromise<User>(async ({ signal }) => {
+    const user = await authApi.me({ signal });
+    tokenStorage.writeTeamRoleOf(user);
+    return user;
+  }),
   login: fromPromise<AuthResponse, LoginInput>(({ input, signal }) => authApi.login(input, { signal })),
   /** The second step: a code, or the browser's passkey prompt for the account's own passkeys (its own chunk, loaded then). */
   loginSecondFactor: fromPromise<AuthResponse, SecondFactorInput>(async ({ input, signal }) =>

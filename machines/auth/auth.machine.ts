@@ -82,7 +82,7 @@ export const authMachine = setup({
   },
   actors: authActors,
   actions: {
-    storeTokens: (_, tokens: TokenPair) => tokenStorage.write(tokens),
+    storeTokens: (_, tokens: TokenPair) => tokenStorage.start(tokens),
     removeTokens: () => tokenStorage.clear(),
     assignUser: assign({ user: (_, user: User) => user }),
     markEmailVerified: assign({ user: ({ context }) => (context.user ? { ...context.user, email_verified: true } : null) }),

@@ -1,6 +1,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { withAuthRetry, type AuthActorRef } from '../shared/authRetry';
 import { authApi } from '../shared/api';
+import { tokenStorage } from '../shared/tokenStorage';
 
 export interface MembershipContext {
   auth: AuthActorRef;
@@ -35,6 +36,7 @@ export const membershipMachine = setup({
     check: fromPromise<boolean, { auth: AuthActorRef }>(async ({ input, signal }) => {
       // `GET /users/me` rather than `GET /teams/me`: someone in no team gets no 404 (which the browser logs).
       const me = await withAuthRetry(input.auth, () => authApi.me({ signal }));
+      tokenStorage.writeTeamRoleOf(me);
       return me.team_role != null;
     }),
   },

@@ -1,6 +1,7 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
 import type { AuthActorRef } from '../shared/authRetry';
-import { ApiRequestError, type InvitedRole } from '../shared/api';
+import { ApiRequestError, type InvitedRole, type TeamRole } from '../shared/api';
+import { tokenStorage } from '../shared/tokenStorage';
 import type { NotifyParams } from '../shared/notify';
 import { teamActors, type TeamChange, type TeamData } from './team.actors';
 import { refusalText, reportFailure } from '../shared/failures';
@@ -87,6 +88,8 @@ const teamSetup = setup({
     navigate: (_, _params: { to: string }) => undefined,
     /** What the page learned of the person's membership, for the top bar's Team link. */
     membershipKnown: (_, _params: { inTeam: boolean }) => undefined,
+    /** The role the page learned (null: in no team), for what the page's next load asks first (src/firstCalls.ts). */
+    rememberRole: (_, role: TeamRole | null) => tokenStorage.writeTeamRole(role),
   },
   guards: {
     notInTeam: (_, error: unknown) => isNotInTeam(error),
@@ -121,14 +124,25 @@ export const teamMachine = teamSetup.createMachine({
         id: 'load',
         src: 'load',
         input: ({ context }) => ({ auth: context.auth, month: context.month }),
-        onDone: { target: 'ready', actions: { type: 'store', params: ({ event }) => event.output } },
+        onDone: {
+          target: 'ready',
+          actions: [
+            { type: 'store', params: ({ event }) => event.output },
+            { type: 'rememberRole', params: ({ event }) => event.output.role },
+          ],
+        },
         onError: [
           { guard: { type: 'notInTeam', params: ({ event }: ErrorEvent) => event.error }, target: 'notInTeam' },
           { target: 'failed', actions: { type: 'logFailure', params: ({ event }: ErrorEvent) => event.error } },
         ],
       },
     },
-    notInTeam: { entry: { type: 'membershipKnown', params: { inTeam: false } } },
+    notInTeam: {
+      entry: [
+        { type: 'membershipKnown', params: { inTeam: false } },
+        { type: 'rememberRole', params: null },
+      ],
+    },
     failed: { on: { 'team.retry': 'loading' } },
     ready: {
       type: 'parallel',
@@ -190,7 +204,10 @@ export const teamMachine = teamSetup.createMachine({
                 id: 'reload',
                 src: 'load',
                 input: ({ context }) => ({ auth: context.auth, month: context.month }),
-                onDone: { target: 'idle', actions: ['endChange', { type: 'store', params: ({ event }) => event.output }] },
+                onDone: {
+                  target: 'idle',
+                  actions: ['endChange', { type: 'store', params: ({ event }) => event.output }, { type: 'rememberRole', params: ({ event }) => event.output.role }],
+                },
                 onError: [
                   { guard: { type: 'notInTeam', params: ({ event }: ErrorEvent) => event.error }, target: '#team.notInTeam', actions: 'endChange' },
                   { target: 'idle', actions: ['endChange', { type: 'logFailure', params: ({ event }: ErrorEvent) => event.error }] },

@@ -67,3 +67,6 @@ export function checkRange(range: DayRange, today: string): RangeErrors {
 
 /** Today as a UTC day: the days the server counts in. */
 export const utcToday = (now = Date.now()) => dayOf(now);
+
+/** This month as a UTC month, `YYYY-MM`: the team page's usage month to begin with. */
+export const utcThisMonth = (now = Date.now()) => utcToday(now).slice(0, 7);

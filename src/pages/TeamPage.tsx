@@ -2,6 +2,7 @@ import { Badge, Box, Button, Card, Container, Heading, HStack, Link, List, Stack
 import { type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { teamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
+import { utcThisMonth } from '../../machines/usage/usage.range';
 import { useMembershipKnown } from '../app/membership';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
@@ -22,7 +23,6 @@ const t = messages.team;
 
 /** The team chart the page runs; tests may hand in one with fake effects. */
 export const TeamChart = createChartContext(teamMachine);
-const thisMonth = () => new Date().toISOString().slice(0, 7);
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
@@ -61,7 +61,7 @@ export default function TeamPage() {
   const navigate = useNavigate();
   const membershipKnown = useMembershipKnown();
   const actor = TeamChart.useActor({
-    input: { auth, userId, month: thisMonth() },
+    input: { auth, userId, month: utcThisMonth() },
     effects: { notify: toastEffect, navigate: (_, { to }) => void navigate(to), membershipKnown: (_, { inTeam }) => membershipKnown(inTeam) },
   });
   const status = useSelector(actor, selectStatus);
@@ -184,7 +184,7 @@ export default function TeamPage() {
             <TeamUsageSection
               usage={usage}
               month={month}
-              maxMonth={thisMonth()}
+              maxMonth={utcThisMonth()}
               loading={usageLoading}
               downloading={downloading}
               onMonth={(value) => actor.send({ type: 'usage.month', month: value })}

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { trackCalls, useServerAndBrowser, watchPage } from '../helpers/browser';
-import { apiClient, makeTeam, openContext, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
+import { apiClient, inviteInto, makeTeam, openContext, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
 
 /**
  * A signed-in page on its first load asks for its data while the app's code is still loading: the
@@ -9,17 +9,22 @@ import { apiClient, makeTeam, openContext, signUp, storedTokens, type LiveAccoun
  * in parallel, and the charts take those answers instead of asking again (issue 40). Here each
  * signed-in page, loaded afresh by a Team owner (whose every page has data), must have started its
  * first calls, each once, before the app's main script had arrived, and none of them again once it had.
+ * The team page's further calls depend on the person's role: someone who has been signed in before
+ * has them sent with the first ones too, for the role the last answer gave, and nothing more.
  */
 
 jest.setTimeout(120_000);
 
 const live = useServerAndBrowser();
 let owner: LiveAccount;
+let member: LiveAccount;
 
 beforeAll(async () => {
   const api = apiClient(live.server.baseUrl);
   owner = await signUp(api, 'Katherine Johnson');
+  member = await signUp(api, 'Dorothy Vaughan');
   await makeTeam(api, live.server.dataDir, owner);
+  await inviteInto(api, live.server.dataDir, owner.tokens.access_token, member);
 });
 
 interface Timing {
@@ -42,7 +47,8 @@ const FIRST: Record<string, string[]> = {
   '/dashboard': ['/users/me', '/query/usage', '/subscription/me', '/query/usage/daily'],
   '/subscription': ['/users/me', '/subscription/me'],
   '/profile': ['/users/me', '/sessions', '/api-keys', '/subscription/me'],
-  // The members, invitations, usage and audit log follow: which of them depends on the role it answers.
+  // Loaded first in this browser: the members, invitations, usage and audit log follow, which of
+  // them depending on the role it answers.
   '/team': ['/users/me', '/teams/me'],
   '/usage': ['/users/me', '/usage/analytics?'],
   // The functions chart asks the role beside the list: a second session check.
@@ -51,31 +57,91 @@ const FIRST: Record<string, string[]> = {
   '/link': ['/users/me'],
 };
 
+/** The team page's first calls for someone signed in before, by the role they had then. */
+const TEAM_FIRST = {
+  owner: ['/users/me', '/teams/me', '/teams/me/members', '/teams/me/invitations', '/teams/me/usage?', '/teams/me/audit-log'],
+  member: ['/users/me', '/teams/me', '/teams/me/members'],
+};
+/** What only an owner or admin may ask: a member who did would get 403s (and the browser's console errors). */
+const ADMIN_ONLY = ['/teams/me/invitations', '/teams/me/usage?', '/teams/me/audit-log'];
+
+/** Loads `path` afresh and waits until it is drawn, signed in, and nothing it asked is still on its way. */
+async function load(page: Page, calls: ReturnType<typeof trackCalls>, path: string): Promise<void> {
+  await page.goto(`${live.server.baseUrl}${path}`);
+  await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
+  await page.getByRole('banner').getByRole('link', { name: messages.layout.dashboard }).first().waitFor();
+  await calls.settled();
+}
+
+/** Fails unless each of `first` started once before the app's code ran, and none of them again after it. */
+async function expectAskedEarly(page: Page, path: string, first: string[]): Promise<Timing[]> {
+  const loaded = await timings(page);
+  const app = loaded.find((entry) => /^\/assets\/main\.\w+\.js$/.test(entry.name));
+  expect(app).toBeDefined();
+  // The app's deferred scripts have run by DOMContentLoaded, and it starts its charts in tasks
+  // after it: a call a chart makes itself starts later. (Its script's arrival is no line: the
+  // browser's look-ahead may fetch it while the first inline script still runs.)
+  const appRan = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventStart);
+  for (const call of new Set(first)) {
+    const early = asked(loaded, call).filter((entry) => entry.startTime < appRan).length;
+    const late = asked(loaded, call).length - early;
+    // Sent once, before the app's code arrived, however many of the page's charts ask for it.
+    expect({ path, call, early, late, appRan, api: loaded.filter((entry) => entry.name.startsWith('/api/')) }).toMatchObject({ path, call, early: 1, late: 0 });
+  }
+  return loaded;
+}
+
+/** The page's calls to `call` (a path, or the start of one with a query when it ends with `?`). */
+const asked = (loaded: Timing[], call: string) => loaded.filter((entry) => entry.name === `/api/v1${call}` || (call.endsWith('?') && entry.name.startsWith(`/api/v1${call}`)));
+
 describe('a signed-in page’s first calls', () => {
   it.each(Object.keys(FIRST))('%s starts them all before the app’s code has loaded, and none again after', async (path) => {
     const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
     try {
       const watch = await watchPage(page);
       const calls = trackCalls(page);
-      await page.goto(`${live.server.baseUrl}${path}`);
-      // The page is drawn, signed in, and nothing it asked is still on its way.
-      await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
-      await page.getByRole('banner').getByRole('link', { name: messages.layout.dashboard }).first().waitFor();
-      await calls.settled();
-      const loaded = await timings(page);
-      const app = loaded.find((entry) => /^\/assets\/main\.\w+\.js$/.test(entry.name));
-      expect(app).toBeDefined();
-      // The app's deferred scripts have run by DOMContentLoaded, and it starts its charts in tasks
-      // after it: a call a chart makes itself starts later. (Its script's arrival is no line: the
-      // browser's look-ahead may fetch it while the first inline script still runs.)
-      const appRan = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventStart);
-      const asked = (first: string) => loaded.filter((entry) => entry.name === `/api/v1${first}` || (first.endsWith('?') && entry.name.startsWith(`/api/v1${first}`)));
-      for (const first of new Set(FIRST[path])) {
-        const early = asked(first).filter((entry) => entry.startTime < appRan).length;
-        const late = asked(first).length - early;
-        // Sent once, before the app's code arrived, however many of the page's charts ask for it.
-        expect({ path, call: first, early, late, appRan, api: loaded.filter((entry) => entry.name.startsWith('/api/')) }).toMatchObject({ path, call: first, early: 1, late: 0 });
-      }
+      await load(page, calls, path);
+      await expectAskedEarly(page, path, FIRST[path]!);
+      expect(watch.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the team page’s calls that depend on the role', () => {
+  it('start with its first calls for an owner signed in before: members, invitations, usage and audit log, each once', async () => {
+    const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
+    try {
+      const watch = await watchPage(page);
+      const calls = trackCalls(page);
+      await load(page, calls, '/dashboard');
+      await load(page, calls, '/team');
+      await expectAskedEarly(page, '/team', TEAM_FIRST.owner);
+      // What those answers hold is on the page, as the team chart would have drawn it.
+      const main = page.getByRole('main');
+      await main.getByRole('heading', { level: 2, name: messages.team.usageHeading }).waitFor();
+      await main.getByRole('heading', { level: 2, name: messages.team.auditHeading }).waitFor();
+      await main.getByText('Dorothy Vaughan').first().waitFor();
+      expect(watch.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('start for a plain member signed in before with the members only: no call an admin alone may make', async () => {
+    const { context, page } = await openContext(live.browser, storedTokens(member.tokens));
+    try {
+      const watch = await watchPage(page);
+      const calls = trackCalls(page);
+      await load(page, calls, '/dashboard');
+      await load(page, calls, '/team');
+      const loaded = await expectAskedEarly(page, '/team', TEAM_FIRST.member);
+      expect(ADMIN_ONLY.flatMap((call) => asked(loaded, call))).toEqual([]);
+      const main = page.getByRole('main');
+      await main.getByRole('heading', { level: 2, name: messages.team.membersHeading }).waitFor();
+      await main.getByText('Katherine Johnson').first().waitFor();
+      await expect(main.getByRole('heading', { level: 2, name: messages.team.usageHeading }).count()).resolves.toBe(0);
       expect(watch.consoleErrors).toEqual([]);
     } finally {
       await context.close();
