@@ -1,3 +1,4 @@
+import { useDeferredValue } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router-dom';
 import { PageSpinner } from '../components/PageSpinner';
 import { useAuthSelector } from './auth';
@@ -23,8 +24,12 @@ export function prefilledEmail(state: unknown): string {
 /** The guard of the signed-in routes: a spinner while loading, /login (remembering the page) when signed out. */
 export function RequireAuth() {
   const status = useAuthSelector((s) => (s.hasTag('loading') ? 'loading' : s.hasTag('signedIn') ? 'signedIn' : 'signedOut'));
+  // The page itself is drawn in a deferred render, which React does in slices of a few
+  // milliseconds: drawn at once, a whole signed-in page is one task of up to half a second on a
+  // slow phone when the session check answers. The spinner stays until it is there.
+  const shown = useDeferredValue(status);
   const location = useLocation();
-  if (status === 'loading') return <PageSpinner />;
   if (status === 'signedOut') return <Navigate to="/login" replace state={{ from: location } satisfies RedirectState} />;
+  if (status === 'loading' || shown !== 'signedIn') return <PageSpinner />;
   return <Outlet />;
 }

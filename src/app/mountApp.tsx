@@ -36,13 +36,18 @@ export async function mountApp(root: HTMLElement, config: RuntimeConfig, nonce?:
     return hydrated!;
   }
   const created = createRoot(root);
-  // A spinner in case a page ever has to be waited for (the one above is already loaded).
-  created.render(
-    app(
-      <Suspense fallback={<PageSpinner />}>
-        <AppRoutes />
-      </Suspense>,
-    ),
-  );
+  // A spinner in case a page ever has to be waited for (the one above is already loaded). Rendered
+  // as a transition too, for the same reason: the signed-in pages arrive as the empty shell, and
+  // their first render, Chakra's styles and all, would otherwise be one task of up to a second on a
+  // slow phone (Lighthouse at 4x CPU).
+  startTransition(() => {
+    created.render(
+      app(
+        <Suspense fallback={<PageSpinner />}>
+          <AppRoutes />
+        </Suspense>,
+      ),
+    );
+  });
   return created;
 }
