@@ -86,7 +86,7 @@ function Unavailable({ text, onRetry }: { text: string; onRetry: () => void }) {
 function PlanLoading() {
   return (
     <HStack gap="3">
-      <Skeleton>
+      <Skeleton display="flex">
         <PlanBadge plan="free" />
       </Skeleton>
       <Skeleton>
@@ -126,7 +126,8 @@ function OverviewLoading({ labels }: { labels: readonly string[] }) {
       {labels.map((label) => (
         <Stat.Root key={label}>
           <Stat.Label>{label}</Stat.Label>
-          <Skeleton w="50%">
+          {/* A flex box: a block's line would be taller than the inline-flex value it holds. */}
+          <Skeleton display="flex" w="50%">
             <Stat.ValueText>0</Stat.ValueText>
           </Skeleton>
         </Stat.Root>

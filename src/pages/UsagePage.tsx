@@ -220,10 +220,11 @@ function AnalyticsLoading() {
         <SimpleGrid columns={{ base: 2, md: 4 }} gap="4">
           {[t.queries, t.tokens, t.p50, t.p95].map((label) => (
             <Stat.Root key={label}>
-              <Skeleton w="fit-content">
+              {/* As flex boxes: a block's line would be taller than the inline-flex label and value it holds. */}
+              <Skeleton display="flex" w="fit-content">
                 <Stat.Label>{label}</Stat.Label>
               </Skeleton>
-              <Skeleton w="50%">
+              <Skeleton display="flex" w="50%">
                 <Stat.ValueText>0</Stat.ValueText>
               </Skeleton>
             </Stat.Root>
@@ -312,7 +313,7 @@ export default function UsagePage() {
                 {view.status === 'loading' && (
                   // The download's room: a button and its note.
                   <Stack gap="1" align="flex-start">
-                    <Skeleton h="8" w="32" />
+                    <Skeleton h="9" w="32" />
                     <HiddenWords fontSize="xs">{t.downloadCsvNote}</HiddenWords>
                   </Stack>
                 )}

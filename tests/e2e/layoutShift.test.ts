@@ -19,6 +19,10 @@ jest.setTimeout(180_000);
 const live = useServerAndBrowser();
 let owner: LiveAccount;
 
+/** /link as the add-on opens it, with the code of a real request (RFC 8628 §3.3.1): the address is known once the request is made. */
+const ADDON_LINK = '/link from the add-on';
+let addonLink = '';
+
 const SCREENS = {
   desktop: { width: 1280, height: 900 },
   phone: { width: 390, height: 844 },
@@ -48,6 +52,13 @@ beforeAll(async () => {
   const member = await signUp(api, 'Dorothy Vaughan');
   await makeTeam(api, live.server.dataDir, owner, [member], ['mary.jackson@example.com']);
   await withData(api, owner);
+  const authorization = await fetch(`${live.server.baseUrl}/api/v1/oauth/device_authorization`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: 'sheetmind-addon' }).toString(),
+  });
+  const complete = new URL(((await authorization.json()) as { verification_uri_complete: string }).verification_uri_complete);
+  addonLink = `${complete.pathname}${complete.search}`;
 });
 
 const t = messages;
@@ -58,7 +69,8 @@ const t = messages;
  */
 const FILLED: Record<string, (page: Page) => Promise<void>> = {
   '/dashboard': async (page) => {
-    await page.getByRole('main').getByText(t.dashboard.totalQueries).waitFor();
+    // Its placeholder holds the words too, hidden: only the plan's own shows.
+    await page.getByRole('main').getByText(t.plan.active).first().waitFor();
     await page.getByRole('main').getByRole('img', { name: t.dashboard.dailyTitle }).waitFor();
   },
   '/subscription': (page) => page.getByRole('main').getByText(t.plan.active).first().waitFor(),
@@ -66,6 +78,8 @@ const FILLED: Record<string, (page: Page) => Promise<void>> = {
   '/team': (page) => page.getByRole('main').getByText('mary.jackson@example.com').first().waitFor(),
   '/guide': (page) => page.getByRole('main').getByRole('heading', { level: 1 }).waitFor(),
   '/link': (page) => page.getByRole('main').getByRole('heading', { level: 1 }).waitFor(),
+  // Opened from the add-on's link: the request looked up, its details shown.
+  [ADDON_LINK]: (page) => page.getByRole('main').getByRole('button', { name: t.link.approve }).waitFor(),
   '/usage': (page) => page.getByRole('main').getByRole('table').first().waitFor(),
   '/functions': (page) => page.getByRole('main').getByText('TOTAL_BY_REGION').first().waitFor(),
 };
@@ -151,7 +165,7 @@ describe('a signed-in page as its data arrives', () => {
       await recordShifts(page);
       if (held) await holdAnswersBack(page, HELD_MS);
       const calls = trackCalls(page);
-      await page.goto(`${live.server.baseUrl}${path}`);
+      await page.goto(`${live.server.baseUrl}${path === ADDON_LINK ? addonLink : path}`);
       await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
       await page.getByRole('banner').getByText(t.layout.welcome('Katherine Johnson')).first().waitFor({ state: 'attached' });
       await FILLED[path]!(page);
