@@ -79,18 +79,78 @@ function Unavailable({ text, onRetry }: { text: string; onRetry: () => void }) {
   );
 }
 
-function Loading() {
+// The placeholders below are the filled parts' own elements, hidden under a skeleton, so a part
+// keeps its height when its data arrives and nothing under it moves (issue 40).
+
+/** The plan card's placeholder: a badge and a status line. */
+function PlanLoading() {
   return (
-    <Stack gap="3">
-      <Skeleton h="8" w="40%" />
-      <Skeleton h="3" />
+    <HStack gap="3">
+      <Skeleton display="flex">
+        <PlanBadge plan="free" />
+      </Skeleton>
+      <Skeleton>
+        <Text fontWeight="medium">{messages.plan.active}</Text>
+      </Skeleton>
+    </HStack>
+  );
+}
+
+/**
+ * A meter's room, whichever way it is filled: a figure with its limit, bar and share, or a figure
+ * with "no limit" (whose words take two lines on a phone). The cards stand in one row from tablets
+ * up, and stacked on a phone, where a card growing would push the rest down.
+ */
+const METER_HEIGHT = '6.5rem';
+
+function MeterLoading() {
+  return (
+    <Stack gap="2" minH={METER_HEIGHT}>
+      <Skeleton w="40%">
+        <Text fontSize="3xl" fontWeight="bold">
+          0
+        </Text>
+      </Skeleton>
+      <Skeleton h="2" />
+      <Skeleton w="30%">
+        <Text fontSize="sm">0%</Text>
+      </Skeleton>
     </Stack>
+  );
+}
+
+/** The overview's three figures, their labels shown, their values still coming. */
+function OverviewLoading({ labels }: { labels: readonly string[] }) {
+  return (
+    <SimpleGrid columns={{ base: 1, sm: 3 }} gap="4">
+      {labels.map((label) => (
+        <Stat.Root key={label}>
+          <Stat.Label>{label}</Stat.Label>
+          {/* A flex box: a block's line would be taller than the inline-flex value it holds. */}
+          <Skeleton display="flex" w="50%">
+            <Stat.ValueText>0</Stat.ValueText>
+          </Skeleton>
+        </Stat.Root>
+      ))}
+    </SimpleGrid>
+  );
+}
+
+/** The daily chart's room: its bars and the line of dates under them (DailyUsageChart, compact). */
+function DailyLoading() {
+  return (
+    <Box>
+      <Skeleton h="24" />
+      <Text fontSize="xs" mt="1" visibility="hidden" aria-hidden="true">
+        0
+      </Text>
+    </Box>
   );
 }
 
 function MeterView({ title, value, ofText, unlimitedText }: { title: string; value: Meter; ofText: (limit: string) => string; unlimitedText: string }) {
   return (
-    <Stack gap="2">
+    <Stack gap="2" minH={METER_HEIGHT}>
       <HStack align="baseline" gap="2" wrap="wrap">
         <Text fontSize="3xl" fontWeight="bold" letterSpacing="tight">
           {formatNumber(value.used)}
@@ -180,7 +240,8 @@ export default function DashboardPage() {
       <Stack gap="6">
         <Flex justify="space-between" align={{ base: 'flex-start', sm: 'center' }} gap="4" direction={{ base: 'column', sm: 'row' }}>
           <PageHeader title={t.title} lead={(usage?.total_queries ?? 0) > 0 ? t.greeting(fullName) : t.greetingNew(fullName)} />
-          <Button variant="outline" onClick={() => actor.send({ type: 'dashboard.refresh' })} loading={view.refreshing} loadingText={t.refreshing}>
+          {/* As wide as its "Refreshing..." from the start: the page opens refreshing, and the button would shrink. */}
+          <Button variant="outline" minW="36" onClick={() => actor.send({ type: 'dashboard.refresh' })} loading={view.refreshing} loadingText={t.refreshing}>
             {t.refresh}
           </Button>
         </Flex>
@@ -201,7 +262,7 @@ export default function DashboardPage() {
 
         <SimpleGrid columns={{ base: 1, md: 3 }} gap="6">
           <DashCard title={t.planTitle} status={view.subscription}>
-            {view.subscription === 'loading' && <Loading />}
+            {view.subscription === 'loading' && <PlanLoading />}
             {view.subscription === 'failed' && <Unavailable text={t.planUnavailable} onRetry={retry('subscription')} />}
             {subscription && (
               <Stack gap="2" align="flex-start">
@@ -226,7 +287,7 @@ export default function DashboardPage() {
             ] as const
           ).map(([title, value, ofText, unlimitedText]) => (
             <DashCard key={title} title={title} status={view.meters === 'noLimits' ? 'ready' : view.meters}>
-              {view.meters === 'loading' && <Loading />}
+              {view.meters === 'loading' && <MeterLoading />}
               {view.meters === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
               {view.meters === 'ready' && <MeterView title={title} value={value} ofText={ofText} unlimitedText={unlimitedText} />}
               {view.meters === 'noLimits' && (
@@ -244,7 +305,7 @@ export default function DashboardPage() {
         <SimpleGrid columns={{ base: 1, lg: 3 }} gap="6">
           <Box gridColumn={{ lg: 'span 2' }}>
             <DashCard title={t.overviewTitle} status={view.usage}>
-              {view.usage === 'loading' && <Loading />}
+              {view.usage === 'loading' && <OverviewLoading labels={[t.queriesPerMinute, t.processingTime, t.totalQueries]} />}
               {view.usage === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
               {usage && (
                 <SimpleGrid columns={{ base: 1, sm: 3 }} gap="4">
@@ -267,10 +328,10 @@ export default function DashboardPage() {
                 <Text fontSize="sm" color="fg.muted" mb="2" aria-hidden="true">
                   {t.dailyTitle}
                 </Text>
-                {view.daily === 'loading' && <Skeleton h="24" />}
+                {view.daily === 'loading' && <DailyLoading />}
                 {view.daily === 'failed' && <Unavailable text={t.dailyUnavailable} onRetry={retry('daily')} />}
                 {daily && (
-                  <Suspense fallback={<Skeleton h="24" />}>
+                  <Suspense fallback={<DailyLoading />}>
                     <DailyUsageChart days={daily} />
                   </Suspense>
                 )}

@@ -5,7 +5,7 @@ import { useAuthRef, useAuthSelector } from '../app/auth';
 import type { RedirectState } from '../app/RequireAuth';
 import { RouterLink } from '../app/RouterLink';
 import { PageHeader } from '../components/PageHeader';
-import { PageSpinner } from '../components/PageSpinner';
+import { PAGE_LOADING_ATTRIBUTE, PageSpinner } from '../components/PageSpinner';
 import * as messages from '../content/messages';
 import { say } from '../content/say';
 import type { DeviceGrant } from '../../machines/shared/api';
@@ -35,9 +35,15 @@ function Outcome({ title, text, again, children }: { title: string; text: string
   );
 }
 
-function CodeForm({ code, problem, busy, onChange, onSubmit }: { code: string; problem: string | null; busy: boolean; onChange(code: string): void; onSubmit(): void }) {
+/**
+ * The code, entered or from the add-on's link. While it is looked up (`lookingUp`), the page is
+ * still loading: the footer waits (src/app/Layout.tsx), since the request's details that follow are
+ * taller than the form and would push it down the screen (issue 40).
+ */
+function CodeForm({ code, problem, busy, lookingUp, onChange, onSubmit }: { code: string; problem: string | null; busy: boolean; lookingUp: boolean; onChange(code: string): void; onSubmit(): void }) {
   return (
     <form
+      {...(lookingUp ? { [PAGE_LOADING_ATTRIBUTE]: '' } : {})}
       noValidate
       onSubmit={(event) => {
         event.preventDefault();
@@ -186,6 +192,7 @@ function LinkFlow({ signedIn }: { signedIn: boolean }) {
           code={view.code}
           problem={view.problem}
           busy={view.busy}
+          lookingUp={view.state === 'lookingUp'}
           onChange={(code) => actor.send({ type: 'code.change', code })}
           onSubmit={() => actor.send({ type: 'code.submit' })}
         />

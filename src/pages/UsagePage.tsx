@@ -1,4 +1,4 @@
-import { Alert, Button, Card, Container, Field, Fieldset, HStack, Input, List, SimpleGrid, Skeleton, Stack, Stat, Text } from '@chakra-ui/react';
+import { Alert, Box, Button, Card, Container, Field, Fieldset, Flex, Heading, HStack, Input, List, SimpleGrid, Skeleton, Stack, Stat, Text, type TextProps } from '@chakra-ui/react';
 import { lazy, Suspense, useId, useState, type FormEvent, type ReactNode } from 'react';
 import { planWith } from '../../contract/plans';
 import { usageMachine, usageStatus, type UsageSnapshot } from '../../machines/usage/usage.machine';
@@ -161,6 +161,87 @@ function Figures({ data }: { data: UsageAnalytics }) {
   );
 }
 
+// The loading state below is the filled page's own layout, its words hidden under skeletons, so the
+// figures and the chart keep their places when the answer arrives and nothing under them moves
+// (issue 40). Hidden, the words are not read out: the region says it is loading, as before.
+
+/** A section's card with its heading's room. */
+function SectionLoading({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Card.Root variant="outline" minW="0">
+      <Card.Body gap="4">
+        <Skeleton w="fit-content">
+          <Heading as="p" size="md">
+            {title}
+          </Heading>
+        </Skeleton>
+        {children}
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+/** Words set as the chart sets them, hidden under a skeleton: its legend, axes and dates keep their lines. */
+const HiddenWords = ({ children, ...props }: TextProps) => (
+  <Skeleton w="fit-content" maxW="full">
+    <Text {...props}>{children}</Text>
+  </Skeleton>
+);
+
+/** The detailed chart's room (DailyUsageChart with words): the legend, the y axis' name, the bars, the dates and the x axis' name. */
+function ChartLoading() {
+  return (
+    <Stack gap="2">
+      <HStack justify="space-between" wrap="wrap" gap="2" fontSize="sm">
+        <HiddenWords>{CHART_WORDS.legend}</HiddenWords>
+        <HiddenWords fontSize="xs">{CHART_WORDS.help}</HiddenWords>
+      </HStack>
+      <HiddenWords fontSize="xs">{CHART_WORDS.yAxis}</HiddenWords>
+      <Flex gap="2" pt="2">
+        <Box minW="6" flexShrink={0} />
+        <Stack flex="1" minW="0" gap="0">
+          <Skeleton h="48" />
+          <Text fontSize="xs" mt="1" visibility="hidden">
+            0
+          </Text>
+          <Text fontSize="xs" visibility="hidden">
+            {CHART_WORDS.xAxis}
+          </Text>
+        </Stack>
+      </Flex>
+    </Stack>
+  );
+}
+
+function AnalyticsLoading() {
+  return (
+    <Stack gap="6" role="status" aria-label={messages.loading}>
+      <SectionLoading title={t.totalsHeading}>
+        <SimpleGrid columns={{ base: 2, md: 4 }} gap="4">
+          {[t.queries, t.tokens, t.p50, t.p95].map((label) => (
+            <Stat.Root key={label}>
+              {/* As flex boxes: a block's line would be taller than the inline-flex label and value it holds. */}
+              <Skeleton display="flex" w="fit-content">
+                <Stat.Label>{label}</Stat.Label>
+              </Skeleton>
+              <Skeleton display="flex" w="50%">
+                <Stat.ValueText>0</Stat.ValueText>
+              </Skeleton>
+            </Stat.Root>
+          ))}
+        </SimpleGrid>
+      </SectionLoading>
+      <SectionLoading title={t.chartHeading}>
+        <ChartLoading />
+      </SectionLoading>
+      <SimpleGrid columns={{ base: 1, lg: 2 }} gap="6">
+        <Skeleton h="40" />
+        <Skeleton h="40" />
+      </SimpleGrid>
+    </Stack>
+  );
+}
+
 function Analytics({ data, busy }: { data: UsageAnalytics; busy: boolean }) {
   return (
     <>
@@ -168,7 +249,7 @@ function Analytics({ data, busy }: { data: UsageAnalytics; busy: boolean }) {
         <Figures data={data} />
       </Section>
       <Section title={t.chartHeading} busy={busy}>
-        <Suspense fallback={<Skeleton h="56" />}>
+        <Suspense fallback={<ChartLoading />}>
           <DailyUsageChart
             days={data.days}
             title={t.chartTitle(longDay(data.from), longDay(data.to))}
@@ -229,6 +310,13 @@ export default function UsagePage() {
             <Card.Root variant="outline">
               <Card.Body gap="4">
                 <RangePicker actor={actor} today={today} />
+                {view.status === 'loading' && (
+                  // The download's room: a button and its note.
+                  <Stack gap="1" align="flex-start">
+                    <Skeleton h="9" w="32" />
+                    <HiddenWords fontSize="xs">{t.downloadCsvNote}</HiddenWords>
+                  </Stack>
+                )}
                 {view.status === 'loaded' && (
                   <Stack gap="1" align="flex-start">
                     <Button variant="outline" size="sm" onClick={() => actor.send({ type: 'csv.download' })} loading={view.downloading} loadingText={t.downloadCsvBusy} disabled={view.busy}>
@@ -246,12 +334,7 @@ export default function UsagePage() {
                 {t.reloading}
               </Text>
             )}
-            {view.status === 'loading' && (
-              <Stack gap="6" role="status" aria-label={messages.loading}>
-                <Skeleton h="24" />
-                <Skeleton h="64" />
-              </Stack>
-            )}
+            {view.status === 'loading' && <AnalyticsLoading />}
             {view.status === 'failed' && (
               <Alert.Root status="error" alignItems="center">
                 <Alert.Indicator />

@@ -287,6 +287,35 @@ const streamedRun = (events: Array<{ event: 'delta' | 'done'; data: unknown }>) 
 /** Scrolled to the middle of the screen: scrolled only "if needed", what is just in view stays cut at the phone screen's foot. */
 const toMiddle = (target: Locator) => target.evaluate((element) => element.scrollIntoView({ block: 'center' }));
 
+/** The signed-in pages, pictured as they first paint and once filled. */
+const FIRST_PAINT_PAGES = [
+  { name: 'dashboard', path: '/dashboard' },
+  { name: 'subscription', path: '/subscription' },
+  { name: 'profile', path: '/profile' },
+  { name: 'team', path: '/team' },
+  { name: 'guide', path: '/guide' },
+  { name: 'link', path: '/link?code=BCDF-GHJK' },
+  { name: 'usage', path: '/usage' },
+  { name: 'functions', path: '/functions' },
+];
+
+/** Every page's calls answered as for the owner of a Team with data: usage, keys, sessions, passkeys, the team, analytics, functions, the add-on's request. */
+async function teamOwnerData(page: Page, account: Account) {
+  await teamRoleIs(page, 'owner');
+  await answer(page, '**/api/v1/subscription/me', {
+    json: { plan: 'team', status: 'active', current_period_end: periodEnd, cancel_at_period_end: false, scheduled_plan: null, usage_limits: { monthly_queries: -1, daily_tokens: 200_000 } },
+  });
+  await answer(page, '**/api/v1/query/usage', { json: usage });
+  await answer(page, '**/api/v1/query/usage/daily', { json: { days: days((i) => (i * 7) % 13) } });
+  await answer(page, '**/api/v1/sessions', { json: { sessions } });
+  await answer(page, '**/api/v1/api-keys', { json: { api_keys: apiKeys } });
+  await answer(page, '**/api/v1/webauthn/credentials', { json: { credentials: passkeys } });
+  await teamRoutes(page, { role: 'owner', viewerId: accountId(account) });
+  await answer(page, '**/api/v1/usage/analytics?*', { json: analytics() });
+  await answer(page, '**/api/v1/functions', { json: { functions: customFunctions } });
+  await answer(page, '**/api/v1/oauth/device/lookup', { json: grant });
+}
+
 /** Every state; pages get the usage the server does not record yet, so their cards have numbers. */
 const STATES: State[] = [
   ...['/', '/privacy', '/terms', '/support', '/login', '/register', '/forgot-password', '/reset-password?token=abc', '/no-such-page'].map(
@@ -1216,6 +1245,24 @@ const STATES: State[] = [
       await toMiddle(editor.getByRole('button', { name: messages.functions.editor.save }));
     },
   },
+
+  // Each signed-in page as it first paints and once filled (issue 40), for a Team owner with data
+  // (answered here: the shared account is on Free and in no team). First paint: the session check
+  // answered, the page's own calls held back; the two, side by side, show whether anything moved.
+  ...FIRST_PAINT_PAGES.flatMap(({ name, path: pagePath }): State[] => [
+    {
+      name: `first-paint-${name}`,
+      path: pagePath,
+      signedIn: true,
+      holds: true,
+      routes: async (page, account) => {
+        await teamOwnerData(page, account);
+        // Registered last, so asked first: everything but the session check waits for ever.
+        await page.route('**/api/v1/**', (route) => (new URL(route.request().url()).pathname === '/api/v1/users/me' ? route.fallback() : never()));
+      },
+    },
+    { name: `filled-${name}`, path: pagePath, signedIn: true, routes: teamOwnerData },
+  ]),
 ];
 
 async function register(baseUrl: string, name: string): Promise<Account> {

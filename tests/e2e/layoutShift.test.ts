@@ -1,0 +1,182 @@
+import type { Page } from 'playwright-core';
+import * as messages from '../../src/content/messages';
+import { trackCalls, useServerAndBrowser, watchPage } from '../helpers/browser';
+import { apiClient, makeTeam, openContext, signUp, storedTokens, type ApiClient, type LiveAccount } from '../helpers/browserPaths';
+
+/**
+ * A signed-in page does not jump when its data arrives (issue 40): what it paints first, before
+ * the session check and its calls have answered, keeps the room the filled page takes. Each
+ * signed-in page is loaded afresh by a Team owner whose every page has data (a member and an
+ * invitation, queries, an API key, a custom function), on a desktop and on a phone screen, once as
+ * the server answers and once with every API answer held back half a second, so the data surely
+ * arrives after the first paint. The browser's own layout-shift entries, from the navigation until
+ * the page is filled and nothing it asked is on its way, must add up to at most 0.02 (Core Web
+ * Vitals call 0.1 good; a skeleton the size of its content shifts nothing).
+ */
+
+jest.setTimeout(180_000);
+
+const live = useServerAndBrowser();
+let owner: LiveAccount;
+
+/** /link as the add-on opens it, with the code of a real request (RFC 8628 §3.3.1): the address is known once the request is made. */
+const ADDON_LINK = '/link from the add-on';
+let addonLink = '';
+
+const SCREENS = {
+  desktop: { width: 1280, height: 900 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+/** Most of what the browser may count before a person would see a page move (web.dev/articles/cls). */
+const MOST_SHIFT = 0.02;
+
+/** How long each API answer is held back in the slow variant: the data then comes well after the first paint. */
+const HELD_MS = 500;
+
+async function withData(api: ApiClient, account: LiveAccount): Promise<void> {
+  const token = account.tokens.access_token;
+  const ok = async (method: string, path: string, body: unknown) => {
+    const res = await api.call(method, path, body, token);
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  };
+  for (const task of ['formula', 'analyze', 'explain']) await ok('POST', '/query', { task, prompt: 'Sum of column B', data: [['a', 'b'], [1, 2]] });
+  await ok('POST', '/api-keys', { name: 'Nightly report', scopes: ['query', 'usage:read'] });
+  await ok('POST', '/functions', { name: 'TOTAL_BY_REGION', task: 'analyze', prompt: 'Total {{input}} by region, largest first', description: 'Revenue per region' });
+  await ok('POST', '/functions', { name: 'TEAM_TOTALS', task: 'ask', prompt: 'Totals of {{input}} for the team', description: 'The team’s monthly totals', scope: 'team' });
+}
+
+beforeAll(async () => {
+  const api = apiClient(live.server.baseUrl);
+  owner = await signUp(api, 'Katherine Johnson');
+  const member = await signUp(api, 'Dorothy Vaughan');
+  await makeTeam(api, live.server.dataDir, owner, [member], ['mary.jackson@example.com']);
+  await withData(api, owner);
+  const authorization = await fetch(`${live.server.baseUrl}/api/v1/oauth/device_authorization`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: 'sheetmind-addon' }).toString(),
+  });
+  const complete = new URL(((await authorization.json()) as { verification_uri_complete: string }).verification_uri_complete);
+  addonLink = `${complete.pathname}${complete.search}`;
+});
+
+const t = messages;
+
+/**
+ * What each page shows once its data is in: something only an answer of the server can fill (a
+ * name, a figure), seen by the person. The page is filled when it shows and nothing is on its way.
+ */
+const FILLED: Record<string, (page: Page) => Promise<void>> = {
+  '/dashboard': async (page) => {
+    // Its placeholder holds the words too, hidden: only the plan's own shows.
+    await page.getByRole('main').getByText(t.plan.active).first().waitFor();
+    await page.getByRole('main').getByRole('img', { name: t.dashboard.dailyTitle }).waitFor();
+  },
+  '/subscription': (page) => page.getByRole('main').getByText(t.plan.active).first().waitFor(),
+  '/profile': (page) => page.getByRole('main').getByText('Nightly report').first().waitFor(),
+  '/team': (page) => page.getByRole('main').getByText('mary.jackson@example.com').first().waitFor(),
+  '/guide': (page) => page.getByRole('main').getByRole('heading', { level: 1 }).waitFor(),
+  '/link': (page) => page.getByRole('main').getByRole('heading', { level: 1 }).waitFor(),
+  // Opened from the add-on's link: the request looked up, its details shown.
+  [ADDON_LINK]: (page) => page.getByRole('main').getByRole('button', { name: t.link.approve }).waitFor(),
+  '/usage': (page) => page.getByRole('main').getByRole('table').first().waitFor(),
+  '/functions': (page) => page.getByRole('main').getByText('TOTAL_BY_REGION').first().waitFor(),
+};
+
+interface Shift {
+  value: number;
+  at: number;
+  sources: string[];
+}
+
+/**
+ * Installed before the page's own scripts: every layout shift the browser reports (buffered, so
+ * none before the observer is missed), but those within half a second of an input, which a person
+ * caused and expects. Each moved element is described as it is at that moment (it may be gone later).
+ */
+function recordShifts(page: Page): Promise<unknown> {
+  return page.addInitScript(() => {
+    const shifts: Array<{ value: number; at: number; sources: string[] }> = [];
+    (window as unknown as { __layoutShifts: typeof shifts }).__layoutShifts = shifts;
+    const describe = (node: Node | null | undefined): string => {
+      if (!node) return '(gone)';
+      if (!(node instanceof Element)) return `text "${(node.textContent ?? '').trim().slice(0, 40)}" in ${describe(node.parentElement)}`;
+      const path: string[] = [];
+      for (let element: Element | null = node; element && element !== document.body && path.length < 4; element = element.parentElement) {
+        const role = element.getAttribute('role');
+        const label = element.getAttribute('aria-label') ?? element.getAttribute('aria-labelledby');
+        path.unshift(`${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}${role ? `[role=${role}]` : ''}${label ? `[${label}]` : ''}`);
+      }
+      return `${path.join(' > ')} "${(node.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60)}"`;
+    };
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as Array<PerformanceEntry & { value: number; hadRecentInput: boolean; sources?: Array<{ node?: Node | null; previousRect: DOMRectReadOnly; currentRect: DOMRectReadOnly }> }>) {
+        if (entry.hadRecentInput) continue;
+        const rect = (r: DOMRectReadOnly) => `${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}×${Math.round(r.height)}`;
+        shifts.push({
+          value: entry.value,
+          at: Math.round(entry.startTime),
+          sources: (entry.sources ?? []).map((source) => `${describe(source.node)} moved ${rect(source.previousRect)} → ${rect(source.currentRect)}`),
+        });
+      }
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+}
+
+/** Each API answer comes `ms` later than the server gives it. */
+async function holdAnswersBack(page: Page, ms: number): Promise<void> {
+  await page.route('**/api/v1/**', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    await route.continue().catch(() => undefined);
+  });
+}
+
+/** Nothing asked is on its way, for two frames and a little more: the answers are drawn, and so are their shifts. */
+async function quiet(page: Page, calls: ReturnType<typeof trackCalls>): Promise<void> {
+  let asked = 0;
+  const count = () => (asked += 1);
+  page.on('request', count);
+  try {
+    for (;;) {
+      const before = asked;
+      await calls.settled();
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 300)))));
+      if (asked === before) return;
+    }
+  } finally {
+    page.off('request', count);
+  }
+}
+
+const cases = Object.keys(FILLED).flatMap((path) =>
+  (['desktop', 'phone'] as const).flatMap((screen) => [
+    { path, screen, held: false },
+    { path, screen, held: true },
+  ]),
+);
+
+describe('a signed-in page as its data arrives', () => {
+  it.each(cases)('$path on a $screen screen (answers held back: $held) does not shift', async ({ path, screen, held }) => {
+    const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
+    try {
+      await page.setViewportSize(SCREENS[screen]);
+      const watch = await watchPage(page);
+      await recordShifts(page);
+      if (held) await holdAnswersBack(page, HELD_MS);
+      const calls = trackCalls(page);
+      await page.goto(`${live.server.baseUrl}${path === ADDON_LINK ? addonLink : path}`);
+      await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
+      await page.getByRole('banner').getByText(t.layout.welcome('Katherine Johnson')).first().waitFor({ state: 'attached' });
+      await FILLED[path]!(page);
+      await quiet(page, calls);
+      const shifts = await page.evaluate(() => (window as unknown as { __layoutShifts: Shift[] }).__layoutShifts);
+      const total = shifts.reduce((sum, shift) => sum + shift.value, 0);
+      // On failure the shifts name what moved, from where to where.
+      expect({ path, screen, held, total: total <= MOST_SHIFT ? 'within' : total, shifts: total <= MOST_SHIFT ? [] : shifts }).toEqual({ path, screen, held, total: 'within', shifts: [] });
+      expect(watch.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
