@@ -73,6 +73,8 @@ interface RunResult {
   ttfbP99: number | null;
   healthP50: number;
   healthP99: number;
+  /** The prober's first check, not in the percentiles (its own start-up); null when it had no answer. */
+  healthFirstMs: number | null;
   rssIdleMb: number;
   rssMaxMb: number;
   /** The app process's CPU time per query sent (answered or not). */
@@ -252,11 +254,11 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     while (performance.now() < end) answers.push(await ask(server.baseUrl, users[user]!.token, addresses[slot % ADDRESSES]!, kind, user));
   };
   // Health is probed from a process of its own, from the end of the warm-up to the end of the run.
-  const health = new Promise<number[]>((resolve) => {
+  const health = new Promise<{ times: number[]; firstMs: number | null }>((resolve) => {
     setTimeout(() => {
       const prober = fork(path.join(__dirname, 'healthProbe.ts'), [server.baseUrl, newLoopbackAddress()], { execArgv: ['--import', 'tsx'] });
-      prober.once('message', (message) => resolve((message as { times: number[] }).times));
-      prober.once('exit', () => resolve([]));
+      prober.once('message', (message) => resolve(message as { times: number[]; firstMs: number | null }));
+      prober.once('exit', () => resolve({ times: [], firstMs: null }));
       setTimeout(() => prober.connected && prober.send('stop'), end - performance.now());
     }, warm - performance.now());
   });
@@ -269,7 +271,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     clearInterval(sampler);
     clearTimeout(atEnd);
   }
-  const healthMs = await health;
+  const { times: healthMs, firstMs: healthFirstMs } = await health;
   await quiet(database, userIds);
   const cpuMsPerQuery = (cpuMs(pid) - cpuBefore) / Math.max(1, answers.length);
   const benchCpuMsPerQuery = (cpuMs(process.pid) - benchCpuBefore) / Math.max(1, answers.length);
@@ -308,6 +310,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     ttfbP99: ttfb.length ? percentile(ttfb, 99) : null,
     healthP50: percentile(healthMs, 50),
     healthP99: percentile(healthMs, 99),
+    healthFirstMs,
     rssIdleMb,
     rssMaxMb,
     cpuMsPerQuery,
@@ -325,12 +328,12 @@ const fixed = (value: number | null, digits = 0) => (value === null || Number.is
 function describe(result: RunResult): string {
   const what = `${result.engine} ${result.kind} ${result.inFlight}`;
   if (result.kind === 'abandon') {
-    return `${what}: charged ${result.charged} (goal 0), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query, provider calls open when the clients stopped ${result.openCallsAtEnd} (clients ${result.inFlight}), health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB`;
+    return `${what}: charged ${result.charged} (goal 0), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query, provider calls open when the clients stopped ${result.openCallsAtEnd} (clients ${result.inFlight}), health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms (first check ${result.healthFirstMs === null ? 'unanswered' : `${fixed(result.healthFirstMs)} ms`}), RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB`;
   }
   return (
     `${what}: ${fixed(result.answersPerS)} answers/s, ratio ${fixed(result.ratio, 2)}, overhead p50/p99 ${fixed(result.overheadP50)}/${fixed(result.overheadP99)} ms, ` +
     (result.ttfbP50 !== null ? `first byte p50/p99 ${fixed(result.ttfbP50)}/${fixed(result.ttfbP99)} ms, ` : '') +
-    `health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB ` +
+    `health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms (first check ${result.healthFirstMs === null ? 'unanswered' : `${fixed(result.healthFirstMs)} ms`}), RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB ` +
     `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query (load generator ${fixed(result.benchCpuMsPerQuery, 2)}, model ${fixed(result.modelCpuMsPerQuery, 2)}), counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
   );
 }
