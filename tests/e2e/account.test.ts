@@ -123,7 +123,7 @@ describe('account screens in Chromium against the real server', () => {
     const account = await newAccount();
     const { context, page } = await signedIn(account, { width: 390, height: 844 });
     await page.goto(`${live.server.baseUrl}/profile`);
-    await page.getByText(account.email).waitFor();
+    await page.getByText(account.email, { exact: true }).waitFor();
     // Nothing on the page is wider than a phone.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 

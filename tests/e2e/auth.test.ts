@@ -113,7 +113,7 @@ describe('authentication in Chromium', () => {
     await page.getByRole('button', { name: messages.login.submit, exact: true }).click();
     await toast(page, messages.auth.welcomeBack).waitFor();
     await page.waitForURL(`${live.server.baseUrl}/profile`);
-    await page.getByText(a.email).waitFor();
+    await page.getByText(a.email, { exact: true }).waitFor();
     // The redirect replaced /profile in history: going back does not bounce to /login again.
     await page.close();
   });
