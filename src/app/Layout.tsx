@@ -1,7 +1,6 @@
 import { Box, Flex, Link } from '@chakra-ui/react';
 import { lazy, Suspense, useLayoutEffect } from 'react';
 import { Outlet, useLocation, useNavigationType } from 'react-router-dom';
-import { PAGE_LOADING_ATTRIBUTE } from '../components/PageSpinner';
 import * as messages from '../content/messages';
 import { Footer } from './Footer';
 import { TopBar } from './TopBar';
@@ -50,17 +49,10 @@ export function SecondFactorRequiredBanner() {
   ) : null;
 }
 
-/**
- * The footer waits while the page is a spinner (the session check, or a page's first load): under
- * it, the footer would sit mid-screen and then be pushed off it by the page, the largest layout
- * shift of a signed-in page's load (issue 40). Shown later, it moves nothing.
- */
-const FOOTER_WAITS = { [`&:has(> main [${PAGE_LOADING_ATTRIBUTE}]) > footer`]: { display: 'none' } };
-
 /** The frame around every route: skip link, top bar, the page, footer. */
 export function Layout() {
   return (
-    <Flex direction="column" minH="100dvh" bg="bg" css={FOOTER_WAITS}>
+    <Flex direction="column" minH="100dvh" bg="bg">
       <OpenPagesAtTheirTop />
       <Link
         href={`#${MAIN_ID}`}

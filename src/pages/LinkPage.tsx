@@ -5,7 +5,7 @@ import { useAuthRef, useAuthSelector } from '../app/auth';
 import type { RedirectState } from '../app/RequireAuth';
 import { RouterLink } from '../app/RouterLink';
 import { PageHeader } from '../components/PageHeader';
-import { PAGE_LOADING_ATTRIBUTE, PageSpinner } from '../components/PageSpinner';
+import { FooterWaits, PageSpinner } from '../components/PageSpinner';
 import * as messages from '../content/messages';
 import { say } from '../content/say';
 import type { DeviceGrant } from '../../machines/shared/api';
@@ -37,19 +37,19 @@ function Outcome({ title, text, again, children }: { title: string; text: string
 
 /**
  * The code, entered or from the add-on's link. While it is looked up (`lookingUp`), the page is
- * still loading: the footer waits (src/app/Layout.tsx), since the request's details that follow are
+ * still loading: the footer waits (`FooterWaits`, src/components/PageSpinner.tsx), since the request's details that follow are
  * taller than the form and would push it down the screen (issue 40).
  */
 function CodeForm({ code, problem, busy, lookingUp, onChange, onSubmit }: { code: string; problem: string | null; busy: boolean; lookingUp: boolean; onChange(code: string): void; onSubmit(): void }) {
   return (
     <form
-      {...(lookingUp ? { [PAGE_LOADING_ATTRIBUTE]: '' } : {})}
       noValidate
       onSubmit={(event) => {
         event.preventDefault();
         onSubmit();
       }}
     >
+      {lookingUp && <FooterWaits />}
       <Stack gap="4">
         <Field.Root invalid={problem !== null} required>
           <Field.Label>{t.codeLabel}</Field.Label>
