@@ -346,7 +346,7 @@ describe.each(ENGINES)('accounts API on %s', (engine) => {
       expect((await refresh(other.refresh_token)).statusCode).toBe(401);
       expect((await login(session.account.email, session.account.password)).statusCode).toBe(401);
       expect((await login(session.account.email, 'Brand-new-secret-42')).statusCode).toBe(200);
-      expect((await ctx.mail.latestTo(session.account.email)).subject).toMatch(/password was changed/);
+      expect((await ctx.mail.latestTo(session.account.email, 'password_changed')).subject).toMatch(/password was changed/);
     });
 
     it('refuses the current password as the new one, and then signs out no other device', async () => {

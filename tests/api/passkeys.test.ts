@@ -58,8 +58,7 @@ describe.each(ENGINES)('passkeys on %s', (engine) => {
     const passkey = added.json();
     expect(passkey).toEqual({ id: expect.any(String), name: 'Work laptop', created_at: new Date(ctx.clock.now()).toISOString(), last_used_at: null });
 
-    const mail = await ctx.mail.latestTo(who.account.email);
-    expect(mail.kind).toBe('passkey_added');
+    const mail = await ctx.mail.latestTo(who.account.email, 'passkey_added');
     expect(mail.text).toContain('"Work laptop"');
     expect(mail.text).toContain(`${PUBLIC_URL}/profile`);
 

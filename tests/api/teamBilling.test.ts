@@ -82,8 +82,8 @@ describe.each(ENGINES)("the team's billing on %s", (engine) => {
   it('mails both that the card on file was added by the former owner and that the new owner can replace it', async () => {
     const { owner, next } = await teamWithAdmin('Cora Payer', 'Dan Heir');
     expect((await transfer(owner, next)).statusCode).toBe(204);
-    const toNew = await ctx.mail.latestTo(next.account.email);
-    const toFormer = await ctx.mail.latestTo(owner.account.email);
+    const toNew = await ctx.mail.latestTo(next.account.email, 'ownership_transferred');
+    const toFormer = await ctx.mail.latestTo(owner.account.email, 'ownership_transferred');
     expect(toNew.subject).toBe('You now own a team on SheetMind');
     expect(toFormer.subject).toBe('You handed over your team on SheetMind');
     expect(toNew.text).toContain('The card on file for the team\'s subscription was added by the former owner, Cora Payer');
