@@ -82,6 +82,10 @@ interface RunResult {
   /** The same for the load generator (this process) and the fake model: the rest of the machine's two cores. */
   benchCpuMsPerQuery: number;
   modelCpuMsPerQuery: number;
+  /** The same for PostgreSQL's processes (its backends and writers; 0 on SQLite, which runs in the app). */
+  databaseCpuMsPerQuery: number;
+  /** The share of the machine's cores busy during the run, whoever used them. */
+  machineBusy: number;
   countsExact: boolean;
   charged: number;
   failures: string;
@@ -99,6 +103,28 @@ function cpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   // utime and stime are the 14th and 15th fields of stat, the 12th and 13th after the name.
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** CPU milliseconds of every PostgreSQL process on the machine (the bench's database is the only one in use). */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(pid));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/** The machine's busy and total CPU ticks since boot, from /proc/stat's first line. */
+function machineTicks(): { busy: number; total: number } {
+  const ticks = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((sum, tick) => sum + tick, 0);
+  // idle and iowait are the 4th and 5th.
+  return { busy: total - ticks[3]! - ticks[4]!, total };
 }
 
 function rssMb(pid: number): number {
@@ -237,6 +263,8 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const cpuBefore = cpuMs(pid);
   const benchCpuBefore = cpuMs(process.pid);
   const modelCpuBefore = cpuMs(model.pid);
+  const databaseCpuBefore = postgresCpuMs();
+  const machineBefore = machineTicks();
   let rssMaxMb = rssIdleMb;
   const addresses = Array.from({ length: ADDRESSES }, () => newLoopbackAddress());
   const start = performance.now();
@@ -276,6 +304,9 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const cpuMsPerQuery = (cpuMs(pid) - cpuBefore) / Math.max(1, answers.length);
   const benchCpuMsPerQuery = (cpuMs(process.pid) - benchCpuBefore) / Math.max(1, answers.length);
   const modelCpuMsPerQuery = (cpuMs(model.pid) - modelCpuBefore) / Math.max(1, answers.length);
+  const databaseCpuMsPerQuery = engine === 'postgres' ? (postgresCpuMs() - databaseCpuBefore) / Math.max(1, answers.length) : 0;
+  const machineAfter = machineTicks();
+  const machineBusy = (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total);
   const after = await monthCounts(database, userIds);
 
   const received = new Map<string, number>();
@@ -316,6 +347,8 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     cpuMsPerQuery,
     benchCpuMsPerQuery,
     modelCpuMsPerQuery,
+    databaseCpuMsPerQuery,
+    machineBusy,
     countsExact,
     charged: kind === 'abandon' ? charged : Number.NaN,
     failures: [...failureKinds].map(([what, n]) => `${n} ${what}`).join(', ') || 'none',
@@ -334,7 +367,7 @@ function describe(result: RunResult): string {
     `${what}: ${fixed(result.answersPerS)} answers/s, ratio ${fixed(result.ratio, 2)}, overhead p50/p99 ${fixed(result.overheadP50)}/${fixed(result.overheadP99)} ms, ` +
     (result.ttfbP50 !== null ? `first byte p50/p99 ${fixed(result.ttfbP50)}/${fixed(result.ttfbP99)} ms, ` : '') +
     `health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms (first check ${result.healthFirstMs === null ? 'unanswered' : `${fixed(result.healthFirstMs)} ms`}), RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB ` +
-    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query (load generator ${fixed(result.benchCpuMsPerQuery, 2)}, model ${fixed(result.modelCpuMsPerQuery, 2)}), counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
+    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query (load generator ${fixed(result.benchCpuMsPerQuery, 2)}, model ${fixed(result.modelCpuMsPerQuery, 2)}${result.engine === 'postgres' ? `, PostgreSQL ${fixed(result.databaseCpuMsPerQuery, 2)}` : ''}), machine ${fixed(result.machineBusy * 100)} % busy, counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
   );
 }
 
