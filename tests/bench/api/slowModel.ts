@@ -59,6 +59,8 @@ interface Answer {
   firstByteMs: number | null;
   /** A 200 with the whole answer (`event: done` when streamed). */
   complete: boolean;
+  /** Why no answer came, when none did: the socket error's code, or `timeout`. */
+  error?: string;
 }
 
 interface RunResult {
@@ -214,11 +216,11 @@ function ask(url: string, token: string, localAddress: string, kind: Kind, user:
     let body = '';
     let firstByteMs: number | null = null;
     let settled = false;
-    const finish = (complete: boolean) => {
+    const finish = (complete: boolean, error?: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ user, startedAt, endedAt: performance.now(), status, firstByteMs, complete });
+      resolve({ user, startedAt, endedAt: performance.now(), status, firstByteMs, complete, error });
     };
     const request = http.request(
       `${url}/api/v1/query`,
@@ -242,14 +244,14 @@ function ask(url: string, token: string, localAddress: string, kind: Kind, user:
           body = (body + piece).slice(-4096);
         });
         response.on('end', () => finish(status === 200 && (kind === 'streamed' ? body.includes('event: done') : body.trimEnd().endsWith('}'))));
-        response.on('error', () => finish(false));
+        response.on('error', (error: NodeJS.ErrnoException) => finish(false, error.code ?? error.message));
       },
     );
     const timer = setTimeout(() => {
       request.destroy();
-      finish(false);
+      finish(false, 'timeout');
     }, kind === 'abandon' ? GIVE_UP_MS : REQUEST_TIMEOUT_MS);
-    request.on('error', () => finish(false));
+    request.on('error', (error: NodeJS.ErrnoException) => finish(false, error.code ?? error.message));
     request.end(payload);
   });
 }
@@ -326,7 +328,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const failureKinds = new Map<string, number>();
   for (const answer of answers) {
     if (answer.complete || kind === 'abandon') continue;
-    const what = answer.status === 0 ? 'no answer' : `HTTP ${answer.status}`;
+    const what = answer.status === 0 ? `no answer (${answer.error ?? 'closed'})` : `HTTP ${answer.status}`;
     failureKinds.set(what, (failureKinds.get(what) ?? 0) + 1);
   }
   return {
