@@ -47,7 +47,8 @@ export class MailCatcher implements Mailer {
    * a verification mail), waiting briefly since mail goes out after the answer, through the queue.
    */
   async latestTo(to: string, kind?: string): Promise<MailMessage> {
-    for (let i = 0; i < 50; i++) {
+    // Up to 10 s: on a loaded machine (the whole suite at once) half a second was not always enough.
+    for (const until = Date.now() + 10_000; Date.now() < until; ) {
       await this.settle();
       const mail = this.sent.filter((m) => m.to === to && (kind === undefined || m.kind === kind)).at(-1);
       if (mail) return mail;
