@@ -27,7 +27,8 @@ export interface ChatRequest {
 export interface FakeOpenAiOptions {
   /**
    * Milliseconds a model takes to answer: a plain answer comes after them, a streamed one is
-   * written over them (a piece at even steps); 0 by default.
+   * written over them (a piece at even steps); 0 by default. A user message holding
+   * `[answer in N ms]` takes N instead (a bench's way to vary the model's time per query).
    */
   delayMs?: number;
   /** Keep every request in `requests` (tests); a bench sends too many to keep. */
@@ -99,6 +100,8 @@ export async function startFakeOpenAi({ delayMs = 0, keepRequests = true, failin
       if (keepRequests) requests.push({ headers: req.headers, body });
       changed();
       const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
+      const asked = /\[answer in (\d+) ms\]/.exec(user);
+      const delay = asked ? Number(asked[1]) : delayMs;
       const fails = failing > 0 && Math.floor((n + 1) * failing) > Math.floor(n * failing);
       const behaviour = queue.shift() ?? (fails ? { kind: 'status', status: 500 } : { kind: 'answer' });
       const respond = (behaviour: FakeBehaviour) => {
@@ -143,15 +146,15 @@ export async function startFakeOpenAi({ delayMs = 0, keepRequests = true, failin
           const counted = usage === undefined ? { prompt_tokens: 42, completion_tokens: parts.length } : usage;
           res.end(`${counted ? chunk({}, withTotal(counted)) : ''}data: [DONE]\n\n`);
         };
-        if (delayMs > 0) {
-          // A model writing for `delayMs`: its pieces at even steps, the last one at the end.
-          const step = delayMs / Math.max(1, parts.length);
+        if (delay > 0) {
+          // A model writing for `delay`: its pieces at even steps, the last one at the end.
+          const step = delay / Math.max(1, parts.length);
           parts.forEach((part, i) =>
             setTimeout(() => {
               if (!res.destroyed) res.write(chunk({ content: part }));
             }, step * i + step / 2),
           );
-          setTimeout(end, delayMs);
+          setTimeout(end, delay);
           return;
         }
         for (const part of parts) res.write(chunk({ content: part }));
@@ -159,7 +162,7 @@ export async function startFakeOpenAi({ delayMs = 0, keepRequests = true, failin
         else end();
       };
       // A streamed answer takes its time as it is written; any other is sent after the delay.
-      if (delayMs > 0 && !(body.stream && behaviour.kind === 'answer')) setTimeout(() => respond(behaviour), delayMs);
+      if (delay > 0 && !(body.stream && behaviour.kind === 'answer')) setTimeout(() => respond(behaviour), delay);
       else respond(behaviour);
     });
   });

@@ -14,14 +14,17 @@ import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
  * the gateway while thousands of queries wait on a model that takes seconds, as a real one does.
  *
  * A local fake OpenAI-compatible model (`fakeModel.ts`, a process of its own on 127.0.0.1) answers
- * in BENCH_MODEL_DELAY_MS (default 2,000; a streamed answer is written over that time). The app runs
+ * in BENCH_MODEL_DELAY_MS on average (default 2,000; a streamed answer is written over that time),
+ * each query's time drawn evenly within ± BENCH_MODEL_JITTER of it (default 0.25: 1.5 to 2.5 s), as a
+ * real model's time varies with its answer: with one fixed time, queries slowed together once (the
+ * cold start) come back together every delay and arrive as a wave, run after run. The app runs
  * as its own process (`server/main.ts`, as in production) on SQLite or PostgreSQL, with 200 Team
  * users. Closed-loop clients in this process hold BENCH_IN_FLIGHT queries in flight (default
  * 1000,5000), spread over 50 loopback addresses, for BENCH_SLOW_DURATION seconds (default 20). They
  * start one after another over one model delay, then a warm-up of one and a half model delays is
  * not measured. Each run reports:
  *   - answers/s, and as a ratio to the ideal (in flight ÷ delay): goal ≥ 0.9 at 1,000;
- *   - the gateway's overhead on each answer (its time less the model's), p50 and p99: goal p99 ≤ 100 ms at 1,000;
+ *   - the gateway's overhead on each answer (its time less the model's for that query), p50 and p99: goal p99 ≤ 100 ms at 1,000;
  *   - `GET /api/v1/health` every 100 ms meanwhile (from a process of its own, `healthProbe.ts`), p50 and p99: goal p99 ≤ 50 ms;
  *   - the app process's RSS (idle before the run, and the most during it);
  *   - the CPU time a query costs the app, the load generator and the fake model (which share the cores);
@@ -35,6 +38,11 @@ import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
  */
 
 const DELAY_MS = positiveInt('BENCH_MODEL_DELAY_MS', 2000);
+const JITTER = (() => {
+  const value = Number(process.env.BENCH_MODEL_JITTER ?? '0.25');
+  if (!(value >= 0 && value <= 0.9)) throw new Error(`BENCH_MODEL_JITTER takes a share from 0 to 0.9, got "${process.env.BENCH_MODEL_JITTER}"`);
+  return value;
+})();
 const RUN_S = positiveInt('BENCH_SLOW_DURATION', 20);
 const IN_FLIGHT = (process.env.BENCH_IN_FLIGHT ?? '1000,5000').split(',').map((part) => {
   const value = Number(part.trim().replace(/_/g, ''));
@@ -54,6 +62,8 @@ type Kind = 'plain' | 'streamed' | 'abandon';
 interface Answer {
   user: number;
   startedAt: number;
+  /** The model's time for this query (the fake reads it from the prompt). */
+  modelMs: number;
   endedAt: number;
   status: number;
   firstByteMs: number | null;
@@ -209,7 +219,8 @@ async function quiet(database: DatabaseHandle, userIds: string[]): Promise<void>
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
 function ask(url: string, token: string, localAddress: string, kind: Kind, user: number): Promise<Answer> {
-  const payload = JSON.stringify({ task: 'ask', prompt: 'What does this range say about sales in the North?' });
+  const modelMs = Math.round(DELAY_MS * (1 + JITTER * (2 * Math.random() - 1)));
+  const payload = JSON.stringify({ task: 'ask', prompt: `What does this range say about sales in the North? [answer in ${modelMs} ms]` });
   const startedAt = performance.now();
   return new Promise((resolve) => {
     let status = 0;
@@ -220,7 +231,7 @@ function ask(url: string, token: string, localAddress: string, kind: Kind, user:
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ user, startedAt, endedAt: performance.now(), status, firstByteMs, complete, error });
+      resolve({ user, startedAt, modelMs, endedAt: performance.now(), status, firstByteMs, complete, error });
     };
     const request = http.request(
       `${url}/api/v1/query`,
@@ -323,7 +334,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const measured = answers.filter((answer) => answer.startedAt >= warm && answer.complete);
   const doneInWindow = answers.filter((answer) => answer.complete && answer.endedAt >= warm && answer.endedAt <= end).length;
   const answersPerS = doneInWindow / RUN_S;
-  const overheads = measured.map((answer) => answer.endedAt - answer.startedAt - DELAY_MS);
+  const overheads = measured.map((answer) => answer.endedAt - answer.startedAt - answer.modelMs);
   const ttfb = kind === 'streamed' ? measured.map((answer) => answer.firstByteMs!) : [];
   const failureKinds = new Map<string, number>();
   for (const answer of answers) {
@@ -374,7 +385,7 @@ function describe(result: RunResult): string {
 }
 
 export async function runSlowModel(cleanup: Cleanup, tmpRoot: string): Promise<boolean> {
-  log(`slow-model bench: model delay ${DELAY_MS} ms, ${RUN_S} s a run, in flight ${IN_FLIGHT.join(', ')}, engines ${ENGINES.join(', ')}, ${ROUNDS} rounds`);
+  log(`slow-model bench: model delay ${DELAY_MS} ms ± ${JITTER * 100} %, ${RUN_S} s a run, in flight ${IN_FLIGHT.join(', ')}, engines ${ENGINES.join(', ')}, ${ROUNDS} rounds`);
   const model = await startModel(cleanup);
   const deployments = new Map<string, Deployed>();
   for (const engine of ENGINES) {
