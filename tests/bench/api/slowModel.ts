@@ -117,13 +117,22 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-/** CPU milliseconds of every PostgreSQL process on the machine (the bench's database is the only one in use). */
+/**
+ * CPU milliseconds of PostgreSQL on the machine (the bench's database is the only one in use): its
+ * live processes', and those of the backends that have ended, which the postmaster (the one whose
+ * parent is not PostgreSQL) holds as its reaped children's time.
+ */
 function postgresCpuMs(): number {
   let total = 0;
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(pid));
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // utime, stime, cutime, cstime are the 14th to 17th fields of stat; the parent is the 4th.
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      const parent = fields[1]!;
+      if (fs.readFileSync(`/proc/${parent}/comm`, 'utf8').trim() !== 'postgres') total += ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
     } catch {
       // The process ended between the listing and the read.
     }
