@@ -44,10 +44,10 @@ export class MailCatcher implements Mailer {
   }
   /**
    * The newest mail to `to` (of `kind`, e.g. `password_reset`, when named: every account also got
-   * a verification mail), waiting briefly since mail goes out after the answer, through the queue.
+   * a verification mail), waiting up to 10 s since mail goes out after the answer, through the queue
+   * (on a loaded machine, the whole suite at once, half a second was not always enough).
    */
   async latestTo(to: string, kind?: string): Promise<MailMessage> {
-    // Up to 10 s: on a loaded machine (the whole suite at once) half a second was not always enough.
     for (const until = Date.now() + 10_000; Date.now() < until; ) {
       await this.settle();
       const mail = this.sent.filter((m) => m.to === to && (kind === undefined || m.kind === kind)).at(-1);

@@ -110,11 +110,15 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
 
+/** The fields of /proc/<pid>/stat after the name: the 3rd field of stat is the first here. */
+const statFields = (pid: number | string) => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** Milliseconds of two clock-tick fields of stat (100 ticks a second), by their index in `statFields`. */
+const tickMs = (fields: string[], at: number) => ((Number(fields[at]) + Number(fields[at + 1])) * 1000) / 100;
+
 /** CPU milliseconds (user and system) the process has used: a load-independent cost, on a machine others share. */
 function cpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime are the 14th and 15th fields of stat, the 12th and 13th after the name.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  // utime and stime are the 14th and 15th fields of stat.
+  return tickMs(statFields(pid), 11);
 }
 
 /**
@@ -128,11 +132,10 @@ function postgresCpuMs(): number {
     if (!/^\d+$/.test(pid)) continue;
     try {
       if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const fields = statFields(pid);
       // utime, stime, cutime, cstime are the 14th to 17th fields of stat; the parent is the 4th.
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-      const parent = fields[1]!;
-      if (fs.readFileSync(`/proc/${parent}/comm`, 'utf8').trim() !== 'postgres') total += ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+      total += tickMs(fields, 11);
+      if (fs.readFileSync(`/proc/${fields[1]}/comm`, 'utf8').trim() !== 'postgres') total += tickMs(fields, 13);
     } catch {
       // The process ended between the listing and the read.
     }
@@ -285,7 +288,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const cpuBefore = cpuMs(pid);
   const benchCpuBefore = cpuMs(process.pid);
   const modelCpuBefore = cpuMs(model.pid);
-  const databaseCpuBefore = postgresCpuMs();
+  const databaseCpuBefore = engine === 'postgres' ? postgresCpuMs() : 0;
   const machineBefore = machineTicks();
   let rssMaxMb = rssIdleMb;
   const addresses = Array.from({ length: ADDRESSES }, () => newLoopbackAddress());
@@ -382,13 +385,14 @@ const fixed = (value: number | null, digits = 0) => (value === null || Number.is
 
 function describe(result: RunResult): string {
   const what = `${result.engine} ${result.kind} ${result.inFlight}`;
+  const health = `health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms (first check ${result.healthFirstMs === null ? 'unanswered' : `${fixed(result.healthFirstMs)} ms`})`;
   if (result.kind === 'abandon') {
-    return `${what}: charged ${result.charged} (goal 0), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query, provider calls open when the clients stopped ${result.openCallsAtEnd} (clients ${result.inFlight}), health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms (first check ${result.healthFirstMs === null ? 'unanswered' : `${fixed(result.healthFirstMs)} ms`}), RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB`;
+    return `${what}: charged ${result.charged} (goal 0), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query, provider calls open when the clients stopped ${result.openCallsAtEnd} (clients ${result.inFlight}), ${health}, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB`;
   }
   return (
     `${what}: ${fixed(result.answersPerS)} answers/s, ratio ${fixed(result.ratio, 2)}, overhead p50/p99 ${fixed(result.overheadP50)}/${fixed(result.overheadP99)} ms, ` +
     (result.ttfbP50 !== null ? `first byte p50/p99 ${fixed(result.ttfbP50)}/${fixed(result.ttfbP99)} ms, ` : '') +
-    `health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms (first check ${result.healthFirstMs === null ? 'unanswered' : `${fixed(result.healthFirstMs)} ms`}), RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB ` +
+    `${health}, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB ` +
     `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query (load generator ${fixed(result.benchCpuMsPerQuery, 2)}, model ${fixed(result.modelCpuMsPerQuery, 2)}${result.engine === 'postgres' ? `, PostgreSQL ${fixed(result.databaseCpuMsPerQuery, 2)}` : ''}), machine ${fixed(result.machineBusy * 100)} % busy, counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
   );
 }
