@@ -38,6 +38,69 @@ export function perTurn<T>(flush: (batch: T[]) => void): (item: T) => void {
   };
 }
 
+/** How a batch's calls came out, in their order. */
+export type Outcomes<R> = Array<{ value: R } | { error: Error }>;
+
+/**
+ * Calls of one kind that come while others are on their way go together: at most `maxInFlight`
+ * are on their way at once, and the calls that come meanwhile (or in the same turn of the event
+ * loop) wait and go as the next batch, up to `maxBatch` a batch. A call alone goes through `one`;
+ * several through `many`, which answers each call's outcome in their order. When `many` fails,
+ * every call of it fails with that error, unless `aloneAfter(error)` says the calls may go again
+ * one by one (a batch that kept nothing, such as one PostgreSQL chose to end in a deadlock).
+ */
+export function callsInBatches<I, R>(options: {
+  maxBatch: number;
+  maxInFlight: number;
+  one: (item: I) => Promise<R>;
+  many: (items: I[]) => Promise<Outcomes<R>>;
+  aloneAfter?: (error: unknown) => boolean;
+}): (item: I) => Promise<R> {
+  const { maxBatch, maxInFlight, one, many, aloneAfter } = options;
+  type Call = { item: I; resolve: (value: R) => void; reject: (error: unknown) => void };
+  const queue: Call[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+  const send = async (batch: Call[]) => {
+    if (batch.length === 1) {
+      const [call] = batch;
+      await one(call!.item).then(call!.resolve, call!.reject);
+      return;
+    }
+    try {
+      const outcomes = await many(batch.map((call) => call.item));
+      batch.forEach((call, i) => {
+        const outcome = outcomes[i];
+        if (!outcome) call.reject(new Error(`a batch of ${batch.length} calls answered ${outcomes.length}`));
+        else if ('error' in outcome) call.reject(outcome.error);
+        else call.resolve(outcome.value);
+      });
+    } catch (error) {
+      if (aloneAfter?.(error)) await Promise.all(batch.map((call) => one(call.item).then(call.resolve, call.reject)));
+      else for (const call of batch) call.reject(error);
+    }
+  };
+  const pump = () => {
+    while (queue.length > 0 && inFlight < maxInFlight) {
+      inFlight += 1;
+      void send(queue.splice(0, maxBatch)).finally(() => {
+        inFlight -= 1;
+        pump();
+      });
+    }
+  };
+  return (item) =>
+    new Promise<R>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        pump();
+      });
+    });
+}
+
 interface Unit {
   work: (tx: SqlTransaction) => Promise<unknown>;
   resolve: (value: unknown) => void;

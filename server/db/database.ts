@@ -45,6 +45,8 @@ export interface DatabaseHandle {
    * (the rows they lock) run one after another.
    */
   groupCommit: GroupCommit;
+  /** How many connections the handle's statements share: PostgreSQL's pool size, 1 on SQLite. */
+  connections: number;
   close(): Promise<void>;
 }
 
@@ -59,10 +61,12 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   let handle: DatabaseHandle;
   if (options.databaseUrl) {
-    const { pool, db, ping, preparedFirst, inTransaction, close } = openPostgres(options.databaseUrl, options.databasePoolSize);
+    const poolSize = options.databasePoolSize ?? 20;
+    const { pool, db, ping, preparedFirst, inTransaction, close } = openPostgres(options.databaseUrl, poolSize);
     handle = {
       db,
       engine: 'postgres',
+      connections: poolSize,
       ping,
       preparedFirst,
       keyedRead: postgresKeyedReads(pool),
@@ -76,7 +80,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       commits.close();
       await db.destroy();
     };
-    handle = { db, engine: 'sqlite', ping, preparedFirst, keyedRead: sqliteKeyedReads(file, statements), groupCommit: commits.groupCommit, close };
+    handle = { db, engine: 'sqlite', connections: 1, ping, preparedFirst, keyedRead: sqliteKeyedReads(file, statements), groupCommit: commits.groupCommit, close };
   }
   try {
     await migrate(handle.db);

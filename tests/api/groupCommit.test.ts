@@ -1,5 +1,6 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { callsInBatches } from '../../server/db/batching';
 import { ENGINES, useTestApp } from '../helpers/testApp';
 
 describe.each(ENGINES)('group commit on %s', (engine) => {
@@ -85,5 +86,96 @@ describe('group commit on postgres, for one key', () => {
     expect(a).not.toBe(b);
     const keys = await database.db.selectFrom('settings').select('key').where('key', 'like', 'pg-%').orderBy('key').execute();
     expect(keys.map((k) => k.key)).toEqual(['pg-a', 'pg-b', 'pg-d']);
+  });
+});
+
+describe('calls in batches', () => {
+  /** A call that answers its item doubled, or refuses an odd one, once `release` is called. */
+  function recorder() {
+    const sent: number[][] = [];
+    const waiting: Array<() => void> = [];
+    const later = <T>(value: () => T) => new Promise<T>((resolve, reject) => waiting.push(() => {
+      try {
+        resolve(value());
+      } catch (error) {
+        reject(error);
+      }
+    }));
+    const answer = (item: number) => {
+      if (item % 2 === 1) throw new Error(`${item} refused`);
+      return item * 2;
+    };
+    return {
+      sent,
+      release: () => waiting.splice(0).forEach((go) => go()),
+      one: (item: number) => {
+        sent.push([item]);
+        return later(() => answer(item));
+      },
+      many: (items: number[]) => {
+        sent.push(items);
+        return later(() => items.map((item) => {
+          try {
+            return { value: answer(item) };
+          } catch (error) {
+            return { error: error as Error };
+          }
+        }));
+      },
+    };
+  }
+  const settled = (promises: Array<Promise<number>>) => Promise.allSettled(promises).then((outcomes) => outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message)));
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('sends the calls of one turn together, and those that come while they are on their way as the next batch, each answered its own outcome', async () => {
+    const calls = recorder();
+    const call = callsInBatches<number, number>({ maxBatch: 3, maxInFlight: 1, one: calls.one, many: calls.many });
+    const first = [call(2), call(3), call(4), call(6)];
+    await tick();
+    // The first three went; the fourth waits for a batch to come back.
+    expect(calls.sent).toEqual([[2, 3, 4]]);
+    const second = [call(8), call(9)];
+    await tick();
+    expect(calls.sent).toEqual([[2, 3, 4]]);
+    calls.release();
+    expect(await settled(first.slice(0, 3))).toEqual([4, '3 refused', 8]);
+    await tick();
+    expect(calls.sent).toEqual([[2, 3, 4], [6, 8, 9]]);
+    calls.release();
+    expect(await settled([first[3]!, ...second])).toEqual([12, 16, '9 refused']);
+  });
+
+  it('sends a call alone through `one`, and several at once up to the calls allowed on their way', async () => {
+    const calls = recorder();
+    const call = callsInBatches<number, number>({ maxBatch: 2, maxInFlight: 2, one: calls.one, many: calls.many });
+    const alone = call(10);
+    await tick();
+    expect(calls.sent).toEqual([[10]]);
+    const more = [call(12), call(14), call(16), call(18), call(20)];
+    await tick();
+    // One on its way already: one more batch of two goes; the other three wait.
+    expect(calls.sent).toEqual([[10], [12, 14]]);
+    calls.release();
+    expect(await settled([alone, more[0]!, more[1]!])).toEqual([20, 24, 28]);
+    await tick();
+    expect(calls.sent).toEqual([[10], [12, 14], [16, 18], [20]]);
+    calls.release();
+    expect(await settled(more.slice(2))).toEqual([32, 36, 40]);
+  });
+
+  it('fails every call of a batch that failed, or sends them again one by one when the failure kept nothing', async () => {
+    for (const [aloneAfter, expected] of [
+      [() => false, ['deadlock', 'deadlock']],
+      [(error: unknown) => (error as Error).message === 'deadlock', [4, '3 refused']],
+    ] as const) {
+      const calls = recorder();
+      const call = callsInBatches<number, number>({ maxBatch: 4, maxInFlight: 1, one: calls.one, many: () => Promise.reject(new Error('deadlock')), aloneAfter });
+      const outcomes = settled([call(2), call(3)]);
+      await tick();
+      calls.release();
+      await tick();
+      calls.release();
+      expect(await outcomes).toEqual(expected);
+    }
   });
 });

@@ -22,6 +22,7 @@ import * as emailVerification from './2026-11-26T2300-email-verification';
 import * as passkeys from './2026-11-26T2310-passkeys';
 import * as secondFactors from './2026-11-26T2320-second-factors';
 import * as teamSecurityPolicy from './2026-11-26T2330-team-security-policy';
+import * as reserveSettleInBatches from './2026-11-27T0900-reserve-settle-in-batches';
 
 /** Every migration, keyed by its dated name; Kysely applies them in name order on both engines. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26T2310-passkeys': passkeys,
   '2026-11-26T2320-second-factors': secondFactors,
   '2026-11-26T2330-team-security-policy': teamSecurityPolicy,
+  '2026-11-27T0900-reserve-settle-in-batches': reserveSettleInBatches,
 };
