@@ -66,11 +66,22 @@ export interface ServerOptions {
   hostName?: string;
 }
 
+/**
+ * The V8 flags `npm start` gives the server (its heap limit, docs/performance.md), read from
+ * package.json, so the servers the tests and benches start run as the product does.
+ */
+const START_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split('&&')
+  .at(-1)!
+  .trim()
+  .split(/\s+/)
+  .filter((arg) => arg.startsWith('--max-'));
+
 /** Starts the real server (`server/main.ts`) as its own process on a free port and waits until it is healthy. */
 export async function startServer(env: Record<string, string> = {}, { hostName = '127.0.0.1' }: ServerOptions = {}): Promise<RunningServer> {
   const port = await freePort();
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-e2e-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, [...START_FLAGS, '--import', 'tsx', 'server/main.ts'], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
