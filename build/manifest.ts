@@ -15,6 +15,8 @@ export interface BuildManifest {
   appPageScript: string;
   /** The entry point's JS, in load order: every page loads these. */
   entry: string[];
+  /** The JS of the API client (machines/shared/http.ts and axios), loaded with a page's first call. */
+  calls: string[];
   /** Each page chunk's JS (with the shared chunks it needs), by webpackChunkName. */
   chunks: Record<string, string[]>;
   /** The npm packages in each page's app scripts (entry and page chunk), and in the static script (by its entry name). */

@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { APP_PATHS } from '../contract/appPaths';
 import { escapeHtml, prerenderedFile, SCRIPT_NONCE_SLOT, SLOTS } from '../contract/pageSlots';
 import { PRERENDERED_PAGES } from '../src/app/routes';
 import { renderPage } from '../src/prerender';
@@ -19,6 +20,9 @@ function fill(template: string, slot: string, content: string): string {
   return template.replace(slot, () => content);
 }
 
+/** An entry script's element, as html-webpack-plugin writes it in the shell's <head>. */
+const entryTag = (file: string) => `<script defer="defer" src="/${file}"></script>`;
+
 /**
  * The shell without the entry's script elements, which html-webpack-plugin put in its <head>, nor
  * the signed-in pages' first calls (none of the prerendered pages is one).
@@ -27,7 +31,7 @@ function withoutEntryScripts(shell: string, manifest: BuildManifest): string {
   const firstCalls = new RegExp(`<script [^>]*${FIRST_CALLS_ATTRIBUTE}[^>]*>[^<]*</script>`);
   if (!firstCalls.test(shell)) throw new Error('index.html has no first-calls script: the prerendered pages cannot leave it out.');
   return manifest.entry.reduce((html, file) => {
-    const tag = `<script defer="defer" src="/${file}"></script>`;
+    const tag = entryTag(file);
     if (!html.includes(tag)) throw new Error(`index.html has no ${tag}: the prerendered pages cannot leave it out.`);
     return html.replace(tag, '');
   }, shell.replace(firstCalls, ''));
@@ -43,6 +47,31 @@ function pageScript(file: string, app: string[]): string {
   return `<script nonce="${SCRIPT_NONCE_SLOT}" data-app="${app.map((src) => `/${src}`).join(' ')}">${code}</script>`;
 }
 
+/**
+ * The pages the app draws in the browser (the signed-in ones, and the password and e-mail links)
+ * are the shell, written once per page with the page's scripts named beside the entry's: its
+ * chunk and the API client it calls at once, as deferred scripts that run before the entry, so the
+ * browser fetches them with it instead of after it has run (two more round trips on a phone's
+ * network, one for the page, one for its first call). A path with a parameter gets the plain shell.
+ */
+function pageShells(shell: string, manifest: BuildManifest): string[] {
+  if (!manifest.entry.every((file) => shell.includes(entryTag(file)))) throw new Error('index.html lacks the entry\'s script elements: the page shells cannot name theirs.');
+  const drawn = APP_PATHS.filter((pathname) => !pathname.includes(':') && !PRERENDERED_PAGES.some((page) => page.path === pathname));
+  const written: string[] = [];
+  for (const pathname of drawn) {
+    const chunk = `page-${pathname.slice(1)}`;
+    if (!manifest.chunks[chunk]) throw new Error(`The build has no chunk named ${chunk} for ${pathname}.`);
+    // The page's own scripts and the API client's, then the entry's, which finds them installed.
+    const scripts = [...new Set([...manifest.chunks[chunk], ...manifest.calls])].filter((file) => !manifest.entry.includes(file)).concat(manifest.entry);
+    const html = manifest.entry
+      .reduce((page, file) => page.replace(entryTag(file), ''), shell)
+      .replace('</head>', () => `${scripts.map(entryTag).join('')}</head>`);
+    fs.writeFileSync(path.join(WEB_DIR, prerenderedFile(pathname)), html);
+    written.push(pathname);
+  }
+  return written;
+}
+
 async function main(): Promise<void> {
   const manifest = readManifest();
   const shell = fs.readFileSync(path.join(WEB_DIR, 'index.html'), 'utf8');
@@ -56,7 +85,7 @@ async function main(): Promise<void> {
     out = out.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeHtml(title)}</title>`);
     fs.writeFileSync(path.join(WEB_DIR, prerenderedFile(page.path)), out);
   }
-  console.log(`prerendered ${PRERENDERED_PAGES.map((page) => page.path).join(' ')}`);
+  console.log(`prerendered ${PRERENDERED_PAGES.map((page) => page.path).join(' ')}; page shells ${pageShells(shell, manifest).join(' ')}`);
 }
 
 if (require.main === module) {

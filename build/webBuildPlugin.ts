@@ -49,6 +49,13 @@ function standaloneScript(compilation: Compilation, name: string): string {
   return file;
 }
 
+/** The JS files of a chunk named with webpackChunkName (and of the shared chunks it needs). */
+function namedScripts(compilation: Compilation, name: string): string[] {
+  const files = jsFiles(compilation.namedChunkGroups.get(name)?.getFiles() ?? []);
+  if (files.length === 0) throw new Error(`${NAME}: the build has no chunk named ${name}.`);
+  return files;
+}
+
 function manifestOf(compilation: Compilation, { bootEntry, staticEntry, appPageEntry }: Options): BuildManifest {
   const entry = compilation.entrypoints.get('main');
   const staticPage = compilation.entrypoints.get(staticEntry);
@@ -65,6 +72,7 @@ function manifestOf(compilation: Compilation, { bootEntry, staticEntry, appPageE
     staticScript: standaloneScript(compilation, staticEntry),
     appPageScript: standaloneScript(compilation, appPageEntry),
     entry: jsFiles(entry.getFiles()),
+    calls: namedScripts(compilation, 'http'),
     chunks,
     packages,
   };

@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { readManifest } from '../../build/manifest';
 import * as messages from '../../src/content/messages';
 import { trackCalls, useServerAndBrowser, watchPage } from '../helpers/browser';
 import { apiClient, inviteInto, makeTeam, openContext, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
@@ -11,6 +12,8 @@ import { apiClient, inviteInto, makeTeam, openContext, signUp, storedTokens, typ
  * first calls, each once, before the app's main script had arrived, and none of them again once it had.
  * The team page's further calls depend on the person's role: someone who has been signed in before
  * has them sent with the first ones too, for the role the last answer gave, and nothing more.
+ * So do the scripts that draw the page and make its calls: the page's HTML names them beside the
+ * app's own (build/prerender.ts, `pageShells`), so none waits for the app's code to ask for it.
  */
 
 jest.setTimeout(120_000);
@@ -91,17 +94,28 @@ async function expectAskedEarly(page: Page, path: string, first: string[]): Prom
   return loaded;
 }
 
+/** Fails unless the page's own scripts and the API client's started before the app's code ran. */
+async function expectScriptsNamed(page: Page, path: string, loaded: Timing[]): Promise<void> {
+  const manifest = readManifest();
+  const appRan = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventStart);
+  for (const file of [...manifest.chunks[`page-${path.slice(1)}`]!, ...manifest.calls]) {
+    const script = loaded.find((entry) => entry.name === `/${file}`);
+    expect({ path, file, started: script && script.startTime < appRan }).toEqual({ path, file, started: true });
+  }
+}
+
 /** The page's calls to `call` (a path, or the start of one with a query when it ends with `?`). */
 const asked = (loaded: Timing[], call: string) => loaded.filter((entry) => entry.name === `/api/v1${call}` || (call.endsWith('?') && entry.name.startsWith(`/api/v1${call}`)));
 
 describe('a signed-in page’s first calls', () => {
-  it.each(Object.keys(FIRST))('%s starts them all before the app’s code has loaded, and none again after', async (path) => {
+  it.each(Object.keys(FIRST))('%s starts them all, and fetches its scripts, before the app’s code has loaded, and asks none again after', async (path) => {
     const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
     try {
       const watch = await watchPage(page);
       const calls = trackCalls(page);
       await load(page, calls, path);
-      await expectAskedEarly(page, path, FIRST[path]!);
+      const loaded = await expectAskedEarly(page, path, FIRST[path]!);
+      await expectScriptsNamed(page, path, loaded);
       expect(watch.consoleErrors).toEqual([]);
     } finally {
       await context.close();
