@@ -2,7 +2,7 @@ import { Box, Flex, HStack, Stack, Text } from '@chakra-ui/react';
 import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import * as messages from '../content/messages';
 import type { DailyUsage } from '../../machines/shared/api';
-import { formatNumber } from '../lib/planDisplay';
+import { dateFormat, formatNumber } from '../lib/formats';
 
 const t = messages.dashboard;
 
@@ -24,7 +24,7 @@ export interface ChartWords {
 
 /** A UTC calendar day ("2026-11-23") in the user's locale, e.g. "Nov 23". */
 export function formatDay(date: string, year = false): string {
-  return new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: year ? 'numeric' : undefined, timeZone: 'UTC' });
+  return dateFormat(year ? { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' } : { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
 }
 
 /** The axis' top: the peak rounded up to 1, 2 or 5 times a power of ten, so its ticks read as round numbers. */

@@ -1,5 +1,5 @@
 import { Table, Text } from '@chakra-ui/react';
-import { formatNumber } from '../lib/planDisplay';
+import { formatNumber } from '../lib/formats';
 
 export interface TotalsRow {
   key: string;

@@ -1,5 +1,6 @@
 import { findPlan, planName, UNLIMITED } from '../../contract/plans';
 import type { SubscriptionInfo } from '../../machines/shared/api';
+import { dateFormat, formatNumber } from './formats';
 
 /**
  * How plans and usage read on the signed-in screens: the display rules of product-spec §4 and
@@ -78,13 +79,6 @@ export function isNewUser(monthlyQueries: number | undefined | null): boolean {
   return !monthlyQueries;
 }
 
-const numberFormat = () => new Intl.NumberFormat(undefined);
-
-/** A count in the user's locale: 1,000 in English, 1.000 in German. */
-export function formatNumber(value: number): string {
-  return numberFormat().format(value);
-}
-
 /** A limit as cards show it: "Unlimited" for -1, else the count in the user's locale. */
 export function formatLimit(limit: number, unlimitedText: string): string {
   return limit < 0 ? unlimitedText : formatNumber(limit);
@@ -92,7 +86,7 @@ export function formatLimit(limit: number, unlimitedText: string): string {
 
 /** A date in the user's locale, e.g. "December 23, 2026". */
 export function formatDate(iso: string): string {
-  return new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
+  return dateFormat({ year: 'numeric', month: 'long', day: 'numeric' }).format(new Date(iso));
 }
 
 /** The downgrade waiting for the end of the period, if any: the plan's name and the date. */

@@ -15,7 +15,7 @@ import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import type { UsageAnalytics } from '../../machines/shared/api';
 import { createChartContext, useSelector } from '../lib/chart';
-import { formatNumber } from '../lib/planDisplay';
+import { dateFormat, formatNumber } from '../lib/formats';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.usage;
@@ -29,7 +29,7 @@ const DailyUsageChart = lazy(() => import('../components/DailyUsageChart'));
 export const UsageChart = createChartContext(usageMachine);
 
 /** A UTC day in the reader's locale, with its year: "Nov 1, 2026". */
-const longDay = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+const longDay = (date: string) => dateFormat({ year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
 
 const CHART_WORDS: ChartWords = {
   legend: t.chartLegend,

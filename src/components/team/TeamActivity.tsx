@@ -3,6 +3,7 @@ import { UsageTotals } from '../UsageTotals';
 import { lazy, Suspense } from 'react';
 import * as messages from '../../content/messages';
 import type { AuditEvent, TeamUsage } from '../../../machines/shared/api';
+import { DATE_AND_TIME, dateFormat } from '../../lib/formats';
 
 const t = messages.team;
 const DailyUsageChart = lazy(() => import('../DailyUsageChart'));
@@ -78,7 +79,7 @@ export function AuditLog({ events, hasOlder, loading, onOlder }: { events: Audit
           <Table.Body>
             {events.map((event) => (
               <Table.Row key={event.id}>
-                <Table.Cell whiteSpace="nowrap">{new Date(event.at).toLocaleString()}</Table.Cell>
+                <Table.Cell whiteSpace="nowrap">{dateFormat(DATE_AND_TIME).format(new Date(event.at))}</Table.Cell>
                 <Table.Cell>{event.actor?.name ?? t.system}</Table.Cell>
                 <Table.Cell>{describe(event)}</Table.Cell>
                 <Table.Cell>{event.ip ?? '—'}</Table.Cell>

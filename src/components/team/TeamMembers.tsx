@@ -2,7 +2,8 @@ import { Badge, Box, Button, Field, HStack, Input, Stack, Table, Text, useBreakp
 import { Fragment, useState } from 'react';
 import * as messages from '../../content/messages';
 import type { InvitedRole, TeamMember, TeamRole } from '../../../machines/shared/api';
-import { formatDate, formatNumber } from '../../lib/planDisplay';
+import { formatNumber } from '../../lib/formats';
+import { formatDate } from '../../lib/planDisplay';
 
 const t = messages.team;
 
