@@ -1,6 +1,6 @@
 import { useActorRef, useSelector } from '@xstate/react';
-import { createContext, createElement, useContext, useState, type ReactNode } from 'react';
-import type { Actor, AnyStateMachine, InputFrom, SnapshotFrom } from 'xstate';
+import { createContext, createElement, useContext, useDeferredValue, useState, type ReactNode } from 'react';
+import type { Actor, AnyActorRef, AnyStateMachine, InputFrom, SnapshotFrom } from 'xstate';
 import { actorOptions } from './inspector';
 
 /** The effects a view hands a chart (its toasts, its router): the chart's named actions it provides. */
@@ -65,3 +65,15 @@ export function createChartContext<M extends AnyStateMachine>(machine: M): Chart
 
 /** Selects from an actor a view runs itself (`Chart.useActor`): @xstate/react's, imported through here. */
 export { useSelector };
+
+/**
+ * `useSelector` for what a page draws from its chart's answers (its tables, cards and lists), drawn
+ * in a deferred render: a chart's update is a synchronous render, and a whole page redrawn at once
+ * when an answer comes is one task of 100 to 500 ms on a slow phone. Deferred, React draws it in
+ * slices of a few milliseconds, and what is on screen until then stays. A button's wait may come a
+ * frame later (the chart takes no event its state does not expect meanwhile); a field's value as
+ * it is typed may not, so forms keep `useSelector`.
+ */
+export function useDeferredSelector<A extends AnyActorRef, T>(actor: A, selector: (snapshot: A extends { getSnapshot(): infer S } ? S : undefined) => T, compare?: (a: T, b: T) => boolean): T {
+  return useDeferredValue(useSelector(actor, selector, compare));
+}

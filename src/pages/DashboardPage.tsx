@@ -18,7 +18,7 @@ import {
   Stat,
   Text,
 } from '@chakra-ui/react';
-import { lazy, Suspense, useDeferredValue, useId, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useId, useState, type ReactNode } from 'react';
 import { RouterLink } from '../app/RouterLink';
 import type { DashboardPart } from '../../machines/dashboard/dashboard.actors';
 import { dashboardMachine, metersStatus, partStatus, type DashboardSnapshot } from '../../machines/dashboard/dashboard.machine';
@@ -40,7 +40,7 @@ import {
 } from '../lib/planDisplay';
 import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
-import { createChartContext, useSelector } from '../lib/chart';
+import { createChartContext, useDeferredSelector } from '../lib/chart';
 import { PageHeader } from '../components/PageHeader';
 
 const t = messages.dashboard;
@@ -225,9 +225,7 @@ export default function DashboardPage() {
   const fullName = useAuthSelector((s) => s.context.user?.full_name ?? '');
   const { marketplaceUrl, spreadsheetAppUrl, supportEmail } = useRuntimeConfig();
   const actor = DashboardChart.useActor({ input: { auth } });
-  // Drawn from the chart's answers in a deferred render, which React does in slices: each part's
-  // answer redraws the page, and at once that was a task of 50 to 150 ms on a slow phone.
-  const view = useDeferredValue(useSelector(actor, selectView, sameView));
+  const view = useDeferredSelector(actor, selectView, sameView);
   const { usage, subscription, daily } = view.data;
   const retry = (part: DashboardPart) => () => actor.send({ type: `${part}.retry` });
 

@@ -17,7 +17,7 @@ import { TryItAnswer, TryItCard } from '../components/TryIt';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import type { CustomFunction, TeamRole } from '../../machines/shared/api';
-import { createChartContext, useSelector } from '../lib/chart';
+import { createChartContext, useDeferredSelector, useSelector } from '../lib/chart';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.functions;
@@ -290,7 +290,7 @@ export default function FunctionsPage() {
   const auth = useAuthRef();
   const actor = FunctionsChart.useActor({ input: { auth }, effects: { notify: toastEffect } });
   const tryRef = TryFunctionChart.useActor({ input: { auth } });
-  const { state, functions, role, pendingId, busy } = useSelector(actor, (s) => ({
+  const { state, functions, role, pendingId, busy } = useDeferredSelector(actor, (s) => ({
     state: s.hasTag('loading') && s.context.functions.length === 0 ? 'loading' : s.matches('upgrade') ? 'upgrade' : s.matches('failed') ? 'failed' : 'ready',
     functions: s.context.functions,
     role: s.context.teamRole,

@@ -1,5 +1,5 @@
 import { Badge, Box, Button, Container, DataList, Heading, SimpleGrid, Stack, Text, VisuallyHidden } from '@chakra-ui/react';
-import { useSelector } from '../lib/chart';
+import { useDeferredSelector } from '../lib/chart';
 import { useEffect, type ReactNode } from 'react';
 import { useLocation } from 'react-router-dom';
 import { billedPlanOf, throughTeam, type SubscriptionSnapshot } from '../../machines/subscription/subscription.machine';
@@ -108,8 +108,8 @@ const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectV
 export default function SubscriptionPage() {
   usePageTitle(t.title);
   const actor = useSubscriptionActor();
-  const loading = useSelector(actor, (s) => s.hasTag('loading'));
-  const { subscription, billedPlan, member, choosing, reloading, choosable } = useSelector(actor, selectView, sameView);
+  const loading = useDeferredSelector(actor, (s) => s.hasTag('loading'));
+  const { subscription, billedPlan, member, choosing, reloading, choosable } = useDeferredSelector(actor, selectView, sameView);
   const location = useLocation();
   const returnedFromCheckout = new URLSearchParams(location.search).get('checkout') === 'success';
 

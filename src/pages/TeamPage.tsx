@@ -1,5 +1,5 @@
 import { Badge, Box, Button, Card, Container, Heading, HStack, Link, List, Stack, Text } from '@chakra-ui/react';
-import { useDeferredValue, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { teamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
 import { utcThisMonth } from '../../machines/usage/usage.range';
@@ -15,7 +15,7 @@ import { SecurityPolicyText, TeamSecurity } from '../components/team/TeamSecurit
 import { ChangeConfirmation, TeamBilling, TeamSettings } from '../components/team/TeamSettings';
 import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
-import { createChartContext, useSelector } from '../lib/chart';
+import { createChartContext, useDeferredSelector, useSelector } from '../lib/chart';
 import { planName } from '../../contract/plans';
 import { usePageTitle } from '../lib/usePageTitle';
 
@@ -64,12 +64,8 @@ export default function TeamPage() {
     input: { auth, userId, month: utcThisMonth() },
     effects: { notify: toastEffect, navigate: (_, { to }) => void navigate(to), membershipKnown: (_, { inTeam }) => membershipKnown(inTeam) },
   });
-  // The page is drawn from its data in a deferred render, which React does in slices: a chart's
-  // update is a synchronous render, and the whole page with its tables drawn at once was one task
-  // of up to half a second on a slow phone when the team's answers came. Until then, what was on
-  // screen (the spinner) stays.
-  const status = useDeferredValue(useSelector(actor, selectStatus));
-  const data = useDeferredValue(useSelector(actor, (s) => s.context.data));
+  const status = useDeferredSelector(actor, selectStatus);
+  const data = useDeferredSelector(actor, (s) => s.context.data);
   const month = useSelector(actor, (s) => s.context.month);
   const busy = useSelector(actor, (s) => s.hasTag('changing'));
   const asking = useSelector(actor, (s) => (s.matches({ ready: { changes: 'confirming' } }) ? s.context.changing : null));

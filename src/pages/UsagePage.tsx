@@ -14,7 +14,7 @@ import { UsageTotals } from '../components/UsageTotals';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import type { UsageAnalytics } from '../../machines/shared/api';
-import { createChartContext, useSelector } from '../lib/chart';
+import { createChartContext, useDeferredSelector, useSelector } from '../lib/chart';
 import { dateFormat, formatNumber } from '../lib/formats';
 import { usePageTitle } from '../lib/usePageTitle';
 
@@ -297,7 +297,7 @@ export default function UsagePage() {
   const auth = useAuthRef();
   const [today] = useState(() => utcToday());
   const actor = UsageChart.useActor({ input: { auth, today }, effects: { notify: toastEffect } });
-  const view = useSelector(actor, selectView, sameView);
+  const view = useDeferredSelector(actor, selectView, sameView);
 
   return (
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
