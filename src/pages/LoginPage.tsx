@@ -58,8 +58,11 @@ function PasswordStep() {
           <RouterLink to="/forgot-password">{t.forgot}</RouterLink>
         </Link>
       </AuthForm>
-      {passkeys && (
-        <>
+      {/* Its room is kept while the browser's support is not known yet (the prerendered page and the
+          first moment of the app), so the footer does not move when it shows; gone only where
+          passkeys cannot work. */}
+      {passkeys !== false && (
+        <Box visibility={passkeys ? undefined : 'hidden'}>
           <HStack gap="3" my="5" aria-hidden>
             <Box flex="1" borderTopWidth="1px" />
             <Text color="fg.muted" fontSize="sm">
@@ -78,7 +81,7 @@ function PasswordStep() {
           >
             {t.passkey}
           </Button>
-        </>
+        </Box>
       )}
     </AuthCard>
   );

@@ -180,3 +180,25 @@ describe('a signed-in page as its data arrives', () => {
     }
   });
 });
+
+describe('the sign-in page as the app takes over', () => {
+  it.each(['desktop', 'phone'] as const)('does not shift on a %s screen when the passkey button shows', async (screen) => {
+    const { context, page } = await openContext(live.browser);
+    try {
+      await page.setViewportSize(SCREENS[screen]);
+      const watch = await watchPage(page);
+      await recordShifts(page);
+      const calls = trackCalls(page);
+      await page.goto(`${live.server.baseUrl}/login`);
+      // The button shows once the app knows the browser can use passkeys, after the page was painted.
+      await page.getByRole('button', { name: messages.login.passkey }).waitFor();
+      await quiet(page, calls);
+      const shifts = await page.evaluate(() => (window as unknown as { __layoutShifts: Shift[] }).__layoutShifts);
+      const total = shifts.reduce((sum, shift) => sum + shift.value, 0);
+      expect({ screen, total: total <= MOST_SHIFT ? 'within' : total, shifts: total <= MOST_SHIFT ? [] : shifts }).toEqual({ screen, total: 'within', shifts: [] });
+      expect(watch.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
