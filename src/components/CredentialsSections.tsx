@@ -5,7 +5,7 @@ import { useAuthRef } from '../app/auth';
 import * as messages from '../content/messages';
 import type { ApiKeyInfo, ApiKeyScope, NewApiKey, SessionInfo } from '../../machines/shared/api';
 import { browserName } from '../lib/browserName';
-import { createChartContext, useSelector } from '../lib/chart';
+import { createChartContext, useDeferredSelector } from '../lib/chart';
 import { Confirm } from './Confirm';
 import { toastEffect } from './Toaster';
 
@@ -219,7 +219,7 @@ function CreatedKey({ value, onDone }: { value: string; onDone(): void }) {
 export function CredentialsSections() {
   const auth = useAuthRef();
   const actor = CredentialsChart.useActor({ input: { auth }, effects: { notify: toastEffect } });
-  const view = useSelector(actor, (s) => ({
+  const view = useDeferredSelector(actor, (s) => ({
     failed: s.matches('failed'),
     busy: s.hasTag('busy') || s.hasTag('loading'),
     creating: s.matches('creatingKey'),
