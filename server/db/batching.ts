@@ -38,6 +38,12 @@ export function perTurn<T>(flush: (batch: T[]) => void): (item: T) => void {
   };
 }
 
+/**
+ * Whether PostgreSQL ended a statement's transaction to break a deadlock or a serialization
+ * conflict: nothing of it was kept, so its work may be asked again.
+ */
+export const endedByPostgres = (error: unknown): boolean => ['40P01', '40001'].includes(String((error as { code?: unknown }).code));
+
 /** How a batch's calls came out, in their order. */
 export type Outcomes<R> = Array<{ value: R } | { error: Error }>;
 

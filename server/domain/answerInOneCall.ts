@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Plan } from '../../contract/plans';
 import type { AiAnswer } from '../ai/provider';
-import { perTurn } from '../db/batching';
+import { callsInBatches, endedByPostgres } from '../db/batching';
 import type { DatabaseHandle } from '../db/database';
 import { memberCapReached } from './memberCaps';
 import { DuplicateRequest, dailyTokensExceeded, monthlyQuotaExceeded, tokenNeeds, type Reservation, type ReservationRequest } from './usage';
@@ -38,46 +38,37 @@ interface AnswerRow extends UsageRow {
   team_id: string | null;
 }
 
-interface Waiting {
-  args: Record<string, string | number>;
-  resolve: (row: AnswerRow) => void;
-  reject: (error: unknown) => void;
+type Args = Record<string, string | number>;
+
+/** Answers queries in one call of `answer_queries`, in their order. */
+async function answerRows(database: DatabaseHandle, batch: Args[]): Promise<AnswerRow[]> {
+  const json = JSON.stringify(batch.map((args, n) => ({ n, ...args })));
+  const { rows } = await sql<AnswerRow>`select * from answer_queries(${json}::jsonb)`.execute(database.db);
+  const answered: AnswerRow[] = new Array(batch.length);
+  for (const row of rows) answered[row.n] = row;
+  return answered;
 }
 
-/** PostgreSQL's SQLSTATE for a transaction it ended to break a deadlock. */
-const DEADLOCK_DETECTED = '40P01';
+const batchers = new WeakMap<DatabaseHandle, (args: Args) => Promise<AnswerRow>>();
 
 /**
- * Answers a batch in one call. A batch that PostgreSQL ends to break a deadlock (another
- * transaction locking users' rows out of order: an account's deletion, say) kept nothing, so
- * its queries are asked again, each on its own.
+ * The queries of one turn go together, however many batches are on their way. A batch that
+ * PostgreSQL ends to break a deadlock (another transaction locking users' rows out of order: an
+ * account's deletion, say) kept nothing, so its queries are asked again, each on its own.
  */
-async function answerBatch(database: DatabaseHandle, batch: Waiting[]): Promise<void> {
-  const json = JSON.stringify(batch.map((waiting, n) => ({ n, ...waiting.args })));
-  try {
-    const { rows } = await sql<AnswerRow>`select * from answer_queries(${json}::jsonb)`.execute(database.db);
-    for (const row of rows) batch[row.n]!.resolve(row);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === DEADLOCK_DETECTED && batch.length > 1) {
-      await Promise.all(batch.map((waiting) => answerBatch(database, [waiting])));
-      return;
-    }
-    for (const waiting of batch) waiting.reject(error);
-  }
-}
-
-const batchers = new WeakMap<DatabaseHandle, (waiting: Waiting) => void>();
-
-function answerTogether(database: DatabaseHandle, args: Waiting['args']): Promise<AnswerRow> {
-  let submit = batchers.get(database);
-  if (!submit) {
-    submit = perTurn<Waiting>((waiting) => {
-      for (let i = 0; i < waiting.length; i += MAX_BATCH) void answerBatch(database, waiting.slice(i, i + MAX_BATCH));
+function answerTogether(database: DatabaseHandle, args: Args): Promise<AnswerRow> {
+  let answer = batchers.get(database);
+  if (!answer) {
+    answer = callsInBatches<Args, AnswerRow>({
+      maxBatch: MAX_BATCH,
+      maxInFlight: Infinity,
+      one: async (one) => (await answerRows(database, [one]))[0]!,
+      many: async (many) => (await answerRows(database, many)).map((value) => ({ value })),
+      aloneAfter: endedByPostgres,
     });
-    batchers.set(database, submit);
+    batchers.set(database, answer);
   }
-  const ask = submit;
-  return new Promise((resolve, reject) => ask({ args, resolve, reject }));
+  return answer(args);
 }
 
 /** The error a metering function's refusal (its SQLSTATE, and the message it raised) stands for. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { TokenCounts } from '../ai/provider';
-import { callsInBatches, type Outcomes } from '../db/batching';
+import { callsInBatches, endedByPostgres, type Outcomes } from '../db/batching';
 import type { DatabaseHandle } from '../db/database';
 import { refusal } from './answerInOneCall';
 import type { Reservation, ReservationRequest } from './usage';
@@ -152,9 +152,6 @@ async function settleTogether(database: DatabaseHandle, calls: SettleCall[]): Pr
     ${column((c) => periodsAt(c.now).month)}::text[], ${column((c) => periodsAt(c.now).day)}::text[])`.execute(database.db);
   return inCallOrder(sorted, rows, (row) => settleOutcome(row));
 }
-
-/** PostgreSQL ended the batch's transaction to break a deadlock or a serialization conflict: nothing of it was kept. */
-const endedByPostgres = (error: unknown) => ['40P01', '40001'].includes(raised(error).code ?? '');
 
 /** Each database handle's two kinds of batched calls. */
 const batched = new WeakMap<DatabaseHandle, { reserve: (call: ReserveCall) => Promise<Reservation>; settle: (call: SettleCall) => Promise<Usage> }>();
