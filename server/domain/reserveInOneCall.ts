@@ -53,6 +53,8 @@ interface SettleCall {
   tokens: TokenCounts;
   processingMs: number;
   now: number;
+  /** The month and day at `now`, whose usage the answer reports. */
+  at: { month: string; day: string };
 }
 
 type SettleRow = UsageRow & { refused?: string | null; message?: string | null };
@@ -130,9 +132,8 @@ function settleOutcome(row: SettleRow): { value: Usage } | { error: Error } {
   return row.refused ? { error: raisedInBatch(row.refused, row.message) } : { value: toUsage(row) };
 }
 
-async function settleAlone(database: DatabaseHandle, { reservation, tokens, processingMs, now }: SettleCall): Promise<Usage> {
+async function settleAlone(database: DatabaseHandle, { reservation, tokens, processingMs, now, at }: SettleCall): Promise<Usage> {
   const { userId, requestId, month, day, reservedTokens } = reservation;
-  const at = periodsAt(now);
   const row = await database.preparedFirst(
     'settle_query',
     sql<UsageRow>`select * from settle_query(${userId}, ${requestId}, ${month}, ${day}, ${reservedTokens - tokens.total},
@@ -149,8 +150,8 @@ async function settleTogether(database: DatabaseHandle, calls: SettleCall[]): Pr
     ${column((c) => c.reservation.month)}::text[], ${column((c) => c.reservation.day)}::text[],
     ${column((c) => c.reservation.reservedTokens - c.tokens.total)}::integer[], ${column((c) => c.tokens.prompt)}::integer[],
     ${column((c) => c.tokens.completion)}::integer[], ${column((c) => c.processingMs)}::integer[], ${column((c) => c.now)}::bigint[],
-    ${column((c) => periodsAt(c.now).month)}::text[], ${column((c) => periodsAt(c.now).day)}::text[])`.execute(database.db);
-  return inCallOrder(sorted, rows, (row) => settleOutcome(row));
+    ${column((c) => c.at.month)}::text[], ${column((c) => c.at.day)}::text[])`.execute(database.db);
+  return inCallOrder(sorted, rows, settleOutcome);
 }
 
 /** Each database handle's two kinds of batched calls. */
@@ -188,5 +189,6 @@ export function reserveInOneCall(database: DatabaseHandle, request: ReservationR
 }
 
 export function settleInOneCall(database: DatabaseHandle, reservation: Reservation, tokens: TokenCounts, processingMs: number, now: number): Promise<Usage> {
-  return batchesOf(database).settle({ reservation, tokens, processingMs, now });
+  const { month, day } = periodsAt(now);
+  return batchesOf(database).settle({ reservation, tokens, processingMs, now, at: { month, day } });
 }

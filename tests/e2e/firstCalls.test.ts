@@ -76,6 +76,10 @@ async function load(page: Page, calls: ReturnType<typeof trackCalls>, path: stri
   await calls.settled();
 }
 
+/** When the app's deferred scripts had run: DOMContentLoaded, on the page's clock. */
+const appRanAt = (page: Page): Promise<number> =>
+  page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventStart);
+
 /** Fails unless each of `first` started once before the app's code ran, and none of them again after it. */
 async function expectAskedEarly(page: Page, path: string, first: string[]): Promise<Timing[]> {
   const loaded = await timings(page);
@@ -84,7 +88,7 @@ async function expectAskedEarly(page: Page, path: string, first: string[]): Prom
   // The app's deferred scripts have run by DOMContentLoaded, and it starts its charts in tasks
   // after it: a call a chart makes itself starts later. (Its script's arrival is no line: the
   // browser's look-ahead may fetch it while the first inline script still runs.)
-  const appRan = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventStart);
+  const appRan = await appRanAt(page);
   for (const call of new Set(first)) {
     const early = asked(loaded, call).filter((entry) => entry.startTime < appRan).length;
     const late = asked(loaded, call).length - early;
@@ -97,7 +101,7 @@ async function expectAskedEarly(page: Page, path: string, first: string[]): Prom
 /** Fails unless the page's own scripts and the API client's started before the app's code ran. */
 async function expectScriptsNamed(page: Page, path: string, loaded: Timing[]): Promise<void> {
   const manifest = readManifest();
-  const appRan = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventStart);
+  const appRan = await appRanAt(page);
   for (const file of [...manifest.chunks[`page-${path.slice(1)}`]!, ...manifest.calls]) {
     const script = loaded.find((entry) => entry.name === `/${file}`);
     expect({ path, file, started: script && script.startTime < appRan }).toEqual({ path, file, started: true });
