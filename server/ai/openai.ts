@@ -31,22 +31,38 @@ function retryAfterSeconds(header: string | null): number | null {
 
 const malformed = () => new ProviderError('malformed', 'The AI provider sent an answer that could not be read.');
 
-/** The body's text, or null past MAX_RESPONSE_BYTES; `each` sees every piece as it comes. */
-async function readBounded(response: http.IncomingMessage, each?: (text: string) => void): Promise<string | null> {
-  const decoder = new TextDecoder();
-  let text = '';
-  let size = 0;
-  for await (const value of response as AsyncIterable<Buffer>) {
-    size += value.length;
-    if (size > MAX_RESPONSE_BYTES) {
-      response.destroy();
-      return null;
-    }
-    const piece = decoder.decode(value, { stream: true });
-    text += piece;
-    each?.(piece);
-  }
-  return text + decoder.decode();
+/**
+ * The body's text, or null past MAX_RESPONSE_BYTES; `each` sees every piece as it comes. Read
+ * through 'data' events and the stream's own UTF-8 decoder: a streamed answer comes in many small
+ * pieces, and an async iterator's promise and a TextDecoder call for each cost more than the piece.
+ */
+function readBounded(response: http.IncomingMessage, each?: (text: string) => void): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    let size = 0;
+    response.setEncoding('utf8');
+    response.on('data', (piece: string) => {
+      size += Buffer.byteLength(piece);
+      if (size > MAX_RESPONSE_BYTES) {
+        response.destroy();
+        resolve(null);
+        return;
+      }
+      text += piece;
+      try {
+        each?.(piece);
+      } catch (error) {
+        response.destroy();
+        reject(error);
+      }
+    });
+    response.once('end', () => resolve(text));
+    response.once('error', reject);
+    // Destroyed (the call aborted) before its end: an error rather than a wait that never ends.
+    response.once('close', () => {
+      if (!response.complete) reject(new Error('the response ended before its end'));
+    });
+  });
 }
 
 /**

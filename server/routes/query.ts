@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -8,6 +8,7 @@ import { QueryAbandoned, runQuery, type QueryOutcome, type QueryServices } from 
 import { dailyUsage, usageAt } from '../domain/usageReport';
 import { ApiError, errorBody } from '../errors';
 import { credentialId } from '../plugins/auth';
+import { pacedDeltas, streamPacing } from './streamPacing';
 import { DailyUsageSchema, ErrorSchema, FormulaCheckSchema, MultilineText, UsageSchema, type ErrorBody } from '../../contract/schemas';
 
 /** Bounds of one query's data: what a selection in the add-on can reasonably hold. */
@@ -129,44 +130,69 @@ function errorEvent(error: unknown, request: FastifyRequest): ErrorBody {
 }
 
 const EVENT_STREAM = /(^|,)\s*text\/event-stream/i;
+/** One pacing for the process: how busy it is is the event loop's, shared by every app in it. */
+const pacing = streamPacing();
 
 /**
  * A streamed answer (server-sent events): `delta` events with `{text}` as the model writes, then
  * one `done` with the answer object of a plain call, or one `error` with `{error: {code, message}}`.
  * The status and headers go out with the first piece of the answer, so an error before it (a
  * quota, the provider failing) is an HTTP error like a plain call's. An answer worked out in
- * memory, or replayed, comes as one delta (none for a replay's null answer) and its `done`.
+ * memory, or replayed, comes as one delta (none for a replay's null answer) and its `done`. While
+ * many answers stream on a busy server, an answer's deltas may come together (`streamPacing.ts`).
  */
 async function streamAnswer(request: FastifyRequest, reply: FastifyReply, ask: (onDelta: (text: string) => void) => Promise<QueryOutcome>) {
-  const events = new PassThrough();
+  // A bare readable rather than a PassThrough: each event goes through one stream, not two.
+  const events = new Readable({ read() {} });
+  let ended = false;
   // Written after the client left: the stream is gone, and so is the need to tell anyone.
   events.on('error', () => undefined);
   const send = (event: string, data: unknown) => {
-    if (!events.writableEnded && !events.destroyed) events.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (!ended && !events.destroyed) events.push(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    if (!events.destroyed) events.push(null);
   };
   let opened!: (value: 'open') => void;
   const open = new Promise<'open'>((resolve) => (opened = resolve));
+  const streamEnded = pacing.opened();
+  const deltas = pacedDeltas(pacing, (text) => send('delta', { text }));
   const answered = ask((text) => {
-    send('delta', { text });
+    deltas.delta(text);
     opened('open');
   });
   let first: 'open' | QueryOutcome;
   try {
     first = await Promise.race([open, answered]);
   } catch (error) {
+    streamEnded();
     return failed(error, reply);
   }
   reply.header('content-type', 'text/event-stream; charset=utf-8').header('x-accel-buffering', 'no');
   if (first === 'open') {
-    answered.then(
-      (outcome) => send('done', outcome),
-      (error: unknown) => send('error', errorEvent(error, request)),
-    ).finally(() => events.end());
+    answered
+      .then(
+        (outcome) => {
+          deltas.flush();
+          send('done', outcome);
+        },
+        (error: unknown) => {
+          deltas.flush();
+          send('error', errorEvent(error, request));
+        },
+      )
+      .finally(() => {
+        end();
+        streamEnded();
+      });
   } else {
+    streamEnded();
     if (first.replayed) reply.header('Idempotent-Replayed', 'true');
     if (first.answer !== null) send('delta', { text: first.answer });
     send('done', first);
-    events.end();
+    end();
   }
   return reply.send(events);
 }
