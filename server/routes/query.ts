@@ -228,7 +228,8 @@ export const StreamableAnswer = {
     'text/event-stream': {
       schema: Type.String({
         description:
-          '`event: delta` with `data: {"text": …}` as the model writes, then one `event: done` whose data is the JSON answer object, ' +
+          '`event: delta` with `data: {"text": …}` as the model writes (on a busy server, what it wrote within a moment may come as one), ' +
+          'then one `event: done` whose data is the JSON answer object, ' +
           'or one `event: error` with `data: {"error": {"code", "message"}}` when the query fails after the first byte (it is then not counted). ' +
           'An error before the first byte is an HTTP error, as for a JSON answer.',
       }),
