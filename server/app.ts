@@ -161,7 +161,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   const ownsDatabase = !options.database;
-  const database = options.database ?? (await openDatabase(config));
+  const database =
+    options.database ??
+    (await openDatabase({ ...config, onCheckpointError: (message) => app.log.error({ event: 'sqlite.checkpoint_failed' }, `WAL checkpoint failed: ${message}`) }));
   if (ownsDatabase) app.addHook('onClose', async () => database.close());
   const clock = options.clock ?? systemClock;
   const rateLimits = config.redisUrl ? redisStore(config.redisUrl, `${config.redisPrefix}rl:`) : memoryStore(clock);

@@ -190,7 +190,7 @@ function walSyncer(walPath: string) {
  * the next batch can be parsed meanwhile. Checkpoints still sync as under FULL, and every other
  * transaction on the connection keeps FULL.
  */
-export function sqliteGroupCommit(db: Kysely<Database>, statements: StatementCache, walPath: string) {
+export function sqliteGroupCommit(db: Kysely<Database>, statements: StatementCache, walPath: string, afterCommit: () => void = () => undefined) {
   const wal = walSyncer(walPath);
   const run = <T>(sqlText: string, params: readonly unknown[] = []): T[] => {
     const statement = statements.prepare(sqlText);
@@ -229,6 +229,7 @@ export function sqliteGroupCommit(db: Kysely<Database>, statements: StatementCac
         }
       });
       await wal.sync();
+      afterCommit();
     } catch (error) {
       // Rolled back, or committed but not known to be on disk: no unit is reported done.
       for (const unit of batch) unit.reject(error);

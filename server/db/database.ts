@@ -1,5 +1,6 @@
 import { Migrator, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import { postgresGroupCommit, sqliteGroupCommit, type GroupCommit } from './batching';
+import { walCheckpoints } from './checkpoints';
 import { postgresKeyedReads, sqliteKeyedReads, type KeyedRead } from './keyedReads';
 import { migrations } from './migrations';
 import { openPostgres } from './postgres';
@@ -10,7 +11,8 @@ import type { Database, Engine } from './types';
  * The database handle the app is given: one engine (`sqlite.ts` or `postgres.ts`) with Kysely for
  * everyday statements and three hand-made paths where the hot paths need them, composed here:
  * cached or batched reads by key (`keyedReads.ts`), units of writes batched into shared commits
- * (`batching.ts`), and single prepared reads. Each file states the invariants it keeps.
+ * (`batching.ts`), and single prepared reads; on SQLite, WAL checkpoints on a thread of their own
+ * once the WAL grows (`checkpoints.ts`). Each file states the invariants it keeps.
  * Migrations run on open, on both engines, before the handle is returned.
  */
 
@@ -56,6 +58,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** PostgreSQL's pool size; 20 when not given. */
   databasePoolSize?: number;
+  /** SQLite: where a checkpoint that failed on the checkpoints' thread is told (`checkpoints.ts`). */
+  onCheckpointError?: (message: string) => void;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -75,8 +79,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
   } else {
     const { file, statements, db, ping, preparedFirst, walPath } = openSqlite(options.dataDir);
-    const commits = sqliteGroupCommit(db, statements, walPath);
+    const checkpoints = walCheckpoints(file.name, walPath, { onError: options.onCheckpointError });
+    const commits = sqliteGroupCommit(db, statements, walPath, checkpoints.committed);
     const close = async () => {
+      await checkpoints.close();
       commits.close();
       await db.destroy();
     };

@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { walCheckpoints } from '../../server/db/checkpoints';
+
+/**
+ * Issue #34: once SQLite's WAL grows, its checkpoints run on a thread of their own, not on the
+ * event loop the requests share. The app's connection here never checkpoints (autocheckpoint 0),
+ * so the database file only grows when the thread copies the WAL's pages into it.
+ */
+describe('WAL checkpoints on a thread', () => {
+  let dir: string;
+  let file: string;
+  let db: SQLite.Database;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-checkpoints-'));
+    file = path.join(dir, 'sheetmind.db');
+    db = new SQLite(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('create table notes (id integer primary key, body text not null)');
+  });
+  afterEach(() => {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Commits `count` rows of 2 kB, one commit each, telling the checkpoints of each. */
+  const write = (count: number, committed: () => void, from = 0) => {
+    const insert = db.prepare('insert into notes (id, body) values (?, ?)');
+    for (let i = from; i < from + count; i++) {
+      insert.run(i, 'x'.repeat(2000));
+      committed();
+    }
+  };
+  const size = (name: string) => fs.statSync(name).size;
+  const until = async (ready: () => boolean, withinMs = 10_000) => {
+    const deadline = Date.now() + withinMs;
+    while (!ready() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    return ready();
+  };
+
+  it('starts no thread while the WAL stays small', async () => {
+    const checkpoints = walCheckpoints(file, `${file}-wal`, { startAtBytes: 4 * 1024 * 1024, everyMs: 20, lookEvery: 8 });
+    write(64, checkpoints.committed);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(checkpoints.running).toBe(false);
+    await checkpoints.close();
+  });
+
+  it('copies the WAL into the database file off the event loop once it has grown, keeping every row', async () => {
+    const before = size(file);
+    const checkpoints = walCheckpoints(file, `${file}-wal`, { startAtBytes: 256 * 1024, everyMs: 20, lookEvery: 8 });
+    write(400, checkpoints.committed);
+    expect(size(`${file}-wal`)).toBeGreaterThan(256 * 1024);
+    expect(await until(() => checkpoints.running)).toBe(true);
+    // The rows' pages are in the database file now, copied by the thread.
+    expect(await until(() => size(file) > before + 400 * 2000)).toBe(true);
+    // The WAL is reused from its start once all of it was copied: it stops growing.
+    write(400, checkpoints.committed, 400);
+    const wal = size(`${file}-wal`);
+    await until(() => false, 200);
+    write(400, checkpoints.committed, 800);
+    expect(size(`${file}-wal`)).toBeLessThanOrEqual(wal + 64 * 1024);
+    await checkpoints.close();
+    expect(checkpoints.running).toBe(false);
+    expect(db.prepare('select count(*) as n from notes').get()).toEqual({ n: 1200 });
+    const again = new SQLite(file, { readonly: true });
+    expect(again.prepare('select count(*) as n from notes').get()).toEqual({ n: 1200 });
+    again.close();
+  });
+});
