@@ -26,12 +26,17 @@ describe('WAL checkpoints on a thread', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Commits `count` rows of 2 kB, one commit each, telling the checkpoints of each. */
-  const write = (count: number, committed: () => void, from = 0) => {
+  /**
+   * Commits `count` rows of 2 kB, one commit each, telling the checkpoints of each; as a server
+   * does, it yields to the event loop between its commits (every 8), where the looks at the WAL's
+   * size come back.
+   */
+  const write = async (count: number, committed: () => void, from = 0) => {
     const insert = db.prepare('insert into notes (id, body) values (?, ?)');
     for (let i = from; i < from + count; i++) {
       insert.run(i, 'x'.repeat(2000));
       committed();
+      if (i % 8 === 7) await new Promise((resolve) => setTimeout(resolve, 1));
     }
   };
   const size = (name: string) => fs.statSync(name).size;
@@ -43,7 +48,7 @@ describe('WAL checkpoints on a thread', () => {
 
   it('starts no thread while the WAL stays small', async () => {
     const checkpoints = walCheckpoints(file, `${file}-wal`, { startAtBytes: 4 * 1024 * 1024, everyMs: 20, lookEvery: 8 });
-    write(64, checkpoints.committed);
+    await write(64, checkpoints.committed);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(checkpoints.running).toBe(false);
     await checkpoints.close();
@@ -52,16 +57,16 @@ describe('WAL checkpoints on a thread', () => {
   it('copies the WAL into the database file off the event loop once it has grown, keeping every row', async () => {
     const before = size(file);
     const checkpoints = walCheckpoints(file, `${file}-wal`, { startAtBytes: 256 * 1024, everyMs: 20, lookEvery: 8 });
-    write(400, checkpoints.committed);
+    await write(400, checkpoints.committed);
     expect(size(`${file}-wal`)).toBeGreaterThan(256 * 1024);
     expect(await until(() => checkpoints.running)).toBe(true);
     // The rows' pages are in the database file now, copied by the thread.
     expect(await until(() => size(file) > before + 400 * 2000)).toBe(true);
     // The WAL is reused from its start once all of it was copied: it stops growing.
-    write(400, checkpoints.committed, 400);
+    await write(400, checkpoints.committed, 400);
     const wal = size(`${file}-wal`);
     await until(() => false, 200);
-    write(400, checkpoints.committed, 800);
+    await write(400, checkpoints.committed, 800);
     expect(size(`${file}-wal`)).toBeLessThanOrEqual(wal + 64 * 1024);
     await checkpoints.close();
     expect(checkpoints.running).toBe(false);

@@ -99,6 +99,24 @@ describe('axe-core on every page', () => {
     });
   });
 
+  it.each(['/dashboard', '/usage'])('finds nothing serious on %s while its figures are still loading', async (path) => {
+    const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.addInitScript((pair: Tokens) => {
+      localStorage.setItem('access_token', pair.access_token);
+      localStorage.setItem('refresh_token', pair.refresh_token);
+    }, tokens);
+    // Held, never answered: the figures' skeletons stay on screen while axe looks (a slow phone
+    // shows them for a second or more; their markup once broke the lists they stand in).
+    await page.route(/\/api\/v1\/(query\/usage|usage\/analytics)/, () => undefined);
+    await page.goto(live.server.baseUrl + path);
+    await page.getByRole('button', { name: messages.layout.logout }).waitFor();
+    // A figure list inside a part still loading (a card marked busy, or the usage page's status).
+    await page.locator('main :is([aria-busy="true"], [role="status"]) dl').first().waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await done(page);
+  });
+
   it.each(SCHEMES)('finds nothing serious with an error and a success toast open (%s)', async (colorScheme) => {
     const { page, watch } = await open('/login', { colorScheme });
     const signIn = async (password: string, toastText: string) => {
