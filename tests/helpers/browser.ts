@@ -111,22 +111,29 @@ export async function fillSupportForm(page: Page): Promise<void> {
 }
 
 /**
- * What a page has asked and not yet been answered, from now on: `settled()` resolves once nothing
- * is, so a test's own navigation never cuts a call short (on a slow machine a page's calls can
- * start after a network-idle moment of the app's loading).
+ * What a page has asked and not yet been answered, from now on: `settled()` resolves once the page
+ * has loaded, nothing is waiting for an answer and nothing new has been asked for `quietMs`, so a
+ * test's own navigation never cuts a call short. On a slow machine a page's calls can start after a
+ * network-idle moment of its loading, and the browser asks for the favicon only after the load
+ * event, which can come after the page is drawn.
  */
-export function trackCalls(page: Page): { settled(): Promise<void> } {
+export function trackCalls(page: Page, quietMs = 500): { settled(): Promise<void> } {
   const pending = new Set<unknown>();
-  page.on('request', (request) => pending.add(request));
-  page.on('requestfinished', (request) => pending.delete(request));
-  page.on('requestfailed', (request) => pending.delete(request));
+  let lastChange = Date.now();
+  page.on('request', (request) => {
+    pending.add(request);
+    lastChange = Date.now();
+  });
+  const answered = (request: unknown) => {
+    pending.delete(request);
+    lastChange = Date.now();
+  };
+  page.on('requestfinished', answered);
+  page.on('requestfailed', answered);
   return {
-    settled: () =>
-      new Promise<void>((resolve) => {
-        const check = () => pending.size === 0 && resolve();
-        page.on('requestfinished', check);
-        page.on('requestfailed', check);
-        check();
-      }),
+    async settled() {
+      await page.waitForLoadState('load');
+      while (pending.size > 0 || Date.now() - lastChange < quietMs) await new Promise((resolve) => setTimeout(resolve, 50));
+    },
   };
 }

@@ -5,11 +5,28 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-/** "tests/e2e/auth.test.ts › sign-in › keeps the session", one for each failed test or file. */
+/** The first lines of why a test failed, without colours or the stack, indented under its name. */
+function why(messages) {
+  const lines = messages
+    .join('\n')
+    // eslint-disable-next-line no-control-regex
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !/^\s*at /.test(line));
+  const shown = lines.slice(0, 12).map((line) => `    ${line.slice(0, 300)}`);
+  return lines.length > shown.length ? [...shown, `    … (${lines.length - shown.length} more lines in jest’s report above)`] : shown;
+}
+
+/**
+ * "tests/e2e/auth.test.ts › sign-in › keeps the session", one for each failed test or file, each
+ * followed by the first lines of why: a CI log that keeps only its last part still says what went wrong.
+ */
 function failures(results) {
   return results.testResults.flatMap((file) => {
     const where = path.relative(process.cwd(), file.testFilePath);
-    const tests = file.testResults.filter((test) => test.status === 'failed').map((test) => [where, ...test.ancestorTitles, test.title].join(' › '));
+    const tests = file.testResults
+      .filter((test) => test.status === 'failed')
+      .map((test) => [[where, ...test.ancestorTitles, test.title].join(' › '), ...why(test.failureMessages)].join('\n'));
     return file.testExecError ? [`${where} › (the file did not run: ${file.testExecError.message.split('\n')[0]})`, ...tests] : tests;
   });
 }
