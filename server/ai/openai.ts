@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AiConfig } from '../config';
 import { approxTokens, CallAborted, chatMessages, messageTokens, ProviderError, tokenCounts, type AiProvider, type TokenCounts } from './provider';
@@ -33,21 +34,18 @@ const malformed = () => new ProviderError('malformed', 'The AI provider sent an 
 
 /**
  * The body's text, or null past MAX_RESPONSE_BYTES; `each` sees every piece as it comes. Read
- * through 'data' events and the stream's own UTF-8 decoder: a streamed answer comes in many small
+ * through 'data' events and one StringDecoder: a streamed answer comes in many small
  * pieces, and an async iterator's promise and a TextDecoder call for each cost more than the piece.
  */
 function readBounded(response: http.IncomingMessage, each?: (text: string) => void): Promise<string | null> {
   return new Promise((resolve, reject) => {
     let text = '';
     let size = 0;
-    response.setEncoding('utf8');
-    response.on('data', (piece: string) => {
-      size += Buffer.byteLength(piece);
-      if (size > MAX_RESPONSE_BYTES) {
-        response.destroy();
-        resolve(null);
-        return;
-      }
+    // The bytes as they come are what the limit counts; the decoder keeps a character split
+    // between two pieces for the next.
+    const decoder = new StringDecoder('utf8');
+    const take = (piece: string) => {
+      if (piece === '') return;
       text += piece;
       try {
         each?.(piece);
@@ -55,8 +53,20 @@ function readBounded(response: http.IncomingMessage, each?: (text: string) => vo
         response.destroy();
         reject(error);
       }
+    };
+    response.on('data', (bytes: Buffer) => {
+      size += bytes.length;
+      if (size > MAX_RESPONSE_BYTES) {
+        response.destroy();
+        resolve(null);
+        return;
+      }
+      take(decoder.write(bytes));
     });
-    response.once('end', () => resolve(text));
+    response.once('end', () => {
+      take(decoder.end());
+      resolve(text);
+    });
     response.once('error', reject);
     // Destroyed (the call aborted) before its end: an error rather than a wait that never ends.
     response.once('close', () => {

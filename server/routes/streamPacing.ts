@@ -47,16 +47,17 @@ export function streamPacing(options: PacingOptions = {}): StreamPacing {
   const utilization = options.utilization ?? loopUtilization();
   let open = 0;
   let gap = 0;
+  // Runs only while `minStreams` or more answers stream: below, the gap is 0 and nothing is read.
   let sampler: NodeJS.Timeout | undefined;
   const sample = () => {
-    const busy = Math.min(1, Math.max(0, (utilization() - busyAt) / (1 - busyAt)));
-    gap = open >= minStreams ? Math.round(busy * maxGapMs) : 0;
+    gap = Math.round(Math.min(1, Math.max(0, (utilization() - busyAt) / (1 - busyAt))) * maxGapMs);
   };
   return {
-    gapMs: () => (open >= minStreams ? gap : 0),
+    gapMs: () => gap,
     opened() {
       open += 1;
-      if (open === 1) {
+      if (open >= minStreams && sampler === undefined) {
+        // The first reading covers only the time from here.
         utilization();
         sampler = setInterval(sample, sampleMs).unref();
       }
@@ -65,8 +66,9 @@ export function streamPacing(options: PacingOptions = {}): StreamPacing {
         if (closed) return;
         closed = true;
         open -= 1;
-        if (open === 0) {
+        if (open < minStreams && sampler !== undefined) {
           clearInterval(sampler);
+          sampler = undefined;
           gap = 0;
         }
       };

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { walCheckpoints } from '../../server/db/checkpoints';
+import { eventually } from '../helpers/eventually';
 
 /**
  * Issue #34: once SQLite's WAL grows, its checkpoints run on a thread of their own, not on the
@@ -13,6 +14,7 @@ describe('WAL checkpoints on a thread', () => {
   let dir: string;
   let file: string;
   let db: SQLite.Database;
+  let checkpoints: ReturnType<typeof walCheckpoints> | undefined;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheetmind-checkpoints-'));
     file = path.join(dir, 'sheetmind.db');
@@ -21,7 +23,8 @@ describe('WAL checkpoints on a thread', () => {
     db.pragma('wal_autocheckpoint = 0');
     db.exec('create table notes (id integer primary key, body text not null)');
   });
-  afterEach(() => {
+  afterEach(async () => {
+    await checkpoints?.close();
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -40,14 +43,27 @@ describe('WAL checkpoints on a thread', () => {
     }
   };
   const size = (name: string) => fs.statSync(name).size;
-  const until = async (ready: () => boolean, withinMs = 10_000) => {
-    const deadline = Date.now() + withinMs;
-    while (!ready() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    return ready();
+  const read = (name: string, at: number, length: number) => {
+    const bytes = Buffer.alloc(length);
+    const fd = fs.openSync(name, 'r');
+    fs.readSync(fd, bytes, 0, length, at);
+    fs.closeSync(fd);
+    return bytes;
+  };
+  /** The WAL header's salts: SQLite draws new ones each time it starts writing the WAL from its beginning again. */
+  const walSalts = () => read(`${file}-wal`, 16, 8).toString('hex');
+  /**
+   * Whether every frame of the WAL has been copied into the database file, from SQLite's shared
+   * WAL index (the -shm file): its header's mxFrame (byte 16) against the checkpoint's nBackfill
+   * (byte 96), both native-endian 32-bit (https://www.sqlite.org/walformat.html#the_wal_index_file_format).
+   */
+  const allCopied = () => {
+    const index = read(`${file}-shm`, 0, 100);
+    return index.readUInt32LE(16) > 0 && index.readUInt32LE(96) === index.readUInt32LE(16);
   };
 
   it('starts no thread while the WAL stays small', async () => {
-    const checkpoints = walCheckpoints(file, `${file}-wal`, { startAtBytes: 4 * 1024 * 1024, everyMs: 20, lookEvery: 8 });
+    checkpoints = walCheckpoints(file, `${file}-wal`, { startAtBytes: 4 * 1024 * 1024, everyMs: 20, lookEvery: 8 });
     await write(64, checkpoints.committed);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(checkpoints.running).toBe(false);
@@ -56,20 +72,23 @@ describe('WAL checkpoints on a thread', () => {
 
   it('copies the WAL into the database file off the event loop once it has grown, keeping every row', async () => {
     const before = size(file);
-    const checkpoints = walCheckpoints(file, `${file}-wal`, { startAtBytes: 256 * 1024, everyMs: 20, lookEvery: 8 });
-    await write(400, checkpoints.committed);
+    const thread = (checkpoints = walCheckpoints(file, `${file}-wal`, { startAtBytes: 256 * 1024, everyMs: 20, lookEvery: 8 }));
+    await write(400, thread.committed);
     expect(size(`${file}-wal`)).toBeGreaterThan(256 * 1024);
-    expect(await until(() => checkpoints.running)).toBe(true);
+    await eventually(async () => thread.running, true);
     // The rows' pages are in the database file now, copied by the thread.
-    expect(await until(() => size(file) > before + 400 * 2000)).toBe(true);
-    // The WAL is reused from its start once all of it was copied: it stops growing.
-    await write(400, checkpoints.committed, 400);
+    await eventually(async () => size(file) > before + 400 * 2000, true);
+    // The WAL is reused from its start once all of it was copied: the next commit after a whole
+    // checkpoint starts it over, and it stops growing.
+    await write(400, thread.committed, 400);
     const wal = size(`${file}-wal`);
-    await until(() => false, 200);
-    await write(400, checkpoints.committed, 800);
-    expect(size(`${file}-wal`)).toBeLessThanOrEqual(wal + 64 * 1024);
-    await checkpoints.close();
-    expect(checkpoints.running).toBe(false);
+    const salts = walSalts();
+    await eventually(async () => allCopied(), true);
+    await write(400, thread.committed, 800);
+    expect(walSalts()).not.toBe(salts);
+    expect(size(`${file}-wal`)).toBeLessThanOrEqual(wal);
+    await thread.close();
+    expect(thread.running).toBe(false);
     expect(db.prepare('select count(*) as n from notes').get()).toEqual({ n: 1200 });
     const again = new SQLite(file, { readonly: true });
     expect(again.prepare('select count(*) as n from notes').get()).toEqual({ n: 1200 });
