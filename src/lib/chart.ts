@@ -1,5 +1,5 @@
 import { useActorRef, useSelector } from '@xstate/react';
-import { createContext, createElement, startTransition, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { createContext, createElement, useContext, useDeferredValue, useState, type ReactNode } from 'react';
 import type { Actor, AnyActorRef, AnyStateMachine, InputFrom, SnapshotFrom } from 'xstate';
 import { actorOptions } from './inspector';
 
@@ -68,43 +68,12 @@ export { useSelector };
 
 /**
  * `useSelector` for what a page draws from its chart's answers (its tables, cards and lists), drawn
- * in a transition: a chart's update is a synchronous render, and a whole page redrawn at once when
- * an answer comes is one task of 100 to 500 ms on a slow phone. In a transition React draws it in
+ * in a deferred render: a chart's update is a synchronous render, and a whole page redrawn at once
+ * when an answer comes is one task of 100 to 500 ms on a slow phone. Deferred, React draws it in
  * slices of a few milliseconds, and what is on screen until then stays. A button's wait may come a
  * frame later (the chart takes no event its state does not expect meanwhile); a field's value as
  * it is typed may not, so forms keep `useSelector`.
- *
- * Not `useDeferredValue(useSelector(…))`: that renders the component at once with the previous
- * value (every child of a page drawn again, for nothing) before the deferred render, so each answer
- * cost two renders of the page (issue 40). Here the chart's change is only ever drawn in the
- * transition. The selector reads the snapshot alone (it is the latest one given at each change).
  */
-export function useDeferredSelector<A extends AnyActorRef, T>(
-  actor: A,
-  selector: (snapshot: A extends { getSnapshot(): infer S } ? S : undefined) => T,
-  compare: (a: T, b: T) => boolean = Object.is,
-): T {
-  type S = A extends { getSnapshot(): infer S } ? S : undefined;
-  const [first] = useState(() => {
-    const snapshot = actor.getSnapshot() as S;
-    return { snapshot, value: selector(snapshot) };
-  });
-  const [value, setValue] = useState(first.value);
-  const latest = useRef({ selector, compare });
-  useEffect(() => {
-    latest.current = { selector, compare };
-  });
-  useEffect(() => {
-    const update = (snapshot: S) => {
-      const next = latest.current.selector(snapshot);
-      // After the event that changed the chart, not in it: a transition started inside a form's
-      // submit handler makes React treat the form as a pending action.
-      queueMicrotask(() => startTransition(() => setValue((previous) => (latest.current.compare(previous, next) ? previous : next))));
-    };
-    // A change between the first render and this effect is drawn too.
-    if (actor.getSnapshot() !== first.snapshot) update(actor.getSnapshot() as S);
-    const subscription = actor.subscribe((snapshot: S) => update(snapshot));
-    return () => subscription.unsubscribe();
-  }, [actor, first]);
-  return value;
+export function useDeferredSelector<A extends AnyActorRef, T>(actor: A, selector: (snapshot: A extends { getSnapshot(): infer S } ? S : undefined) => T, compare?: (a: T, b: T) => boolean): T {
+  return useDeferredValue(useSelector(actor, selector, compare));
 }

@@ -18,7 +18,7 @@ import {
   Stat,
   Text,
 } from '@chakra-ui/react';
-import { lazy, Suspense, useId, useState, type ReactNode } from 'react';
+import { lazy, memo, Suspense, useId, useState, type ReactNode } from 'react';
 import { RouterLink } from '../app/RouterLink';
 import type { DashboardPart } from '../../machines/dashboard/dashboard.actors';
 import { dashboardMachine, metersStatus, partStatus, type DashboardSnapshot } from '../../machines/dashboard/dashboard.machine';
@@ -224,9 +224,26 @@ export default function DashboardPage() {
   usePageTitle(t.title);
   const auth = useAuthRef();
   const fullName = useAuthSelector((s) => s.context.user?.full_name ?? '');
-  const { marketplaceUrl, spreadsheetAppUrl, supportEmail } = useRuntimeConfig();
   const actor = DashboardChart.useActor({ input: { auth } });
   const view = useDeferredSelector(actor, selectView, sameView);
+  return <DashboardView view={view} fullName={fullName} actor={actor} />;
+}
+
+/**
+ * The page as drawn from the chart's view. Apart (and memo'd) so that the render in which the
+ * deferred view is still the previous one stops here: drawing the whole page twice for each
+ * answer was a long task of its own at every answer on a slow phone (issue 40).
+ */
+const DashboardView = memo(function DashboardView({
+  view,
+  fullName,
+  actor,
+}: {
+  view: ReturnType<typeof selectView>;
+  fullName: string;
+  actor: ReturnType<typeof DashboardChart.useActor>;
+}) {
+  const { marketplaceUrl, spreadsheetAppUrl, supportEmail } = useRuntimeConfig();
   const { usage, subscription, daily } = view.data;
   const retry = (part: DashboardPart) => () => actor.send({ type: `${part}.retry` });
 
@@ -369,4 +386,4 @@ export default function DashboardPage() {
       </Stack>
     </Container>
   );
-}
+});
