@@ -46,7 +46,7 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     const logStream = new PassThrough();
     logStream.on('data', (chunk: Buffer) => (logs += chunk.toString()));
     const { ai } = loadConfig({ LLM_BASE_URL: fake.baseUrl, LLM_API_KEY: 'sk-test', LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: '1500', LLM_MAX_TOKENS: '300' });
-    app = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'trace', ai }, database: ctx.app.database, clock: ctx.clock, logStream }));
+    app = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'trace', ai }, database: ctx.app.database, mailer: ctx.mail, clock: ctx.clock, logStream }));
   });
   afterAll(async () => {
     await app.close();

@@ -113,6 +113,7 @@ describe('serving the SPA', () => {
     webApp = await buildApp({
       config: loadConfig({ NODE_ENV: 'test', DATA_DIR: ctx.dataDir, WEB_DIR: webDir, BRAND_NAME: 'Acme </script>' }),
       database: ctx.app.database,
+      mailer: ctx.mail,
     });
   });
   afterAll(() => webApp.close());

@@ -26,6 +26,7 @@ describe.each([false, true])('security headers (behind a TLS proxy: %s)', (trust
     web = await buildApp({
       config: loadConfig({ NODE_ENV: 'test', DATA_DIR: ctx.dataDir, WEB_DIR: webFolder(ctx.dataDir), TRUST_PROXY: String(trustProxy) }),
       database: ctx.app.database,
+      mailer: ctx.mail,
     });
   });
   afterAll(() => web.close());

@@ -34,7 +34,7 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
   let tiny: FastifyInstance;
   beforeAll(async () => {
     tiny = checkedAgainstDocument(
-      await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, clock: ctx.clock, aiProvider: tinyProvider }),
+      await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, mailer: ctx.mail, clock: ctx.clock, aiProvider: tinyProvider }),
     );
   });
   afterAll(() => tiny.close());
@@ -190,6 +190,7 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
     const terse = await buildApp({
       config: { ...ctx.config, logLevel: 'silent' },
       database: ctx.app.database,
+      mailer: ctx.mail,
       clock: ctx.clock,
       aiProvider: {
         inMemory: true,

@@ -29,7 +29,7 @@ describe.each(ENGINES)('quota race on %s', (engine) => {
       ['one unit', { ...tinyProvider, inMemory: true }],
     ] as const) {
       apps[name] = checkedAgainstDocument(
-        await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, clock: ctx.clock, aiProvider }),
+        await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, mailer: ctx.mail, clock: ctx.clock, aiProvider }),
       );
     }
   });

@@ -14,7 +14,7 @@ describe.each(ENGINES)('streamed answers on %s', (engine) => {
   beforeAll(async () => {
     fake = await startFakeOpenAi();
     const { ai } = loadConfig({ LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: '5000', LLM_MAX_TOKENS: '300' });
-    app = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent', ai }, database: ctx.app.database, clock: ctx.clock }));
+    app = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent', ai }, database: ctx.app.database, mailer: ctx.mail, clock: ctx.clock }));
   });
   afterAll(async () => {
     await app.close();

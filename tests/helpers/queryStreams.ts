@@ -67,7 +67,7 @@ export function openQuery(port: number, token: string, body: object, headers: Re
 
 export async function listeningApp(ctx: TestContext, fake: FakeOpenAi, database: DatabaseHandle = ctx.app.database) {
   const { ai } = loadConfig({ LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: '10000', LLM_MAX_TOKENS: '300' });
-  const app = await buildApp({ config: { ...ctx.config, logLevel: 'silent', ai }, database, clock: ctx.clock });
+  const app = await buildApp({ config: { ...ctx.config, logLevel: 'silent', ai }, database, mailer: ctx.mail, clock: ctx.clock });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, port: (app.server.address() as AddressInfo).port };
 }

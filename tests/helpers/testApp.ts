@@ -26,7 +26,12 @@ export class TestClock implements Clock {
   }
 }
 
-/** Collects the mail the app sends (through its mail queue) instead of delivering it. */
+/**
+ * Collects the mail the app sends (through its mail queue) instead of delivering it. Every other
+ * instance a test builds on the same database takes it as its mailer too: each instance's queue
+ * polls the shared outbox and may be the one that sends a mail (a verification mail sent by a
+ * second instance's own mailer was once missed by `register`).
+ */
 export class MailCatcher implements Mailer {
   readonly sent: MailMessage[] = [];
   /** Sends what the app's queue holds that is due (set by `useTestApp`). */
