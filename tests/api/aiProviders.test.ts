@@ -1,12 +1,11 @@
 import crypto from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app';
 import { messageTokens } from '../../server/ai/provider';
 import { periodsAt } from '../../server/domain/usageReport';
 import { ConfigError, loadConfig } from '../../server/config';
 import { startFakeOpenAi, type FakeBehaviour, type FakeOpenAi } from '../helpers/fakeAi';
-import { bearer, checkedAgainstDocument, ENGINES, register, useTestApp } from '../helpers/testApp';
+import { appOnSameDatabase, bearer, ENGINES, register, useTestApp } from '../helpers/testApp';
 
 describe('AI provider configuration', () => {
   it('is offline unless an endpoint is configured', () => {
@@ -46,7 +45,7 @@ describe.each(ENGINES)('OpenAI-compatible provider on %s', (engine) => {
     const logStream = new PassThrough();
     logStream.on('data', (chunk: Buffer) => (logs += chunk.toString()));
     const { ai } = loadConfig({ LLM_BASE_URL: fake.baseUrl, LLM_API_KEY: 'sk-test', LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: '1500', LLM_MAX_TOKENS: '300' });
-    app = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'trace', ai }, database: ctx.app.database, mailer: ctx.mail, clock: ctx.clock, logStream }));
+    app = await appOnSameDatabase(ctx, { config: { logLevel: 'trace', ai }, logStream });
   });
   afterAll(async () => {
     await app.close();

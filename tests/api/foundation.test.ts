@@ -5,7 +5,7 @@ import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
 import pg from 'pg';
 import { ADMIN_URL, createTestDatabase } from '../helpers/postgres';
-import { ENGINES, useTestApp } from '../helpers/testApp';
+import { appOnSameDatabase, ENGINES, useTestApp } from '../helpers/testApp';
 
 /** Creates again the (dropped) database of `url`. */
 async function recreate(url: string): Promise<void> {
@@ -110,10 +110,8 @@ describe('serving the SPA', () => {
       '<!doctype html><html><head><title>%%config.brandName%%</title><!--app-config--></head><body><div id="root"></div></body></html>',
     );
     fs.writeFileSync(path.join(webDir, 'assets', 'main.0123456789abcdef.js'), 'console.log(1)');
-    webApp = await buildApp({
+    webApp = await appOnSameDatabase(ctx, {
       config: loadConfig({ NODE_ENV: 'test', DATA_DIR: ctx.dataDir, WEB_DIR: webDir, BRAND_NAME: 'Acme </script>' }),
-      database: ctx.app.database,
-      mailer: ctx.mail,
     });
   });
   afterAll(() => webApp.close());

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
-import { post, register, useTestApp } from '../helpers/testApp';
+import { appOnSameDatabase, post, register, useTestApp } from '../helpers/testApp';
 
 /** A web folder like the production build, plus the files an attacker probes for. */
 function webFolder(root: string): string {
@@ -23,10 +22,8 @@ describe.each([false, true])('security headers (behind a TLS proxy: %s)', (trust
   let web: FastifyInstance;
 
   beforeAll(async () => {
-    web = await buildApp({
+    web = await appOnSameDatabase(ctx, {
       config: loadConfig({ NODE_ENV: 'test', DATA_DIR: ctx.dataDir, WEB_DIR: webFolder(ctx.dataDir), TRUST_PROXY: String(trustProxy) }),
-      database: ctx.app.database,
-      mailer: ctx.mail,
     });
   });
   afterAll(() => web.close());

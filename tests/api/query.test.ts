@@ -5,10 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { buildApp } from '../../server/app';
 import { approxTokens } from '../../server/ai/provider';
 import { setPlan, tinyProvider } from '../helpers/fakeAi';
-import { bearer, checkedAgainstDocument, ENGINES, newAccount, post, register, useTestApp } from '../helpers/testApp';
+import { appOnSameDatabase, bearer, ENGINES, newAccount, post, register, useTestApp } from '../helpers/testApp';
 
 type Account = ReturnType<typeof newAccount>;
 
@@ -33,9 +32,7 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
   /** Same database and clock, with queries that cost two tokens: only the monthly limit binds. */
   let tiny: FastifyInstance;
   beforeAll(async () => {
-    tiny = checkedAgainstDocument(
-      await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, mailer: ctx.mail, clock: ctx.clock, aiProvider: tinyProvider }),
-    );
+    tiny = await appOnSameDatabase(ctx, { aiProvider: tinyProvider });
   });
   afterAll(() => tiny.close());
 
@@ -187,11 +184,7 @@ describe.each(ENGINES)('query gateway on %s', (engine) => {
 
   it('counts the tokens an in-memory answer took, not the ones it was granted', async () => {
     // Granted 10 + 100 tokens; the answer takes 3 of its 100.
-    const terse = await buildApp({
-      config: { ...ctx.config, logLevel: 'silent' },
-      database: ctx.app.database,
-      mailer: ctx.mail,
-      clock: ctx.clock,
+    const terse = await appOnSameDatabase(ctx, {
       aiProvider: {
         inMemory: true,
         promptTokens: () => 10,

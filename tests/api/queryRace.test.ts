@@ -2,13 +2,12 @@ import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { buildApp } from '../../server/app';
 import type { Database } from '../../server/db/types';
 import { periodsAt } from '../../server/domain/usageReport';
 import { setPlan, tinyProvider } from '../helpers/fakeAi';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
 import { startServer, type RunningServer } from '../helpers/server';
-import { bearer, checkedAgainstDocument, ENGINES, newAccount, register, useTestApp } from '../helpers/testApp';
+import { appOnSameDatabase, bearer, ENGINES, newAccount, register, useTestApp } from '../helpers/testApp';
 
 function tally(statuses: number[]): Record<number, number> {
   const counts: Record<number, number> = {};
@@ -28,9 +27,7 @@ describe.each(ENGINES)('quota race on %s', (engine) => {
       ['two units', tinyProvider],
       ['one unit', { ...tinyProvider, inMemory: true }],
     ] as const) {
-      apps[name] = checkedAgainstDocument(
-        await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, database: ctx.app.database, mailer: ctx.mail, clock: ctx.clock, aiProvider }),
-      );
+      apps[name] = await appOnSameDatabase(ctx, { aiProvider });
     }
   });
   afterAll(() => Promise.all(Object.values(apps).map((app) => app.close())));

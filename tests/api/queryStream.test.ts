@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakeAi';
 import { sseEvents } from '../helpers/queryStreams';
-import { bearer, checkedAgainstDocument, ENGINES, register, useTestApp } from '../helpers/testApp';
+import { appOnSameDatabase, bearer, ENGINES, register, useTestApp } from '../helpers/testApp';
 
 /** Issue #34: `POST /query` answered as server-sent events, with a local fake OpenAI-compatible model that streams. */
 
@@ -14,7 +13,7 @@ describe.each(ENGINES)('streamed answers on %s', (engine) => {
   beforeAll(async () => {
     fake = await startFakeOpenAi();
     const { ai } = loadConfig({ LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: '5000', LLM_MAX_TOKENS: '300' });
-    app = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent', ai }, database: ctx.app.database, mailer: ctx.mail, clock: ctx.clock }));
+    app = await appOnSameDatabase(ctx, { config: { ai } });
   });
   afterAll(async () => {
     await app.close();

@@ -3,10 +3,9 @@
 // boundary and when runs overlap; on both engines with one test app (and a second on PostgreSQL).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { buildApp } from '../../server/app';
 import { pruneOnce, startRetention, type Pruned } from '../../server/domain/retention';
 import { join, payFor, signIn, teamOwner, type Account } from '../helpers/teams';
-import { ENGINES, bearer, checkedAgainstDocument, post, register, useTestApp } from '../helpers/testApp';
+import { appOnSameDatabase, bearer, ENGINES, post, register, useTestApp } from '../helpers/testApp';
 
 const DAY_MS = 86_400_000;
 const MONTHS = 13;
@@ -16,7 +15,7 @@ describe.each(ENGINES)('retention job on %s', (engine) => {
   /** PostgreSQL: a second instance on the same database, with its own pool, as a second server would be. */
   let other: FastifyInstance | undefined;
   beforeAll(async () => {
-    if (engine === 'postgres') other = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
+    if (engine === 'postgres') other = await appOnSameDatabase(ctx, { database: 'own' });
   });
   afterAll(async () => other?.close());
 

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app';
 import { tinyProvider } from '../helpers/fakeAi';
 import { join, teamOwner, type Account } from '../helpers/teams';
-import { ENGINES, bearer, checkedAgainstDocument, register, useTestApp } from '../helpers/testApp';
+import { appOnSameDatabase, bearer, ENGINES, register, useTestApp } from '../helpers/testApp';
 
 describe.each(ENGINES)('team usage and member caps on %s', (engine) => {
   const ctx = useTestApp(engine);
@@ -12,7 +11,7 @@ describe.each(ENGINES)('team usage and member caps on %s', (engine) => {
    */
   let other: FastifyInstance;
   beforeAll(async () => {
-    other = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail, aiProvider: tinyProvider }));
+    other = await appOnSameDatabase(ctx, { database: 'own', aiProvider: tinyProvider });
   });
   afterAll(() => other.close());
 

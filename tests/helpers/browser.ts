@@ -133,7 +133,12 @@ export function trackCalls(page: Page, quietMs = 500): { settled(): Promise<void
   return {
     async settled() {
       await page.waitForLoadState('load');
-      while (pending.size > 0 || Date.now() - lastChange < quietMs) await new Promise((resolve) => setTimeout(resolve, 50));
+      // Sleeps out what is left of the quiet period, or a moment while a call is still pending.
+      for (;;) {
+        const wait = pending.size > 0 ? 50 : quietMs - (Date.now() - lastChange);
+        if (wait <= 0) return;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
     },
   };
 }

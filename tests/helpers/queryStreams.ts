@@ -1,10 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
 import type { DatabaseHandle } from '../../server/db/database';
 import type { FakeOpenAi } from './fakeAi';
-import { bearer, type TestContext } from './testApp';
+import { appOnSameDatabase, bearer, type TestContext } from './testApp';
 
 /** Queries answered as they come (issue #34): a real connection to drop, and the events of a streamed answer. */
 
@@ -67,7 +66,7 @@ export function openQuery(port: number, token: string, body: object, headers: Re
 
 export async function listeningApp(ctx: TestContext, fake: FakeOpenAi, database: DatabaseHandle = ctx.app.database) {
   const { ai } = loadConfig({ LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: '10000', LLM_MAX_TOKENS: '300' });
-  const app = await buildApp({ config: { ...ctx.config, logLevel: 'silent', ai }, database, mailer: ctx.mail, clock: ctx.clock });
+  const app = await appOnSameDatabase(ctx, { config: { ai }, database });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, port: (app.server.address() as AddressInfo).port };
 }

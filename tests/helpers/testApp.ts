@@ -6,7 +6,9 @@ import Redis from 'ioredis';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../server/app';
 import { loadConfig, type Config } from '../../server/config';
+import type { AiProvider } from '../../server/ai/provider';
 import type { Clock } from '../../server/domain/clock';
+import type { DatabaseHandle } from '../../server/db/database';
 import type { MailMessage, Mailer } from '../../server/mail/mailer';
 import { documentedAnswers, type OpenApiDocument } from './documentedAnswers';
 import { copyMigratedSqlite, testDataRoot } from './migratedDatabases';
@@ -27,10 +29,8 @@ export class TestClock implements Clock {
 }
 
 /**
- * Collects the mail the app sends (through its mail queue) instead of delivering it. Every other
- * instance a test builds on the same database takes it as its mailer too: each instance's queue
- * polls the shared outbox and may be the one that sends a mail (a verification mail sent by a
- * second instance's own mailer was once missed by `register`).
+ * Collects the mail the app sends (through its mail queue) instead of delivering it; every other
+ * instance on the same database takes it too (`appOnSameDatabase`).
  */
 export class MailCatcher implements Mailer {
   readonly sent: MailMessage[] = [];
@@ -163,15 +163,40 @@ export function checkedAgainstDocument(app: FastifyInstance): FastifyInstance {
   return app;
 }
 
+export interface SameDatabaseOptions {
+  /** Settings over the test app's; its log level is `silent` unless one is given. */
+  config?: Partial<Config>;
+  /** The handle to use: the test app's by default (its cache on SQLite, its pool on PostgreSQL); `own` opens one of the instance's own, as a second server would. */
+  database?: DatabaseHandle | 'own';
+  aiProvider?: AiProvider;
+  logStream?: NodeJS.WritableStream;
+}
+
 /**
- * A second instance of the app on the test app's database (its own handle: its own cache on SQLite,
- * its own pool on PostgreSQL), sharing its clock and mail; `current` is set before the tests run.
+ * Another instance of the app on the test app's database, sharing its clock and its mail catcher:
+ * each instance's mail queue polls the shared outbox and may be the one that sends a mail (a
+ * verification mail sent by a second instance's own mailer was once missed by `register`). Its
+ * answers are checked against the OpenAPI document as the test app's are.
  */
+export async function appOnSameDatabase(ctx: TestContext, options: SameDatabaseOptions = {}): Promise<FastifyInstance> {
+  const { database = ctx.app.database } = options;
+  const app = await buildApp({
+    config: { ...ctx.config, logLevel: 'silent', ...options.config },
+    ...(database === 'own' ? {} : { database }),
+    clock: ctx.clock,
+    mailer: ctx.mail,
+    aiProvider: options.aiProvider,
+    logStream: options.logStream,
+  });
+  catchers.set(app, ctx.mail);
+  return checkedAgainstDocument(app);
+}
+
+/** A second instance of the app on the test app's database with a handle of its own; `current` is set before the tests run. */
 export function useSecondInstance(ctx: TestContext): { current: FastifyInstance } {
   const other = {} as { current: FastifyInstance };
   beforeAll(async () => {
-    other.current = checkedAgainstDocument(await buildApp({ config: { ...ctx.config, logLevel: 'silent' }, clock: ctx.clock, mailer: ctx.mail }));
-    catchers.set(other.current, ctx.mail);
+    other.current = await appOnSameDatabase(ctx, { database: 'own' });
   });
   afterAll(() => other.current?.close());
   return other;

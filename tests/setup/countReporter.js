@@ -4,13 +4,11 @@
 // names instead, and it prints their sum.
 const fs = require('node:fs');
 const path = require('node:path');
+const { stripVTControlCharacters } = require('node:util');
 
 /** The first lines of why a test failed, without colours or the stack, indented under its name. */
 function why(messages) {
-  const lines = messages
-    .join('\n')
-    // eslint-disable-next-line no-control-regex
-    .replace(/\u001b\[[0-9;]*m/g, '')
+  const lines = stripVTControlCharacters(messages.join('\n'))
     .split('\n')
     .filter((line) => line.trim() !== '' && !/^\s*at /.test(line));
   const shown = lines.slice(0, 12).map((line) => `    ${line.slice(0, 300)}`);
