@@ -45,7 +45,9 @@ export type AuthEvent =
   /** The signed-in account's address was verified (the /verify-email page, the banner). */
   | { type: 'user.emailVerified' }
   /** A second factor was added in this session: the team's requirement no longer holds it back. */
-  | { type: 'user.secondFactorAdded' };
+  | { type: 'user.secondFactorAdded' }
+  /** The account is in no team (it left one, or the team page found none): no team's requirement holds it back. */
+  | { type: 'user.inNoTeam' };
 
 // Guard parameters inside transition arrays are not inferred; these name the event shapes.
 type ErrorEvent = { event: { error: unknown } };
@@ -86,7 +88,7 @@ export const authMachine = setup({
     removeTokens: () => tokenStorage.clear(),
     assignUser: assign({ user: (_, user: User) => user }),
     markEmailVerified: assign({ user: ({ context }) => (context.user ? { ...context.user, email_verified: true } : null) }),
-    markSecondFactor: assign({ user: ({ context }) => (context.user ? { ...context.user, two_factor_required: false } : null) }),
+    release: assign({ user: ({ context }) => (context.user ? { ...context.user, two_factor_required: false } : null) }),
     clearUser: assign({ user: null }),
     assignFailure: assign({ failure: (_, failure: Failure) => failure }),
     clearFailure: assign({ failure: null }),
@@ -366,7 +368,8 @@ export const authMachine = setup({
           actions: { type: 'notify', params: { type: 'info', title: 'auth.loggedOut', description: 'auth.loggedOutText' } },
         },
         'user.emailVerified': { actions: 'markEmailVerified' },
-        'user.secondFactorAdded': { actions: 'markSecondFactor' },
+        'user.secondFactorAdded': { actions: 'release' },
+        'user.inNoTeam': { actions: 'release' },
       },
       states: {
         /** Just signed in: the welcome toast shows, then the login page moves on; until it has, the sign-in is not over. */

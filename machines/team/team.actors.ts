@@ -3,6 +3,8 @@ import { withAuthRetry } from '../shared/authRetry';
 import { teamApi, type AuditEvent, type InvitedRole, type Team, type TeamInvitation, type TeamMember, type TeamRole, type TeamUsage } from '../shared/api';
 import type { AuthInput } from '../shared/authRetry';
 import type { PlanId } from '../../contract/plans';
+import { failureCode, serverFailure } from '../shared/failures';
+import type { Message } from '../shared/messages';
 import { saveFile } from '../shared/saveFile';
 
 /** Everything the team page shows; the admin-only parts are null for a plain member. */
@@ -15,6 +17,12 @@ export interface TeamData {
   invitations: TeamInvitation[] | null;
   usage: TeamUsage | null;
   audit: { events: AuditEvent[]; next: string | null } | null;
+  /**
+   * While the team requires two-step sign-in of a member who has no second factor, the server's
+   * sentence: the team's own read answers (to find the way out), the rest is refused, so the page
+   * shows the team, the way to the set-up and Leave (decisions.md, "Team security policy").
+   */
+  held: Message | null;
 }
 
 /** One change a person makes on the page; each is one call. */
@@ -34,15 +42,21 @@ const isAdmin = (role: TeamRole) => role === 'owner' || role === 'admin';
 async function load(input: AuthInput & { month: string }, signal: AbortSignal): Promise<TeamData> {
   const opts = { signal };
   const { team, role, own_paid_plan: ownPaidPlan } = await withAuthRetry(input.auth, () => teamApi.team(opts));
-  const members = withAuthRetry(input.auth, () => teamApi.members(opts));
-  if (!isAdmin(role)) return { team, role, ownPaidPlan, members: (await members).members, invitations: null, usage: null, audit: null };
-  const [list, invitations, usage, audit] = await Promise.all([
-    members,
-    withAuthRetry(input.auth, () => teamApi.invitations(opts)),
-    withAuthRetry(input.auth, () => teamApi.usage(input.month, opts)),
-    withAuthRetry(input.auth, () => teamApi.auditLog(null, opts)),
-  ]);
-  return { team, role, ownPaidPlan, members: list.members, invitations: invitations.invitations, usage, audit };
+  const alone = { team, role, ownPaidPlan, members: [], invitations: null, usage: null, audit: null, held: null };
+  try {
+    const members = withAuthRetry(input.auth, () => teamApi.members(opts));
+    if (!isAdmin(role)) return { ...alone, members: (await members).members };
+    const [list, invitations, usage, audit] = await Promise.all([
+      members,
+      withAuthRetry(input.auth, () => teamApi.invitations(opts)),
+      withAuthRetry(input.auth, () => teamApi.usage(input.month, opts)),
+      withAuthRetry(input.auth, () => teamApi.auditLog(null, opts)),
+    ]);
+    return { ...alone, members: list.members, invitations: invitations.invitations, usage, audit };
+  } catch (error) {
+    if (failureCode(error) === 'two_factor_required') return { ...alone, held: serverFailure(error) };
+    throw error;
+  }
 }
 
 async function change(input: AuthInput & { change: TeamChange }, signal: AbortSignal): Promise<void> {

@@ -4,7 +4,7 @@ import { ApiRequestError, type InvitedRole, type TeamRole } from '../shared/api'
 import { tokenStorage } from '../shared/tokenStorage';
 import type { NotifyParams } from '../shared/notify';
 import { teamActors, type TeamChange, type TeamData } from './team.actors';
-import { refusalText, reportFailure } from '../shared/failures';
+import { refusalText, reportFailure, serverFailure } from '../shared/failures';
 import { sentence, type Message } from '../shared/messages';
 
 export interface TeamContext {
@@ -16,6 +16,8 @@ export interface TeamContext {
   data: TeamData | null;
   /** The change asked for (awaiting confirmation while `confirming`) or being made, so its row can show it busy. */
   changing: TeamChange | null;
+  /** Why the page could not load, when the server said (`failed`); a lost connection is the page's own sentence. */
+  failure: Message | null;
 }
 
 export type TeamEvent =
@@ -43,6 +45,9 @@ export type TeamEvent =
 
 export type TeamTag = 'loading' | 'changing' | 'usageLoading' | 'downloading' | 'auditLoading';
 
+
+/** The role a page's next load asks for first: none while the team's requirement holds the person back (their calls would be refused). */
+const heldOrRole = (data: TeamData): TeamRole | null => (data.held ? null : data.role);
 
 const isNotInTeam = (error: unknown) => error instanceof ApiRequestError && error.code === 'not_in_team';
 
@@ -83,6 +88,7 @@ const teamSetup = setup({
     startChange: assign({ changing: (_, change: TeamChange) => change }),
     endChange: assign({ changing: null }),
     logFailure: (_, error: unknown) => console.error('Team page:', error),
+    fail: assign({ failure: (_, error: unknown) => (error instanceof ApiRequestError && error.status !== 0 ? serverFailure(error) : null) }),
     notify: (_, _params: NotifyParams) => undefined,
     /** Someone who left the team goes on to their dashboard. */
     navigate: (_, _params: { to: string }) => undefined,
@@ -108,14 +114,14 @@ const change = <E extends TeamEvent>(toChange: (event: E) => TeamChange, target 
 const askFirst = <E extends TeamEvent>(toChange: (event: E) => TeamChange) => change(toChange, '#team.ready.changes.confirming');
 
 /**
- * The team page: loading → ready | notInTeam (the Team offer) | failed (with a retry). Ready, one
+ * The team page: loading → ready | notInTeam (the Team offer) | failed (why, with a retry). Ready, one
  * change at a time (`changing`, then the page reloads what it changed; removing someone, leaving and
  * handing ownership over are `confirming` first), while the usage month and the older audit events
  * load on their own.
  */
 export const teamMachine = teamSetup.createMachine({
   id: 'team',
-  context: ({ input }) => ({ auth: input.auth, userId: input.userId, month: input.month, data: null, changing: null }),
+  context: ({ input }) => ({ auth: input.auth, userId: input.userId, month: input.month, data: null, changing: null, failure: null }),
   initial: 'loading',
   states: {
     loading: {
@@ -128,12 +134,18 @@ export const teamMachine = teamSetup.createMachine({
           target: 'ready',
           actions: [
             { type: 'store', params: ({ event }) => event.output },
-            { type: 'rememberRole', params: ({ event }) => event.output.role },
+            { type: 'rememberRole', params: ({ event }) => heldOrRole(event.output) },
           ],
         },
         onError: [
           { guard: { type: 'notInTeam', params: ({ event }: ErrorEvent) => event.error }, target: 'notInTeam' },
-          { target: 'failed', actions: { type: 'logFailure', params: ({ event }: ErrorEvent) => event.error } },
+          {
+            target: 'failed',
+            actions: [
+              { type: 'logFailure', params: ({ event }: ErrorEvent) => event.error },
+              { type: 'fail', params: ({ event }: ErrorEvent) => event.error },
+            ],
+          },
         ],
       },
     },
@@ -206,7 +218,7 @@ export const teamMachine = teamSetup.createMachine({
                 input: ({ context }) => ({ auth: context.auth, month: context.month }),
                 onDone: {
                   target: 'idle',
-                  actions: ['endChange', { type: 'store', params: ({ event }) => event.output }, { type: 'rememberRole', params: ({ event }) => event.output.role }],
+                  actions: ['endChange', { type: 'store', params: ({ event }) => event.output }, { type: 'rememberRole', params: ({ event }) => heldOrRole(event.output) }],
                 },
                 onError: [
                   { guard: { type: 'notInTeam', params: ({ event }: ErrorEvent) => event.error }, target: '#team.notInTeam', actions: 'endChange' },

@@ -1,4 +1,4 @@
-import { Badge, Box, Button, Card, Container, Heading, HStack, Link, List, Stack, Text } from '@chakra-ui/react';
+import { Alert, Badge, Box, Button, Card, Container, Heading, HStack, Link, List, Stack, Text } from '@chakra-ui/react';
 import { type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { teamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
@@ -15,11 +15,14 @@ import { SecurityPolicyText, TeamSecurity } from '../components/team/TeamSecurit
 import { ChangeConfirmation, TeamBilling, TeamSettings } from '../components/team/TeamSettings';
 import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
+import { FAILURE_TEXTS, say } from '../content/say';
 import { createChartContext, useDeferredSelector, useSelector } from '../lib/chart';
 import { planName } from '../../contract/plans';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.team;
+/** The sections the team chart's failures are in. */
+const TEXTS = { team: t, ...FAILURE_TEXTS };
 
 /** The team chart the page runs; tests may hand in one with fake effects. */
 export const TeamChart = createChartContext(teamMachine);
@@ -32,6 +35,34 @@ function Section({ id, title, children }: { id: string; title: string; children:
       </Heading>
       {children}
     </Box>
+  );
+}
+
+/**
+ * A member the team's requirement of two-step sign-in holds back (decisions.md, "Team security
+ * policy"): the server refuses the team's members and the rest, so the page shows the team, the
+ * server's sentence, the way to the set-up and, for anyone but the owner, Leave.
+ */
+function HeldByTeamPolicy({ held, owner, onLeave, busy }: { held: string; owner: boolean; onLeave: () => void; busy: boolean }) {
+  return (
+    <Alert.Root status="warning" maxW="3xl" alignItems="flex-start">
+      <Alert.Indicator />
+      <Alert.Content gap="3">
+        <Alert.Title>{messages.security.requiredTitle}</Alert.Title>
+        <Alert.Description>{held}</Alert.Description>
+        <Text>{owner ? t.ownerCannotLeave : t.heldLeave}</Text>
+        <HStack gap="3" wrap="wrap">
+          <Button asChild size="sm" colorPalette="brand">
+            <RouterLink to="/profile#two-step-sign-in">{messages.security.requiredAction}</RouterLink>
+          </Button>
+          {!owner && (
+            <Button size="sm" variant="outline" colorPalette="red" disabled={busy} onClick={onLeave}>
+              {t.leave}
+            </Button>
+          )}
+        </HStack>
+      </Alert.Content>
+    </Alert.Root>
   );
 }
 
@@ -62,10 +93,19 @@ export default function TeamPage() {
   const membershipKnown = useMembershipKnown();
   const actor = TeamChart.useActor({
     input: { auth, userId, month: utcThisMonth() },
-    effects: { notify: toastEffect, navigate: (_, { to }) => void navigate(to), membershipKnown: (_, { inTeam }) => membershipKnown(inTeam) },
+    effects: {
+      notify: toastEffect,
+      navigate: (_, { to }) => void navigate(to),
+      membershipKnown: (_, { inTeam }) => {
+        membershipKnown(inTeam);
+        // In no team, no team's requirement holds the person back: the banner goes.
+        if (!inTeam) auth.send({ type: 'user.inNoTeam' });
+      },
+    },
   });
   const status = useDeferredSelector(actor, selectStatus);
   const data = useDeferredSelector(actor, (s) => s.context.data);
+  const failure = useSelector(actor, (s) => s.context.failure);
   const month = useSelector(actor, (s) => s.context.month);
   const busy = useSelector(actor, (s) => s.hasTag('changing'));
   const asking = useSelector(actor, (s) => (s.matches({ ready: { changes: 'confirming' } }) ? s.context.changing : null));
@@ -79,12 +119,36 @@ export default function TeamPage() {
     return (
       <Container maxW="6xl" py="12">
         <PageHeader title={t.title} lead={t.loadFailed} mb="4" />
+        {failure && (
+          <Text role="alert" mb="4" maxW="3xl">
+            {say(failure, TEXTS)}
+          </Text>
+        )}
         <Button onClick={() => actor.send({ type: 'team.retry' })}>{t.retry}</Button>
       </Container>
     );
   }
-  const { team, role, ownPaidPlan, members, invitations, usage, audit } = data;
+  const { team, role, ownPaidPlan, members, invitations, usage, audit, held } = data;
   const admin = role === 'owner' || role === 'admin';
+  const confirmation = (
+    <ChangeConfirmation
+      change={asking}
+      userId={userId}
+      team={team}
+      members={members}
+      onConfirm={() => actor.send({ type: 'change.confirm' })}
+      onCancel={() => actor.send({ type: 'change.cancel' })}
+    />
+  );
+  if (held) {
+    return (
+      <Container maxW="6xl" py={{ base: '8', md: '12' }}>
+        <PageHeader title={team.name} lead={t.yourRole(t.roles[role]!)} mb="6" />
+        <HeldByTeamPolicy held={say(held, TEXTS)} owner={role === 'owner'} busy={busy} onLeave={() => actor.send({ type: 'member.remove', userId })} />
+        {confirmation}
+      </Container>
+    );
+  }
   return (
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
       <PageHeader title={team.name} lead={t.yourRole(t.roles[role]!)} mb="4" />
@@ -131,14 +195,7 @@ export default function TeamPage() {
               {t.ownerCannotLeave}
             </Text>
           )}
-          <ChangeConfirmation
-            change={asking}
-            userId={userId}
-            team={team}
-            members={members}
-            onConfirm={() => actor.send({ type: 'change.confirm' })}
-            onCancel={() => actor.send({ type: 'change.cancel' })}
-          />
+          {confirmation}
         </Section>
         <Section id="team-billing" title={t.billingHeading}>
           <TeamBilling owner={role === 'owner'} members={members} />

@@ -2,7 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { seriousViolations, useServerAndBrowser, watchPage } from '../helpers/browser';
-import { apiClient, makeTeam, openContext, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
+import { apiClient, makeTeam, openContext, setUpAuthenticator, signUp, storedTokens } from '../helpers/browserPaths';
 
 /**
  * The team's security policy in Chromium against the real server (decisions.md, "Team security
@@ -19,15 +19,6 @@ const OWNER = 'Ada Lovelace';
 const MEMBER = 'Grace Hopper';
 const OWN_FACTOR_FIRST = 'Set up two-step sign-in for yourself first: then you can require it of the team without locking yourself out.';
 const REQUIRED = 'Your team requires two-step sign-in. Set up an authenticator app or a passkey on your profile to continue.';
-
-/** Turns on an authenticator app for the account, as its profile would, the code made as a phone would. */
-async function setUpAuthenticator(account: LiveAccount) {
-  const api = apiClient(live.server.baseUrl);
-  const setup = await api.call<{ secret: string }>('POST', '/mfa/totp/setup', {}, account.tokens.access_token);
-  expect(setup.status).toBe(200);
-  const code = TOTP.generate({ secret: Secret.fromBase32(setup.body.secret), algorithm: 'SHA1', digits: 6, period: 30 });
-  expect((await api.call('POST', '/mfa/totp/confirm', { code }, account.tokens.access_token)).status).toBe(200);
-}
 
 async function savePolicy(page: Page, hours: string) {
   const section = page.getByRole('region', { name: t.securityHeading });
@@ -61,7 +52,7 @@ describe('the team security policy in Chromium', () => {
       expect((await api.call<{ team: { require_two_factor: boolean } }>('GET', '/teams/me', undefined, owner.tokens.access_token)).body.team.require_two_factor).toBe(false);
 
       // With an authenticator app, the same clicks turn the requirement on.
-      await setUpAuthenticator(owner);
+      await setUpAuthenticator(api, owner);
       await page.reload();
       await row(OWNER).getByText(t.secondFactors.authenticator_app!, { exact: true }).waitFor();
       await savePolicy(page, '12');
@@ -105,6 +96,39 @@ describe('the team security policy in Chromium', () => {
       expect(await held.page.getByText(REQUIRED).count()).toBe(0);
     } finally {
       await held.context.close();
+    }
+  });
+
+  it('shows a held member on /team why the team is out of reach, and lets her leave without a second factor', async () => {
+    const api = apiClient(live.server.baseUrl);
+    const owner = await signUp(api, OWNER);
+    const member = await signUp(api, MEMBER);
+    await makeTeam(api, live.server.dataDir, owner, [member]);
+    const { body } = await api.call<{ team: { name: string } }>('GET', '/teams/me', undefined, owner.tokens.access_token);
+    await setUpAuthenticator(api, owner);
+    expect((await api.call('PATCH', '/teams/me/security', { require_two_factor: true }, owner.tokens.access_token)).status).toBe(200);
+
+    const { context, page } = await openContext(live.browser, storedTokens(member.tokens));
+    try {
+      const watch = await watchPage(page);
+      await page.goto(`${live.server.baseUrl}/team`);
+      // The team and the server's sentence, not a failure with a retry that would fail again.
+      const main = page.getByRole('main');
+      await main.getByRole('heading', { level: 1, name: body.team.name }).waitFor();
+      await main.getByText(REQUIRED).waitFor();
+      expect(await main.getByText(t.loadFailed).count()).toBe(0);
+      expect(await seriousViolations(page)).toEqual([]);
+      await main.getByRole('button', { name: t.leave }).click();
+      const dialog = page.getByRole('alertdialog', { name: t.leaveTitle });
+      await dialog.getByRole('button', { name: t.confirm }).click();
+      // Out of the team she is on her dashboard, held by nothing: the banner is gone.
+      await page.waitForURL(`${live.server.baseUrl}/dashboard`);
+      await page.getByText(t.done).first().waitFor();
+      expect(await page.getByText(messages.security.requiredText).count()).toBe(0);
+      expect((await api.call('GET', '/teams/me', undefined, member.tokens.access_token)).status).toBe(404);
+      expect(watch.cspViolations).toEqual([]);
+    } finally {
+      await context.close();
     }
   });
 });

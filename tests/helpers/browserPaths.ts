@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, CDPSession, Disposable, Page, Route } from 'playwright-core';
 import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, type TokenPair } from '../../machines/shared/tokenStorage';
 import { useServerAndBrowser } from './browser';
@@ -428,6 +429,15 @@ export async function signUp(api: ApiClient, fullName: string, email?: string): 
   const account = { ...uniqueAccount(fullName, 'Analytical-Engine-1843'), ...(email ? { email } : {}) };
   const registered = await api.register(account);
   return { tokens: registered, id: registered.user.id, email: account.email };
+}
+
+/** Turns on an authenticator app for the account, as its profile would, the code made as a phone would. */
+export async function setUpAuthenticator(api: ApiClient, account: LiveAccount): Promise<void> {
+  const setup = await api.call<{ secret: string }>('POST', '/mfa/totp/setup', {}, account.tokens.access_token);
+  if (setup.status !== 200) throw new Error(`setting up an authenticator app answered ${setup.status}`);
+  const code = TOTP.generate({ secret: Secret.fromBase32(setup.body.secret), algorithm: 'SHA1', digits: 6, period: 30 });
+  const confirmed = await api.call('POST', '/mfa/totp/confirm', { code }, account.tokens.access_token);
+  if (confirmed.status !== 200) throw new Error(`confirming the authenticator app answered ${confirmed.status}`);
 }
 
 /** `member` is invited into the team of the admin whose token is `adminToken`, and accepts from the mailed link. */

@@ -21,6 +21,7 @@ const data = (role: TeamData['role']): TeamData => ({
   invitations: role === 'member' ? null : [{ id: 'i1', email: 'bob@example.com', role: 'member', expires_at: '2026-11-30T00:00:00.000Z' }],
   usage: null,
   audit: null,
+  held: null,
 });
 
 function team(load: () => Promise<TeamData>, change: (c: TeamChange) => Promise<void> = async () => undefined) {

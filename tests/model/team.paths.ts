@@ -27,6 +27,8 @@ export const MEMBER_NAME = 'Grace Hopper';
 /** The pending invitation's address; nobody has an account with it. */
 export const INVITED = 'alan.pending@example.com';
 export const TEAM_NAME = `${OWNER_NAME}’s team`;
+/** The server's sentence to a member the team's requirement of two-step sign-in holds back. */
+export const HELD_SENTENCE = 'Your team requires two-step sign-in. Set up an authenticator app or a passkey on your profile to continue.';
 
 export const thisMonth = new Date().toISOString().slice(0, 7);
 const lastMonthDate = new Date();
@@ -60,6 +62,7 @@ export const ARRIVALS = {
       invitations: [{ id: 'i-alan', email: INVITED, role: 'member', expires_at: now }],
       usage: usageOf(thisMonth),
       audit: { events: [created], next: 'older-cursor' },
+      held: null,
     },
   },
   // Grace as an admin: she sees what the owner sees, but cannot act on the owner, nor on her own cap or role; she can leave.
@@ -73,12 +76,27 @@ export const ARRIVALS = {
       invitations: [{ id: 'i-alan', email: INVITED, role: 'member', expires_at: now }],
       usage: usageOf(thisMonth),
       audit: { events: [created], next: 'older-cursor' },
+      held: null,
+    },
+  },
+  // Grace while the team requires two-step sign-in and she has none: the server answers the team's own read only.
+  held: {
+    userId: 'u-grace',
+    data: {
+      team: { ...team, require_two_factor: true },
+      role: 'member',
+      ownPaidPlan: null,
+      members: [],
+      invitations: null,
+      usage: null,
+      audit: null,
+      held: { text: HELD_SENTENCE },
     },
   },
   member: {
     userId: 'u-grace',
     // Grace also pays for her own Professional plan, which keeps billing while she is in the team.
-    data: { team, role: 'member', ownPaidPlan: 'professional', members: [row('u-ada', OWNER_NAME, 'owner', false), row('u-grace', MEMBER_NAME, 'member', true)], invitations: null, usage: null, audit: null },
+    data: { team, role: 'member', ownPaidPlan: 'professional', members: [row('u-ada', OWNER_NAME, 'owner', false), row('u-grace', MEMBER_NAME, 'member', true)], invitations: null, usage: null, audit: null, held: null },
   },
 } satisfies Record<string, { userId: string; data: TeamData }>;
 export type Arrival = keyof typeof ARRIVALS;
@@ -96,6 +114,7 @@ function outcomes(arrival: Arrival): ActorOutcome[] {
     { type: 'xstate.done.actor.load', output: data },
     { type: 'xstate.error.actor.load', error: notInTeam },
     { type: 'xstate.error.actor.load', error: offline() },
+    { type: 'xstate.error.actor.load', error: refusal(503, 'service_unavailable') },
     { type: 'xstate.done.actor.change', output: undefined },
     { type: 'xstate.error.actor.change', error: refusal(403, 'forbidden') },
     { type: 'xstate.done.actor.reload', output: data },
@@ -127,7 +146,7 @@ export const SECURITY_POLICY = { requireTwoFactor: false, sessionMaxAgeHours: 12
  * invitation and the team's settings.
  */
 function userEvents(arrival: Arrival): TeamEvent[] {
-  if (arrival === 'member') return [{ type: 'team.retry' }, { type: 'member.remove', userId: 'u-grace' }, ...answers];
+  if (arrival === 'member' || arrival === 'held') return [{ type: 'team.retry' }, { type: 'member.remove', userId: 'u-grace' }, ...answers];
   if (arrival === 'admin') return [{ type: 'member.remove', userId: 'u-grace' }, ...answers, { type: 'team.rename', name: TEAM_NAME }];
   return [
     { type: 'team.retry' },
@@ -177,6 +196,8 @@ function pathsFrom(arrival: Arrival) {
         state.context.changing?.kind ?? null,
         state.context.month,
         state.context.data?.audit?.next ?? null,
+        // Why a load failed, while the page says it: the failures differ on screen, not after a retry.
+        state.matches('failed') ? state.context.failure : null,
         event?.type ?? null,
         previous?.value ?? null,
       ]),
@@ -280,14 +301,33 @@ function confirmation(state: TeamSnapshot): Sight[] {
   ];
 }
 
+/** A member the team's requirement holds back: the team, the server's sentence, the way to the set-up and Leave; nothing the server refused. */
+function held(state: TeamSnapshot): Sight[] {
+  return [
+    { role: 'heading', level: 1, name: TEAM_NAME },
+    { text: t.yourRole(t.roles.member!) },
+    { text: HELD_SENTENCE },
+    { role: 'link', name: messages.security.requiredAction },
+    { role: 'button', name: t.leave, disabled: state.hasTag('changing') },
+    { role: 'alertdialog', absent: true },
+    section(t.membersHeading, false),
+    section(t.securityHeading, false),
+  ];
+}
+
 /** What the page shows in each state of the chart. */
 export const teamViews = {
   loading: (): Sight[] => [{ role: 'status' }, { label: messages.loading }],
-  failed: (): Sight[] => [{ text: t.loadFailed }, { role: 'button', name: t.retry }],
+  // A refusal in the server's words; a lost connection in the page's own ("check your connection").
+  failed: (state: TeamSnapshot): Sight[] => [
+    { text: t.loadFailed },
+    ...(state.context.failure ? [{ text: word(state.context.failure) }] : []),
+    { role: 'button', name: t.retry },
+  ],
   // Someone who left goes on to their dashboard, told it is done; anyone else sees what Team offers.
   notInTeam: (state: TeamSnapshot): Sight[] =>
     leftTeam(state) ? [{ text: t.done }, { role: 'heading', name: TEAM_NAME, absent: true }] : [{ role: 'heading', level: 1, name: t.offerHeading }, { role: 'link', name: t.offerAction }],
-  ready: (state: TeamSnapshot) => (state.matches({ ready: { changes: 'confirming' } }) ? confirmation(state) : workspace(state)),
+  ready: (state: TeamSnapshot) => (state.matches({ ready: { changes: 'confirming' } }) ? confirmation(state) : state.context.data!.held ? held(state) : workspace(state)),
 } satisfies Record<string, (state: TeamSnapshot) => Sight[]>;
 
 /** The toast a finished call leaves (none for the loads, which the page itself shows). */

@@ -704,6 +704,23 @@ const STATES: State[] = [
       await answer(page, '**/api/v1/subscription/me', { json: teamMemberSubscription });
     },
   },
+  {
+    // A member the team's requirement of two-step sign-in holds back: the banner, the team, the server's sentence, the set-up and Leave.
+    name: 'team-held',
+    path: '/team',
+    signedIn: true,
+    routes: async (page, account) => {
+      await teamRoutes(page, { role: 'member', requireTwoFactor: true, viewerId: accountId(account) });
+      await page.route('**/api/v1/users/me', async (route) => {
+        const response = await route.fetch();
+        return route.fulfill({ response, json: { ...((await response.json()) as object), team_role: 'member', two_factor_required: true } });
+      });
+      await answer(page, '**/api/v1/teams/me/members', {
+        status: 403,
+        json: { error: { code: 'two_factor_required', message: 'Your team requires two-step sign-in. Set up an authenticator app or a passkey on your profile to continue.' } },
+      });
+    },
+  },
   { name: 'team-offer', path: '/team', signedIn: true, fullPage: true },
   { name: 'team-load-failed', path: '/team', signedIn: true, routes: (page) => answer(page, '**/api/v1/teams/me', 'abort') },
   {

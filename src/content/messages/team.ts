@@ -61,6 +61,8 @@ export const team = {
   leaveTitle: 'Leave the team?',
   confirm: 'Confirm',
   ownerCannotLeave: 'As the owner you cannot leave the team: make another member the owner first.',
+  /** Beside the team's requirement, for a member it holds back: leaving needs no second factor. */
+  heldLeave: 'Or leave the team, which needs no second factor: you go back to your own plan at once.',
   // Handing ownership over (the owner).
   makeOwner: 'Make owner',
   transferTitle: (name: string) => `Make ${name} the owner?`,
