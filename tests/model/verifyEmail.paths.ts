@@ -9,7 +9,8 @@ import { ada } from '../helpers/fixtures';
 import type { Sight } from '../helpers/sights';
 
 /**
- * Verified email's two charts as test models, for the jsdom replays (tests/model/verifyEmail.model.test.tsx):
+ * Verified email's two charts as test models, for the jsdom replays (tests/model/verifyEmail.model.test.tsx)
+ * and the Chromium ones against the real server (tests/paths/verifyEmail.paths.test.ts):
  * the /verify-email page (with a token or without) and the banner's "Resend link"; how each call
  * may end, the generated paths and what the person sees in each state.
  */
@@ -17,7 +18,6 @@ import type { Sight } from '../helpers/sights';
 const t = messages.verifyEmail;
 export const TOKEN = 'mailed-token';
 export const unverifiedAda = { ...ada, email_verified: false };
-const banner = t.bannerText(unverifiedAda.email);
 
 /** The server's words for a link it refuses (server/domain/emailVerification.ts). */
 export const USED_SENTENCE = 'This verification link was already used. Ask for a new one from the banner on your dashboard.';
@@ -42,12 +42,16 @@ export const verifyEmailPaths = [TOKEN, ''].flatMap((token) =>
 );
 export const verifyEmailCoverage = chartCoverage(verifyEmailMachine, verifyEmailPaths.map(({ path }) => path));
 
-/** What the page shows in each state; signed in, the banner goes once the address is verified. */
-export const verifyEmailViews = {
-  verifying: (): Sight[] => [{ text: t.verifying }, { text: banner }, { text: t.verifiedTitle, absent: true }],
-  verified: (): Sight[] => [{ text: t.verifiedTitle }, { text: t.verifiedText }, { text: banner, absent: true }, { role: 'link', name: t.toDashboard }],
-  failed: (): Sight[] => [{ text: t.failedTitle }, { text: banner }, { text: t.verifiedTitle, absent: true }],
-} satisfies Record<string, (state: VerifyEmailSnapshot) => Sight[]>;
+/** What the page shows in each state, signed in as `email`: the banner goes once the address is verified. */
+export function verifyEmailViewsOf(email: string) {
+  const banner = t.bannerText(email);
+  return {
+    verifying: (): Sight[] => [{ text: t.verifying }, { text: banner }, { text: t.verifiedTitle, absent: true }],
+    verified: (): Sight[] => [{ text: t.verifiedTitle }, { text: t.verifiedText }, { text: banner, absent: true }, { role: 'link', name: t.toDashboard }],
+    failed: (): Sight[] => [{ text: t.failedTitle }, { text: banner }, { text: t.verifiedTitle, absent: true }],
+  } satisfies Record<string, (state: VerifyEmailSnapshot) => Sight[]>;
+}
+export const verifyEmailViews = verifyEmailViewsOf(unverifiedAda.email);
 
 /** The wait the server names in Retry-After when 5 links went out this hour. */
 export const RETRY_AFTER = 1800;
@@ -82,17 +86,22 @@ export const resendPaths = createTestModel(toTestModelMachine(resendVerification
   .map((path) => ({ title: path.description, path }));
 export const resendCoverage = chartCoverage(resendVerificationMachine, resendPaths.map(({ path }) => path));
 
-/** The banner at rest: its button, and no notice before the first request (each ending's own is checked as it comes). */
-function atRest({ context: { notice } }: ResendVerificationSnapshot): Sight[] {
-  return [{ text: banner }, { role: 'button', name: t.resend, disabled: false }, ...(notice === null ? NOTICES.map((text): Sight => ({ text, absent: true })) : [])];
+/** What the banner shows in each state of its chart, signed in as `email`. */
+export function resendViewsOf(email: string) {
+  const banner = t.bannerText(email);
+  /** The banner at rest: its button, and no notice before the first request (each ending's own is checked as it comes). */
+  const atRest = ({ context: { notice } }: ResendVerificationSnapshot): Sight[] => [
+    { text: banner },
+    { role: 'button', name: t.resend, disabled: false },
+    ...(notice === null ? NOTICES.map((text): Sight => ({ text, absent: true })) : []),
+  ];
+  return {
+    idle: atRest,
+    sending: (): Sight[] => [{ text: banner }, { role: 'button', name: t.resendBusy, disabled: true }, ...NOTICES.map((text): Sight => ({ text, absent: true }))],
+    sent: (): Sight[] => [{ text: banner }, { text: t.sent }, { role: 'button', name: t.resend, disabled: false }],
+    failed: atRest,
+    // Verified meanwhile: the app's user says so, and the banner goes.
+    verified: (): Sight[] => [{ text: banner, absent: true }, { role: 'button', name: t.resend, absent: true }],
+  } satisfies Record<string, (state: ResendVerificationSnapshot) => Sight[]>;
 }
-
-/** What the banner shows in each state of its chart. */
-export const resendViews = {
-  idle: atRest,
-  sending: (): Sight[] => [{ text: banner }, { role: 'button', name: t.resendBusy, disabled: true }, ...NOTICES.map((text): Sight => ({ text, absent: true }))],
-  sent: (): Sight[] => [{ text: banner }, { text: t.sent }, { role: 'button', name: t.resend, disabled: false }],
-  failed: atRest,
-  // Verified meanwhile: the app's user says so, and the banner goes.
-  verified: (): Sight[] => [{ text: banner, absent: true }, { role: 'button', name: t.resend, absent: true }],
-} satisfies Record<string, (state: ResendVerificationSnapshot) => Sight[]>;
+export const resendViews = resendViewsOf(unverifiedAda.email);
