@@ -2,6 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { seriousViolations, useServerAndBrowser, watchPage } from '../helpers/browser';
+import { HELD_SENTENCE } from '../helpers/fixtures';
 import { apiClient, makeTeam, openContext, setUpAuthenticator, signUp, storedTokens } from '../helpers/browserPaths';
 
 /**
@@ -18,7 +19,6 @@ const t = messages.team;
 const OWNER = 'Ada Lovelace';
 const MEMBER = 'Grace Hopper';
 const OWN_FACTOR_FIRST = 'Set up two-step sign-in for yourself first: then you can require it of the team without locking yourself out.';
-const REQUIRED = 'Your team requires two-step sign-in. Set up an authenticator app or a passkey on your profile to continue.';
 
 async function savePolicy(page: Page, hours: string) {
   const section = page.getByRole('region', { name: t.securityHeading });
@@ -78,7 +78,7 @@ describe('the team security policy in Chromium', () => {
     const held = await openContext(live.browser, storedTokens(member.tokens));
     try {
       await held.page.goto(`${live.server.baseUrl}/usage`);
-      await held.page.getByText(REQUIRED).waitFor();
+      await held.page.getByText(HELD_SENTENCE).waitFor();
       // Every signed-in page says it at the top, with the way to the set-up; setting it up there lets her on at once.
       const banner = held.page.getByText(messages.security.requiredText);
       await banner.waitFor();
@@ -93,7 +93,7 @@ describe('the team security policy in Chromium', () => {
       expect(await banner.count()).toBe(0);
       await held.page.getByRole('navigation', { name: messages.layout.mainNav }).getByRole('link', { name: messages.layout.usage, exact: true }).click();
       await held.page.getByRole('heading', { level: 1, name: messages.usage.title }).waitFor();
-      expect(await held.page.getByText(REQUIRED).count()).toBe(0);
+      expect(await held.page.getByText(HELD_SENTENCE).count()).toBe(0);
     } finally {
       await held.context.close();
     }
@@ -115,7 +115,7 @@ describe('the team security policy in Chromium', () => {
       // The team and the server's sentence, not a failure with a retry that would fail again.
       const main = page.getByRole('main');
       await main.getByRole('heading', { level: 1, name: body.team.name }).waitFor();
-      await main.getByText(REQUIRED).waitFor();
+      await main.getByText(HELD_SENTENCE).waitFor();
       expect(await main.getByText(t.loadFailed).count()).toBe(0);
       expect(await seriousViolations(page)).toEqual([]);
       await main.getByRole('button', { name: t.leave }).click();

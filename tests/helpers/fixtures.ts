@@ -31,3 +31,6 @@ export const teamMemberSubscription: SubscriptionInfo = {
   own: { plan: 'professional', status: 'active', current_period_end: '2026-12-23T10:00:00.000Z', cancel_at_period_end: false, scheduled_plan: null },
   usage_limits: { monthly_queries: -1, daily_tokens: 200000 },
 };
+
+/** The server's sentence to a member the team's requirement of two-step sign-in holds back (server/plugins/auth.ts). */
+export const HELD_SENTENCE = 'Your team requires two-step sign-in. Set up an authenticator app or a passkey on your profile to continue.';

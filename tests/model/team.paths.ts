@@ -11,6 +11,7 @@ import { TEAM_SEAT_LIMIT } from '../../contract/plans';
 import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
 import { word } from '../helpers/words';
+import { HELD_SENTENCE } from '../helpers/fixtures';
 
 /**
  * The team-page chart (`/team`) as a test model, shared by the jsdom replay
@@ -27,8 +28,6 @@ export const MEMBER_NAME = 'Grace Hopper';
 /** The pending invitation's address; nobody has an account with it. */
 export const INVITED = 'alan.pending@example.com';
 export const TEAM_NAME = `${OWNER_NAME}’s team`;
-/** The server's sentence to a member the team's requirement of two-step sign-in holds back. */
-export const HELD_SENTENCE = 'Your team requires two-step sign-in. Set up an authenticator app or a passkey on your profile to continue.';
 
 export const thisMonth = new Date().toISOString().slice(0, 7);
 const lastMonthDate = new Date();

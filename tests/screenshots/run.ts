@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { fillSupportForm, launchBrowser, payInNewTab } from '../helpers/browser';
-import { teamMemberSubscription } from '../helpers/fixtures';
+import { HELD_SENTENCE, teamMemberSubscription } from '../helpers/fixtures';
 import { newVerificationLink } from '../helpers/browserPaths';
 import { newLoopbackAddress, outboxOf, postJsonFrom, startServer } from '../helpers/server';
 import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
@@ -225,11 +225,14 @@ function analytics(count: (i: number) => number = (i) => 3 + ((i * 7) % 13)): Us
 /** A UTC day `count` days after today. */
 const inDays = (count: number) => new Date(Date.parse(`${utcToday()}T00:00:00Z`) + count * 86_400_000).toISOString().slice(0, 10);
 
-/** The real `GET /users/me`, but with the viewer in a team as `role` (or in none): what /functions and the top bar go by. */
-const teamRoleIs = (page: Page, role: 'owner' | 'admin' | 'member' | null) =>
+/**
+ * The real `GET /users/me`, but with the viewer in a team as `role` (or in none): what /functions and
+ * the top bar go by; `held` when the team's requirement of a second factor holds the viewer back.
+ */
+const teamRoleIs = (page: Page, role: 'owner' | 'admin' | 'member' | null, { held = false } = {}) =>
   page.route('**/api/v1/users/me', async (route) => {
     const response = await route.fetch();
-    return route.fulfill({ response, json: { ...((await response.json()) as object), team_role: role } });
+    return route.fulfill({ response, json: { ...((await response.json()) as object), team_role: role, ...(held ? { two_factor_required: true } : {}) } });
   });
 
 const longFunctionName = 'QUARTERLY_REVENUE_BY_REGION_V2';
@@ -711,14 +714,8 @@ const STATES: State[] = [
     signedIn: true,
     routes: async (page, account) => {
       await teamRoutes(page, { role: 'member', requireTwoFactor: true, viewerId: accountId(account) });
-      await page.route('**/api/v1/users/me', async (route) => {
-        const response = await route.fetch();
-        return route.fulfill({ response, json: { ...((await response.json()) as object), team_role: 'member', two_factor_required: true } });
-      });
-      await answer(page, '**/api/v1/teams/me/members', {
-        status: 403,
-        json: { error: { code: 'two_factor_required', message: 'Your team requires two-step sign-in. Set up an authenticator app or a passkey on your profile to continue.' } },
-      });
+      await teamRoleIs(page, 'member', { held: true });
+      await answer(page, '**/api/v1/teams/me/members', { status: 403, json: { error: { code: 'two_factor_required', message: HELD_SENTENCE } } });
     },
   },
   { name: 'team-offer', path: '/team', signedIn: true, fullPage: true },
