@@ -47,3 +47,24 @@ export async function renderPage(pathname: string): Promise<RenderedPage> {
   if (!title) throw new Error(`${pathname} sets no page title.`);
   return { html, styles: emotion.constructStyleTagsFromChunks(emotion.extractCriticalToChunks(html)), title };
 }
+
+/**
+ * Chakra's global CSS (its tokens as CSS variables, the reset and the global styles) as style
+ * elements, nonce slotted: what every page needs before its first paint, whatever it draws. The
+ * pages the app draws in the browser carry it in their shell (build/prerender.ts), so the app
+ * does not compute it on a phone's main thread as it starts (`providedSystem` in AppProviders).
+ */
+export function renderGlobalStyles(): string {
+  const cache = createStyleCache(NONCE_SLOT);
+  const emotion = createEmotionServer(cache);
+  renderToString(
+    <AppProviders config={SLOTTED_CONFIG} cache={cache}>
+      {null}
+    </AppProviders>,
+  );
+  const global = `${cache.key}-global`;
+  const chunks = emotion.extractCriticalToChunks('');
+  const styles = emotion.constructStyleTagsFromChunks({ ...chunks, styles: chunks.styles.filter((chunk) => chunk.key === global) });
+  if (!styles.includes(`data-emotion="${global} `)) throw new Error('Rendering the providers gave no global styles: the page shells cannot carry them.');
+  return styles;
+}

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { APP_PATHS } from '../../contract/appPaths';
 import { PRERENDERED_PAGES } from '../../src/app/routes';
 import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
@@ -7,6 +8,9 @@ jest.setTimeout(90_000);
 /** How the real server delivers the build: prerendered pages, runtime config, compression, caching. */
 const BRAND = 'Acme <Sheets>';
 const live = useServerAndBrowser({ BRAND_NAME: BRAND, SUPPORT_EMAIL: 'help@acme.example' });
+
+/** The pages the app draws in the browser (build/prerender.ts, `pageShells`): each is the shell, with its own scripts named. */
+const DRAWN_PAGES = APP_PATHS.filter((pathname) => !pathname.includes(':') && !PRERENDERED_PAGES.some((page) => page.path === pathname));
 
 const get = (path: string, encoding = 'br, gzip') => fetch(live.server.baseUrl + path, { headers: { 'accept-encoding': encoding } });
 
@@ -29,7 +33,7 @@ describe('delivery of the web app', () => {
     expect(new Set(styleNonces)).toEqual(new Set([nonce]));
   });
 
-  it.each(PRERENDERED_PAGES.map((page) => page.path))(
+  it.each([...PRERENDERED_PAGES.map((page) => page.path), ...DRAWN_PAGES])(
     'sends %s within the 14.6 kB a new connection carries before its first acknowledgement (ten TCP segments)',
     async (path) => {
       // As sent: fetch would hand back the body decompressed.
@@ -47,6 +51,40 @@ describe('delivery of the web app', () => {
       expect(sent).toBeLessThanOrEqual(10 * 1460);
     },
   );
+
+  it.each(DRAWN_PAGES)("sends %s, which the app draws, with Chakra's global CSS under the response's style nonce", async (path) => {
+    const res = await get(path, 'br');
+    const html = await res.text();
+    const nonce = /<meta name="csp-nonce" content="([0-9a-f]+)">/.exec(html)?.[1];
+    const globals = [...html.matchAll(/<style data-emotion="sm-global [\w ]+" nonce="([^"]+)">([^<]*)<\/style>/g)];
+    expect(globals.length).toBeGreaterThan(0);
+    expect(new Set(globals.map((match) => match[1]))).toEqual(new Set([nonce]));
+    // The tokens of both color modes, as on a prerendered page.
+    expect(globals.map((match) => match[2]).join('')).toMatch(/--chakra-colors-bg:[^;]+;[\s\S]*\.dark[^{]*\{[^}]*--chakra-colors-bg:/);
+    expect(html).toMatch(/<div id="root"><\/div>/);
+  });
+
+  it('paints a page the app draws in the visitor\'s color mode before any script file has run, as a prerendered page does', async () => {
+    /** The page's background and its text colour, as painted. */
+    const backgrounds: Record<string, string> = {};
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const context = await live.browser.newContext({ colorScheme });
+      const page = await context.newPage();
+      // Only the inline scripts run (the color mode's, the first calls'): none of the app's files.
+      await page.route('**/*.js', (route) => route.abort());
+      for (const path of ['/dashboard', '/login']) {
+        await page.goto(`${live.server.baseUrl}${path}`);
+        expect(await page.evaluate(() => document.documentElement.hasAttribute('data-app-ready'))).toBe(false);
+        backgrounds[`${colorScheme} ${path}`] = await page.evaluate(() => `${getComputedStyle(document.documentElement).backgroundColor} / ${getComputedStyle(document.body).color}`);
+      }
+      await context.close();
+    }
+    expect(backgrounds['light /dashboard']).toBe(backgrounds['light /login']);
+    expect(backgrounds['dark /dashboard']).toBe(backgrounds['dark /login']);
+    // The theme's own background and text (not the browser's canvas), different in each mode.
+    expect(backgrounds['light /dashboard']).not.toMatch(/^rgba\(0, 0, 0, 0\)/);
+    expect(backgrounds['dark /dashboard']).not.toBe(backgrounds['light /dashboard']);
+  });
 
   it('sends scripts as brotli or gzip copies, cached for a year, and never the HTML templates', async () => {
     const html = await (await get('/login')).text();
