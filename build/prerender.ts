@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { APP_PATHS } from '../contract/appPaths';
-import { escapeHtml, prerenderedFile, SCRIPT_NONCE_SLOT, SLOTS } from '../contract/pageSlots';
+import { escapeHtml, PLAIN_SHELL_FILE, prerenderedFile, SCRIPT_NONCE_SLOT, SLOTS } from '../contract/pageSlots';
 import { PRERENDERED_PAGES } from '../src/app/routes';
 import { renderGlobalStyles, renderPage } from '../src/prerender';
 import { appScripts, FIRST_CALLS_ATTRIBUTE, inlinable, readManifest, WEB_DIR, type BuildManifest } from './manifest';
@@ -54,7 +54,7 @@ function pageScript(file: string, app: string[]): string {
  * browser fetches them with it instead of after it has run (two more round trips on a phone's
  * network, one for the page, one for its first call). Each carries Chakra's global CSS, as the
  * prerendered pages do, so the app does not compute it as it starts (about 4.8 KiB with brotli).
- * A path with a parameter gets the plain shell.
+ * A path with a parameter (`/invite/…`) gets the plain shell, with it too (`shell.html`).
  */
 function pageShells(shell: string, manifest: BuildManifest): string[] {
   const globalStyles = renderGlobalStyles();
@@ -71,6 +71,7 @@ function pageShells(shell: string, manifest: BuildManifest): string[] {
     fs.writeFileSync(path.join(WEB_DIR, prerenderedFile(pathname)), html);
     written.push(pathname);
   }
+  fs.writeFileSync(path.join(WEB_DIR, PLAIN_SHELL_FILE), fill(shell, SLOTS.styles, globalStyles));
   return written;
 }
 

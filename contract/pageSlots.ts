@@ -19,6 +19,13 @@ export const NONCE_SLOT = '%%nonce%%';
 export const SCRIPT_NONCE_SLOT = '%%script-nonce%%';
 export const configSlot = (key: keyof RuntimeConfig) => `%%config.${key}%%`;
 
+/**
+ * The shell served at the pages with a parameter (`/invite/…`): the build's index.html with
+ * Chakra's global CSS in it (relative to the web folder). A web folder without it (a test's) is
+ * served its index.html there.
+ */
+export const PLAIN_SHELL_FILE = 'shell.html';
+
 /** pages/index.html for /, pages/privacy.html for /privacy (relative to the web folder). */
 export const prerenderedFile = (pathname: string) => `pages/${pathname === '/' ? 'index' : pathname.slice(1)}.html`;
 

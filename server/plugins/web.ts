@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { fillConfigSlots, NONCE_SLOT, SCRIPT_NONCE_SLOT, SLOTS } from '../../contract/pageSlots';
-import { isAppPath } from '../../contract/appPaths';
+import { fillConfigSlots, NONCE_SLOT, PLAIN_SHELL_FILE, SCRIPT_NONCE_SLOT, SLOTS } from '../../contract/pageSlots';
+import { APP_PATHS, isAppPath } from '../../contract/appPaths';
 import { CONFIG_ELEMENT_ID, type RuntimeConfig } from '../../contract/runtimeConfig';
 import { errorBody } from '../errors';
 
@@ -47,7 +47,7 @@ function pageTemplate(html: string, config: RuntimeConfig): (nonces: Nonces) => 
 
 /**
  * Serves the production SPA: hashed assets with long caching (brotli or gzip copies when the
- * browser takes them), each prerendered public page at its path, and the shell index.html for
+ * browser takes them), each prerendered public page at its path, and the plain shell for
  * every other non-API path, so client routes and the client-rendered 404 page work on a reload or
  * a deep link; a path the SPA has no page for gets its not-found page with the status 404. Every
  * page carries the runtime config and this response's nonces.
@@ -60,6 +60,11 @@ export async function registerWeb(app: FastifyInstance, webDir: string, config: 
     return;
   }
   const shell = pageTemplate(fs.readFileSync(indexFile, 'utf8'), config);
+  // The shell with Chakra's global CSS (build/prerender.ts), for the pages with a parameter. As
+  // routes, they are compressed (a not-found handler's answers are not, which its small bare
+  // shell can do without).
+  const styledShellFile = path.join(webDir, PLAIN_SHELL_FILE);
+  const styledShell = fs.existsSync(styledShellFile) ? pageTemplate(fs.readFileSync(styledShellFile, 'utf8'), config) : shell;
 
   await app.register(fastifyStatic, {
     root: webDir,
@@ -84,6 +89,7 @@ export async function registerWeb(app: FastifyInstance, webDir: string, config: 
     app.get(name === 'index' ? '/' : `/${name}`, (_request, reply) => sendPage(reply, page));
   }
   if (!prerendered.includes('index.html')) app.get('/', (_request, reply) => sendPage(reply, shell));
+  for (const pathname of APP_PATHS.filter((page) => page.includes('/:'))) app.get(pathname, (_request, reply) => sendPage(reply, styledShell));
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
     const isPage = (request.method === 'GET' || request.method === 'HEAD') && !path.extname(pathname) && !PRIVATE.test(pathname);

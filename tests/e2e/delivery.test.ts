@@ -11,6 +11,8 @@ const live = useServerAndBrowser({ BRAND_NAME: BRAND, SUPPORT_EMAIL: 'help@acme.
 
 /** The pages the app draws in the browser (build/prerender.ts, `pageShells`): each is the shell, with its own scripts named. */
 const DRAWN_PAGES = APP_PATHS.filter((pathname) => !pathname.includes(':') && !PRERENDERED_PAGES.some((page) => page.path === pathname));
+/** Paths the plain shell is sent for: the pages with a parameter. */
+const SHELL_PATHS = ['/invite/an-invitation-token'];
 
 const get = (path: string, encoding = 'br, gzip') => fetch(live.server.baseUrl + path, { headers: { 'accept-encoding': encoding } });
 
@@ -33,7 +35,7 @@ describe('delivery of the web app', () => {
     expect(new Set(styleNonces)).toEqual(new Set([nonce]));
   });
 
-  it.each([...PRERENDERED_PAGES.map((page) => page.path), ...DRAWN_PAGES])(
+  it.each([...PRERENDERED_PAGES.map((page) => page.path), ...DRAWN_PAGES, ...SHELL_PATHS])(
     'sends %s within the 14.6 kB a new connection carries before its first acknowledgement (ten TCP segments)',
     async (path) => {
       // As sent: fetch would hand back the body decompressed.
@@ -52,7 +54,7 @@ describe('delivery of the web app', () => {
     },
   );
 
-  it.each(DRAWN_PAGES)("sends %s, which the app draws, with Chakra's global CSS under the response's style nonce", async (path) => {
+  it.each([...DRAWN_PAGES, ...SHELL_PATHS])("sends %s, which the app draws, with Chakra's global CSS under the response's style nonce", async (path) => {
     const res = await get(path, 'br');
     const html = await res.text();
     const nonce = /<meta name="csp-nonce" content="([0-9a-f]+)">/.exec(html)?.[1];
@@ -72,15 +74,17 @@ describe('delivery of the web app', () => {
       const page = await context.newPage();
       // Only the inline scripts run (the color mode's, the first calls'): none of the app's files.
       await page.route('**/*.js', (route) => route.abort());
-      for (const path of ['/dashboard', '/login']) {
+      for (const path of ['/dashboard', SHELL_PATHS[0], '/login']) {
         await page.goto(`${live.server.baseUrl}${path}`);
         expect(await page.evaluate(() => document.documentElement.hasAttribute('data-app-ready'))).toBe(false);
         backgrounds[`${colorScheme} ${path}`] = await page.evaluate(() => `${getComputedStyle(document.documentElement).backgroundColor} / ${getComputedStyle(document.body).color}`);
       }
       await context.close();
     }
-    expect(backgrounds['light /dashboard']).toBe(backgrounds['light /login']);
-    expect(backgrounds['dark /dashboard']).toBe(backgrounds['dark /login']);
+    for (const path of ['/dashboard', SHELL_PATHS[0]]) {
+      expect(backgrounds[`light ${path}`]).toBe(backgrounds['light /login']);
+      expect(backgrounds[`dark ${path}`]).toBe(backgrounds['dark /login']);
+    }
     // The theme's own background and text (not the browser's canvas), different in each mode.
     expect(backgrounds['light /dashboard']).not.toMatch(/^rgba\(0, 0, 0, 0\)/);
     expect(backgrounds['dark /dashboard']).not.toBe(backgrounds['light /dashboard']);
@@ -96,7 +100,7 @@ describe('delivery of the web app', () => {
       expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(res.headers.get('content-type')).toMatch(/javascript/);
     }
-    for (const template of ['/index.html', '/pages/index.html', '/pages/login.html']) expect((await get(template)).status).toBe(404);
+    for (const template of ['/index.html', '/shell.html', '/pages/index.html', '/pages/login.html']) expect((await get(template)).status).toBe(404);
   });
 
   it('hydrates under the configured brand with no mismatch, no CSP violation and no request to another origin', async () => {
