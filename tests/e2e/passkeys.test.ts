@@ -1,8 +1,7 @@
 import type { CDPSession, Page } from 'playwright-core';
-import { Secret, TOTP } from 'otpauth';
 import * as messages from '../../src/content/messages';
 import { useServerAndBrowser } from '../helpers/browser';
-import { apiClient, uniqueAccount } from '../helpers/browserPaths';
+import { apiClient, authenticatorCode, setUpAuthenticator, uniqueAccount } from '../helpers/browserPaths';
 import { labelled } from '../helpers/sights';
 
 /**
@@ -107,9 +106,8 @@ describe('passkeys in Chromium', () => {
     const api = apiClient(live.server.baseUrl);
     const { access_token } = await api.register(account);
     // The app is set up through the API (the profile's set-up has its own test: e2e/twoFactor).
-    const { secret } = (await api.call<{ secret: string }>('POST', '/mfa/totp/setup', {}, access_token)).body;
-    const code = (offset = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30, timestamp: Date.now() + offset });
-    expect((await api.call('POST', '/mfa/totp/confirm', { code: code() }, access_token)).status).toBe(200);
+    const { secret } = await setUpAuthenticator(api, access_token);
+    const code = (offset = 0) => authenticatorCode(secret, offset);
     const context = await live.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     try {

@@ -52,7 +52,7 @@ describe('the team security policy in Chromium', () => {
       expect((await api.call<{ team: { require_two_factor: boolean } }>('GET', '/teams/me', undefined, owner.tokens.access_token)).body.team.require_two_factor).toBe(false);
 
       // With an authenticator app, the same clicks turn the requirement on.
-      await setUpAuthenticator(api, owner);
+      await setUpAuthenticator(api, owner.tokens.access_token);
       await page.reload();
       await row(OWNER).getByText(t.secondFactors.authenticator_app!, { exact: true }).waitFor();
       await savePolicy(page, '12');
@@ -105,7 +105,7 @@ describe('the team security policy in Chromium', () => {
     const member = await signUp(api, MEMBER);
     await makeTeam(api, live.server.dataDir, owner, [member]);
     const { body } = await api.call<{ team: { name: string } }>('GET', '/teams/me', undefined, owner.tokens.access_token);
-    await setUpAuthenticator(api, owner);
+    await setUpAuthenticator(api, owner.tokens.access_token);
     expect((await api.call('PATCH', '/teams/me/security', { require_two_factor: true }, owner.tokens.access_token)).status).toBe(200);
 
     const { context, page } = await openContext(live.browser, storedTokens(member.tokens));

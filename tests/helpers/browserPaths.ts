@@ -431,13 +431,21 @@ export async function signUp(api: ApiClient, fullName: string, email?: string): 
   return { tokens: registered, id: registered.user.id, email: account.email };
 }
 
-/** Turns on an authenticator app for the account, as its profile would, the code made as a phone would. */
-export async function setUpAuthenticator(api: ApiClient, account: LiveAccount): Promise<void> {
-  const setup = await api.call<{ secret: string }>('POST', '/mfa/totp/setup', {}, account.tokens.access_token);
+/** The authenticator app's code for `secret` now (or `offsetMs` later), as a phone shows it. */
+export const authenticatorCode = (secret: string, offsetMs = 0) =>
+  TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30, timestamp: Date.now() + offsetMs });
+
+/**
+ * Turns on an authenticator app for the account whose token is `accessToken`, as its profile would,
+ * the code made as a phone would. Answers the app's secret (for later codes) and the recovery codes.
+ */
+export async function setUpAuthenticator(api: ApiClient, accessToken: string): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const setup = await api.call<{ secret: string }>('POST', '/mfa/totp/setup', {}, accessToken);
   if (setup.status !== 200) throw new Error(`setting up an authenticator app answered ${setup.status}`);
-  const code = TOTP.generate({ secret: Secret.fromBase32(setup.body.secret), algorithm: 'SHA1', digits: 6, period: 30 });
-  const confirmed = await api.call('POST', '/mfa/totp/confirm', { code }, account.tokens.access_token);
+  const { secret } = setup.body;
+  const confirmed = await api.call<{ recovery_codes: string[] }>('POST', '/mfa/totp/confirm', { code: authenticatorCode(secret) }, accessToken);
   if (confirmed.status !== 200) throw new Error(`confirming the authenticator app answered ${confirmed.status}`);
+  return { secret, recoveryCodes: confirmed.body.recovery_codes };
 }
 
 /** `member` is invited into the team of the admin whose token is `adminToken`, and accepts from the mailed link. */

@@ -1,5 +1,4 @@
 import type { CDPSession, Page, Route } from 'playwright-core';
-import { Secret, TOTP } from 'otpauth';
 import type { EventObject } from 'xstate';
 import type { AuthEvent } from '../../machines/auth/auth.machine';
 import * as messages from '../../src/content/messages';
@@ -9,9 +8,11 @@ import {
   answerError,
   answerFromServer,
   apiClient,
+  authenticatorCode,
   cutOff,
   HeldCalls,
   openTab,
+  setUpAuthenticator,
   storedTokens,
   uniqueAccount,
   type CallPattern,
@@ -105,10 +106,6 @@ const afterPasskeyDeleted: Answer = async (route, run) => {
 };
 
 type UserBody = { id: string; email: string };
-
-/** The authenticator app's code now (or `offsetMs` later), as a phone shows it. */
-const appCode = (secret: string, offsetMs = 0) =>
-  TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30, timestamp: Date.now() + offsetMs });
 
 /** How each outcome of the chart's actors comes about in the browser. */
 const ANSWERS: Record<AuthOutcome, [Call, Answer]> = {
@@ -224,9 +221,7 @@ describeChartPaths('auth chart, generated paths, in Chromium against the real se
       sessions.set(tokens.refresh_token, tokens.access_token);
       const made: Account = { ...details, access_token: tokens.access_token, refresh_token: tokens.refresh_token };
       if (withSecondFactor) {
-        const { secret } = await api.call<{ secret: string }>('POST', '/mfa/totp/setup', {}, tokens.access_token).then((r) => r.body);
-        const confirmed = await api.call<{ recovery_codes: string[] }>('POST', '/mfa/totp/confirm', { code: appCode(secret) }, tokens.access_token);
-        made.secondFactor = { secret, recoveryCodes: confirmed.body.recovery_codes, used: 0 };
+        made.secondFactor = { ...(await setUpAuthenticator(api, tokens.access_token)), used: 0 };
       }
       return made;
     })());
@@ -301,7 +296,7 @@ describeChartPaths('auth chart, generated paths, in Chromium against the real se
         const t = messages.secondStep;
         const recovery = await page.getByLabel(labelled(t.recoveryLabel)).isVisible();
         const right = nextEvent(step) === authOutcomes.secondFactorPassed || nextEvent(step) === authOutcomes.secondFactorWithoutUserId;
-        const code = !right ? (recovery ? 'wrong-code' : '000000') : recovery ? secondFactor!.recoveryCodes[secondFactor!.used++]! : appCode(secondFactor!.secret, 30_000);
+        const code = !right ? (recovery ? 'wrong-code' : '000000') : recovery ? secondFactor!.recoveryCodes[secondFactor!.used++]! : authenticatorCode(secondFactor!.secret, 30_000);
         await field(recovery ? t.recoveryLabel : t.totpLabel).fill(code);
         await page.getByRole('button', { name: t.submit, exact: true }).click();
       },

@@ -58,7 +58,7 @@ async function modelTeam(arrival: Arrival) {
   if (arrival === 'admin') await api.call('PATCH', `/teams/me/members/${member.id}`, { role: 'admin' }, owner.tokens.access_token);
   // Held: Ada, with an authenticator app, requires two-step sign-in of the team; Grace has none.
   if (arrival === 'held') {
-    await setUpAuthenticator(api, owner);
+    await setUpAuthenticator(api, owner.tokens.access_token);
     const required = await api.call('PATCH', '/teams/me/security', { require_two_factor: true }, owner.tokens.access_token);
     if (required.status !== 200) throw new Error(`requiring two-step sign-in answered ${required.status}`);
   }
