@@ -47,31 +47,33 @@ function pageScript(file: string, app: string[]): string {
   return `<script nonce="${SCRIPT_NONCE_SLOT}" data-app="${app.map((src) => `/${src}`).join(' ')}">${code}</script>`;
 }
 
+/** The pages the app draws in the browser (the signed-in ones, and the password and e-mail links): every page without a prerender or a parameter. */
+export const DRAWN_PATHS = APP_PATHS.filter((pathname) => !pathname.includes(':') && !PRERENDERED_PAGES.some((page) => page.path === pathname));
+
 /**
- * The pages the app draws in the browser (the signed-in ones, and the password and e-mail links)
- * are the shell, written once per page with the page's scripts named beside the entry's: its
+ * The pages the app draws in the browser (DRAWN_PATHS) are the shell, written once per page with the page's scripts named beside the entry's: its
  * chunk and the API client it calls at once, as deferred scripts that run before the entry, so the
  * browser fetches them with it instead of after it has run (two more round trips on a phone's
  * network, one for the page, one for its first call). Each carries Chakra's global CSS, as the
  * prerendered pages do, so the app does not compute it as it starts (about 4.8 KiB with brotli).
  * A path with a parameter (`/invite/…`) gets the plain shell, with it too (`shell.html`).
  */
-function pageShells(shell: string, manifest: BuildManifest): string[] {
-  const globalStyles = renderGlobalStyles();
-  if (!manifest.entry.every((file) => shell.includes(entryTag(file)))) throw new Error('index.html lacks the entry\'s script elements: the page shells cannot name theirs.');
-  const drawn = APP_PATHS.filter((pathname) => !pathname.includes(':') && !PRERENDERED_PAGES.some((page) => page.path === pathname));
+function pageShells(bareShell: string, manifest: BuildManifest): string[] {
+  if (!manifest.entry.every((file) => bareShell.includes(entryTag(file)))) throw new Error('index.html lacks the entry\'s script elements: the page shells cannot name theirs.');
+  const shell = fill(bareShell, SLOTS.styles, renderGlobalStyles());
   const written: string[] = [];
-  for (const pathname of drawn) {
+  for (const pathname of DRAWN_PATHS) {
     const chunk = `page-${pathname.slice(1)}`;
     if (!manifest.chunks[chunk]) throw new Error(`The build has no chunk named ${chunk} for ${pathname}.`);
     // The page's own scripts and the API client's, then the entry's, which finds them installed.
     const scripts = [...new Set([...manifest.chunks[chunk], ...manifest.calls])].filter((file) => !manifest.entry.includes(file)).concat(manifest.entry);
-    const html = fill(manifest.entry.reduce((page, file) => page.replace(entryTag(file), ''), shell), SLOTS.styles, globalStyles)
+    const html = manifest.entry
+      .reduce((page, file) => page.replace(entryTag(file), ''), shell)
       .replace('</head>', () => `${scripts.map(entryTag).join('')}</head>`);
     fs.writeFileSync(path.join(WEB_DIR, prerenderedFile(pathname)), html);
     written.push(pathname);
   }
-  fs.writeFileSync(path.join(WEB_DIR, PLAIN_SHELL_FILE), fill(shell, SLOTS.styles, globalStyles));
+  fs.writeFileSync(path.join(WEB_DIR, PLAIN_SHELL_FILE), shell);
   return written;
 }
 

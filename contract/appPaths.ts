@@ -24,8 +24,10 @@ export const APP_PATHS = [
   '/functions',
 ] as const;
 
-/** Pages with a `:parameter` segment, which matches any one segment. */
-const PARAM_PAGES = APP_PATHS.filter((page) => page.includes('/:')).map((page) => new RegExp(`^${page.replace(/:[^/]+/g, '[^/]+')}$`));
+/** The pages with a `:parameter` segment, which matches any one segment. */
+export const PARAM_PATHS = APP_PATHS.filter((page) => page.includes('/:'));
+
+const PARAM_PAGES = PARAM_PATHS.map((page) => new RegExp(`^${page.replace(/:[^/]+/g, '[^/]+')}$`));
 
 const known = new Set<string>(APP_PATHS);
 

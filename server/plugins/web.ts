@@ -3,7 +3,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { fillConfigSlots, NONCE_SLOT, PLAIN_SHELL_FILE, SCRIPT_NONCE_SLOT, SLOTS } from '../../contract/pageSlots';
-import { APP_PATHS, isAppPath } from '../../contract/appPaths';
+import { isAppPath, PARAM_PATHS } from '../../contract/appPaths';
 import { CONFIG_ELEMENT_ID, type RuntimeConfig } from '../../contract/runtimeConfig';
 import { errorBody } from '../errors';
 
@@ -89,7 +89,7 @@ export async function registerWeb(app: FastifyInstance, webDir: string, config: 
     app.get(name === 'index' ? '/' : `/${name}`, (_request, reply) => sendPage(reply, page));
   }
   if (!prerendered.includes('index.html')) app.get('/', (_request, reply) => sendPage(reply, shell));
-  for (const pathname of APP_PATHS.filter((page) => page.includes('/:'))) app.get(pathname, (_request, reply) => sendPage(reply, styledShell));
+  for (const pathname of PARAM_PATHS) app.get(pathname, (_request, reply) => sendPage(reply, styledShell));
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
     const isPage = (request.method === 'GET' || request.method === 'HEAD') && !path.extname(pathname) && !PRIVATE.test(pathname);

@@ -1,5 +1,6 @@
 import http from 'node:http';
-import { APP_PATHS } from '../../contract/appPaths';
+import { DRAWN_PATHS } from '../../build/prerender';
+import { PARAM_PATHS } from '../../contract/appPaths';
 import { PRERENDERED_PAGES } from '../../src/app/routes';
 import { useServerAndBrowser, watchPage } from '../helpers/browser';
 
@@ -9,10 +10,8 @@ jest.setTimeout(90_000);
 const BRAND = 'Acme <Sheets>';
 const live = useServerAndBrowser({ BRAND_NAME: BRAND, SUPPORT_EMAIL: 'help@acme.example' });
 
-/** The pages the app draws in the browser (build/prerender.ts, `pageShells`): each is the shell, with its own scripts named. */
-const DRAWN_PAGES = APP_PATHS.filter((pathname) => !pathname.includes(':') && !PRERENDERED_PAGES.some((page) => page.path === pathname));
-/** Paths the plain shell is sent for: the pages with a parameter. */
-const SHELL_PATHS = ['/invite/an-invitation-token'];
+/** Paths the plain shell is sent for: each page with a parameter, the parameter filled in. */
+const SHELL_PATHS = PARAM_PATHS.map((page) => page.replace(/:[^/]+/g, 'a-parameter'));
 
 const get = (path: string, encoding = 'br, gzip') => fetch(live.server.baseUrl + path, { headers: { 'accept-encoding': encoding } });
 
@@ -35,7 +34,7 @@ describe('delivery of the web app', () => {
     expect(new Set(styleNonces)).toEqual(new Set([nonce]));
   });
 
-  it.each([...PRERENDERED_PAGES.map((page) => page.path), ...DRAWN_PAGES, ...SHELL_PATHS])(
+  it.each([...PRERENDERED_PAGES.map((page) => page.path), ...DRAWN_PATHS, ...SHELL_PATHS])(
     'sends %s within the 14.6 kB a new connection carries before its first acknowledgement (ten TCP segments)',
     async (path) => {
       // As sent: fetch would hand back the body decompressed.
@@ -54,7 +53,7 @@ describe('delivery of the web app', () => {
     },
   );
 
-  it.each([...DRAWN_PAGES, ...SHELL_PATHS])("sends %s, which the app draws, with Chakra's global CSS under the response's style nonce", async (path) => {
+  it.each([...DRAWN_PATHS, ...SHELL_PATHS])("sends %s, which the app draws, with Chakra's global CSS under the response's style nonce", async (path) => {
     const res = await get(path, 'br');
     const html = await res.text();
     const nonce = /<meta name="csp-nonce" content="([0-9a-f]+)">/.exec(html)?.[1];
