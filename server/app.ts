@@ -28,7 +28,7 @@ import { sessionRoutes } from './routes/sessions';
 import { clientErrorHandler, errorBody, frameworkErrorHandler, registerErrorHandling } from './errors';
 import { apiSecurityHeaders, registerCors, registerPageSecurity } from './plugins/security';
 import { registerWeb } from './plugins/web';
-import { healthRoutes } from './routes/health';
+import { healthRoutes, instanceHealth, type InstanceHealth } from './routes/health';
 import { createBilling } from './billing';
 import type { PaymentProvider } from './billing/provider';
 import { testModePages } from './billing/testPages';
@@ -54,6 +54,8 @@ declare module 'fastify' {
     ai: AiProvider;
     /** The key second factors' secrets are sealed with (server/domain/secondFactors.ts). */
     secondFactorKey: Buffer;
+    /** The instance's health as last seen (server/routes/health.ts). */
+    health: InstanceHealth;
   }
 }
 
@@ -184,6 +186,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Registered after the database's own hook, so it runs first: a send in flight ends before the database closes.
   app.addHook('onClose', async () => mailQueue.stop());
   app.decorate('mailer', mailQueue);
+  app.decorate('health', instanceHealth(database, () => mailQueue.health()));
   // Mail an earlier instance queued (or left mid-send) goes out as soon as this one is up.
   app.addHook('onReady', async () => mailQueue.kick());
   app.decorate('rateLimits', rateLimits);

@@ -14,6 +14,12 @@ import type { InvitationMailLimits } from './domain/invitations';
 export interface Config {
   port: number;
   host: string;
+  /**
+   * A second port, on `host`, that answers `GET /api/v1/health` from a thread of its own
+   * (`server/healthPort.ts`): for a load balancer's liveness check, quick whatever the load on the
+   * app's event loop. `null`: none.
+   */
+  healthPort: number | null;
   dataDir: string;
   /** `null` means the embedded SQLite file in `dataDir`. */
   databaseUrl: string | null;
@@ -352,6 +358,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const listenPort = wholeNumber(env, 'PORT', 3000, 0, 65535);
   const listenHost = str(env, 'HOST', '0.0.0.0');
+  const healthPort = env.HEALTH_PORT?.trim() ? wholeNumber(env, 'HEALTH_PORT', 0, 1, 65535) : null;
+  if (healthPort !== null && healthPort === listenPort) {
+    throw new ConfigError('HEALTH_PORT', `must differ from PORT (${listenPort}): the app listens there`);
+  }
   const authSecret = env.AUTH_SECRET?.trim() || null;
   if (authSecret !== null && authSecret.length < 32) {
     throw new ConfigError('AUTH_SECRET', 'must be at least 32 characters (e.g. `openssl rand -hex 32`)');
@@ -367,6 +377,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   return {
     port: listenPort,
     host: listenHost,
+    healthPort,
     dataDir: path.resolve(cwd, str(env, 'DATA_DIR', 'data')),
     databaseUrl,
     databasePoolSize: wholeNumber(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),

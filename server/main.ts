@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
+import { startHealthPort, type HealthPort } from './healthPort';
+import { apiSecurityHeaders } from './plugins/security';
 
 /** Reads the configuration, starts the server, and shuts down gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -17,11 +19,13 @@ async function main(): Promise<void> {
     throw new ConfigError('DATA_DIR', `cannot open the database in ${config.dataDir} (${describe(error)})`);
   }
   let closing = false;
+  let healthPort: HealthPort | undefined;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing requests in flight');
-    app.close().then(
+    // The liveness check stops first: a load balancer sends no more work while the rest drains.
+    Promise.all([healthPort?.close(), app.close()]).then(
       () => process.exit(0),
       (error: unknown) => {
         app.log.error({ err: error }, 'error while shutting down');
@@ -31,10 +35,27 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  if (config.healthPort !== null) {
+    const { connections } = config;
+    try {
+      healthPort = await startHealthPort(app.health, {
+        host: config.host,
+        port: config.healthPort,
+        headers: apiSecurityHeaders(config.trustProxy !== false),
+        keepAliveTimeoutMs: connections.keepAliveTimeoutMs,
+        headersTimeoutMs: connections.headersTimeoutMs,
+        requestTimeoutMs: connections.requestTimeoutMs,
+      });
+    } catch (error) {
+      await app.close();
+      throw new ConfigError('HEALTH_PORT', `cannot listen on ${config.host}:${config.healthPort} (${describe(error)})`);
+    }
+    app.log.info({ port: healthPort.port }, `health check listening on port ${healthPort.port} (GET /api/v1/health)`);
+  }
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    await app.close();
+    await Promise.all([healthPort?.close(), app.close()]);
     throw new ConfigError('PORT', `cannot listen on ${config.host}:${config.port} (${describe(error)})`);
   }
 }

@@ -19,7 +19,7 @@ function startWith(env: Record<string, string>) {
 describe('configuration', () => {
   it('uses the documented defaults', () => {
     const config = loadConfig({}, '/srv/app');
-    expect(config).toMatchObject({ port: 3000, dataDir: '/srv/app/data', databaseUrl: null, databasePoolSize: 20 });
+    expect(config).toMatchObject({ port: 3000, healthPort: null, dataDir: '/srv/app/data', databaseUrl: null, databasePoolSize: 20 });
     expect(config.web).toMatchObject({ brandName: 'SheetMind', supportEmail: 'support@sheetmind.example' });
     expect(config.passwordHashing).toEqual({ memoryKiB: 19_456, passes: 2 });
     expect(config.retention).toEqual({ months: 13, intervalMinutes: 60 });
@@ -78,6 +78,9 @@ describe('configuration', () => {
   it.each([
     [{ PORT: 'abc' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
+    [{ HEALTH_PORT: 'abc' }, 'HEALTH_PORT'],
+    [{ HEALTH_PORT: '0' }, 'HEALTH_PORT'],
+    [{ PORT: '8080', HEALTH_PORT: '8080' }, 'HEALTH_PORT'],
     [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
     [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
     [{ SUPPORT_EMAIL: 'nobody' }, 'SUPPORT_EMAIL'],
