@@ -4,7 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { openDatabase, type DatabaseHandle } from '../../../server/db/database';
 import { periodsAt } from '../../../server/domain/usageReport';
-import { newLoopbackAddress, startServer, type RunningServer } from '../../helpers/server';
+import { freePort, newLoopbackAddress, startServer, type RunningServer } from '../../helpers/server';
 import { setPlan } from '../../helpers/fakeAi';
 import { log, median, positiveInt, ROUNDS, type Cleanup } from './options';
 import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
@@ -26,6 +26,7 @@ import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
  *   - answers/s, and as a ratio to the ideal (in flight ÷ delay): goal ≥ 0.9 at 1,000;
  *   - the gateway's overhead on each answer (its time less the model's for that query), p50 and p99: goal p99 ≤ 100 ms at 1,000;
  *   - `GET /api/v1/health` every 100 ms meanwhile (from a process of its own, `healthProbe.ts`), p50 and p99: goal p99 ≤ 50 ms;
+ *     on the app's port, and on `HEALTH_PORT`, where a thread of its own answers it (server/healthPort.ts);
  *   - the app process's RSS (idle before the run, and the most during it);
  *   - the CPU time a query costs the app, the load generator and the fake model (which share the cores);
  *   - the count check: each user's monthly count grew by exactly the answers they received;
@@ -87,6 +88,9 @@ interface RunResult {
   healthP99: number;
   /** The prober's first check, not in the percentiles (its own start-up); null when it had no answer. */
   healthFirstMs: number | null;
+  /** The same check on `HEALTH_PORT`, answered by a thread of its own (server/healthPort.ts). */
+  healthPortP50: number;
+  healthPortP99: number;
   rssIdleMb: number;
   rssMaxMb: number;
   /** The app process's CPU time per query sent (answered or not). */
@@ -177,6 +181,8 @@ async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; pid: num
 
 interface Deployed {
   server: RunningServer;
+  /** The base URL of the server's HEALTH_PORT. */
+  healthPortUrl: string;
   database: DatabaseHandle;
   users: Array<{ token: string; userId: string }>;
 }
@@ -185,8 +191,10 @@ async function deploy(cleanup: Cleanup, tmpRoot: string, engine: 'sqlite' | 'pos
   const dataDir = path.join(tmpRoot, `slow-${engine}`);
   fs.mkdirSync(dataDir, { recursive: true });
   const databaseUrl = engine === 'postgres' ? await newPostgresDatabase(cleanup) : null;
+  const healthPort = await freePort();
   const server = await startServer({
     LOG_LEVEL: 'silent',
+    HEALTH_PORT: String(healthPort),
     DATA_DIR: dataDir,
     WEB_DIR: path.join(dataDir, 'no-web'),
     LLM_BASE_URL: modelUrl,
@@ -208,7 +216,7 @@ async function deploy(cleanup: Cleanup, tmpRoot: string, engine: 'sqlite' | 'pos
     await setPlan(database.db, user.userId, 'team', Date.now());
     users.push(user);
   }
-  return { server, database, users };
+  return { server, healthPortUrl: `http://127.0.0.1:${healthPort}`, database, users };
 }
 
 /** Each user's count of queries this month. */
@@ -280,7 +288,7 @@ function ask(url: string, token: string, localAddress: string, kind: Kind, user:
 }
 
 async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: number, model: Awaited<ReturnType<typeof startModel>>): Promise<RunResult> {
-  const { server, database, users } = deployed;
+  const { server, healthPortUrl, database, users } = deployed;
   const userIds = users.map((user) => user.userId);
   const pid = server.process.pid!;
   const before = await monthCounts(database, userIds);
@@ -306,15 +314,19 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     await new Promise((resolve) => setTimeout(resolve, (slot * rampMs) / inFlight));
     while (performance.now() < end) answers.push(await ask(server.baseUrl, users[user]!.token, addresses[slot % ADDRESSES]!, kind, user));
   };
-  // Health is probed from a process of its own, from the end of the warm-up to the end of the run.
-  const health = new Promise<{ times: number[]; firstMs: number | null }>((resolve) => {
-    setTimeout(() => {
-      const prober = fork(path.join(__dirname, 'healthProbe.ts'), [server.baseUrl, newLoopbackAddress()], { execArgv: ['--import', 'tsx'] });
-      prober.once('message', (message) => resolve(message as { times: number[]; firstMs: number | null }));
-      prober.once('exit', () => resolve({ times: [], firstMs: null }));
-      setTimeout(() => prober.connected && prober.send('stop'), end - performance.now());
-    }, warm - performance.now());
-  });
+  // Health is probed from a process of its own, from the end of the warm-up to the end of the run:
+  // on the app's port, and on HEALTH_PORT by a second prober.
+  const probe = (baseUrl: string) =>
+    new Promise<{ times: number[]; firstMs: number | null }>((resolve) => {
+      setTimeout(() => {
+        const prober = fork(path.join(__dirname, 'healthProbe.ts'), [baseUrl, newLoopbackAddress()], { execArgv: ['--import', 'tsx'] });
+        prober.once('message', (message) => resolve(message as { times: number[]; firstMs: number | null }));
+        prober.once('exit', () => resolve({ times: [], firstMs: null }));
+        setTimeout(() => prober.connected && prober.send('stop'), end - performance.now());
+      }, warm - performance.now());
+    });
+  const health = probe(server.baseUrl);
+  const healthOnPort = probe(healthPortUrl);
   const sampler = setInterval(() => (rssMaxMb = Math.max(rssMaxMb, rssMb(pid))), 200);
   let openCallsAtEnd = 0;
   const atEnd = setTimeout(() => void model.counts().then((counts) => (openCallsAtEnd = counts.open)), end - performance.now());
@@ -325,6 +337,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     clearTimeout(atEnd);
   }
   const { times: healthMs, firstMs: healthFirstMs } = await health;
+  const { times: healthPortMs } = await healthOnPort;
   await quiet(database, userIds);
   const cpuMsPerQuery = (cpuMs(pid) - cpuBefore) / Math.max(1, answers.length);
   const benchCpuMsPerQuery = (cpuMs(process.pid) - benchCpuBefore) / Math.max(1, answers.length);
@@ -367,6 +380,8 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     healthP50: percentile(healthMs, 50),
     healthP99: percentile(healthMs, 99),
     healthFirstMs,
+    healthPortP50: percentile(healthPortMs, 50),
+    healthPortP99: percentile(healthPortMs, 99),
     rssIdleMb,
     rssMaxMb,
     cpuMsPerQuery,
@@ -385,7 +400,7 @@ const fixed = (value: number | null, digits = 0) => (value === null || Number.is
 
 function describe(result: RunResult): string {
   const what = `${result.engine} ${result.kind} ${result.inFlight}`;
-  const health = `health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms (first check ${result.healthFirstMs === null ? 'unanswered' : `${fixed(result.healthFirstMs)} ms`})`;
+  const health = `health p50/p99 ${fixed(result.healthP50, 1)}/${fixed(result.healthP99, 1)} ms (first check ${result.healthFirstMs === null ? 'unanswered' : `${fixed(result.healthFirstMs)} ms`}), on HEALTH_PORT ${fixed(result.healthPortP50, 1)}/${fixed(result.healthPortP99, 1)} ms`;
   if (result.kind === 'abandon') {
     return `${what}: charged ${result.charged} (goal 0), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query, provider calls open when the clients stopped ${result.openCallsAtEnd} (clients ${result.inFlight}), ${health}, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB`;
   }
@@ -420,8 +435,8 @@ export async function runSlowModel(cleanup: Cleanup, tmpRoot: string): Promise<b
   }
   console.log('\nSlow-model runs (every run; medians below):');
   for (const result of results) console.log(`- ${describe(result)}`);
-  console.log('\n| run | answers/s (ideal) | ratio | overhead p50 / p99 | first byte p50 / p99 | health p50 / p99 | RSS idle → max | counts | charged |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| run | answers/s (ideal) | ratio | overhead p50 / p99 | first byte p50 / p99 | health p50 / p99 | on HEALTH_PORT | RSS idle → max | counts | charged |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   let passed = true;
   for (const engine of ENGINES) {
     for (const [kind, inFlight] of cases) {
@@ -434,7 +449,7 @@ export async function runSlowModel(cleanup: Cleanup, tmpRoot: string): Promise<b
       console.log(
         `| ${engine}, ${kind}, ${inFlight} in flight | ${kind === 'abandon' ? '0 answered' : `${fixed(med((r) => r.answersPerS))} (${fixed(ideal)})`} | ${kind === 'abandon' ? '' : fixed(med((r) => r.ratio), 2)} | ` +
           `${kind === 'abandon' ? '' : `${fixed(med((r) => r.overheadP50))} / ${fixed(med((r) => r.overheadP99))} ms`} | ${kind === 'streamed' ? `${fixed(med((r) => r.ttfbP50))} / ${fixed(med((r) => r.ttfbP99))} ms` : ''} | ` +
-          `${fixed(med((r) => r.healthP50), 1)} / ${fixed(med((r) => r.healthP99), 1)} ms | ${fixed(med((r) => r.rssIdleMb))} → ${fixed(med((r) => r.rssMaxMb))} MB | ${exact ? 'exact' : 'WRONG'} | ${charged} |`,
+          `${fixed(med((r) => r.healthP50), 1)} / ${fixed(med((r) => r.healthP99), 1)} ms | ${fixed(med((r) => r.healthPortP50), 1)} / ${fixed(med((r) => r.healthPortP99), 1)} ms | ${fixed(med((r) => r.rssIdleMb))} → ${fixed(med((r) => r.rssMaxMb))} MB | ${exact ? 'exact' : 'WRONG'} | ${charged} |`,
       );
     }
   }
