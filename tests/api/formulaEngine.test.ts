@@ -41,8 +41,15 @@ describe('the formula engine on the corpus', () => {
 
   it('agrees with every expected value, and says unsupported_function for what it does not evaluate', () => {
     const sheets = Object.fromEntries(Object.entries(TABLES).map(([name, data]) => [name, makeSheet(data)]));
+    // The engine stops a formula that takes over 1 s of wall-clock time; on a machine busy with other
+    // runs a formula of a few cells was once stopped so (the process was not scheduled). Values are
+    // what this test checks, and time the next block: a formula stopped for time is checked again.
+    const check = (formula: string, table: string) => {
+      const first = checkFormula(formula, sheets[table]!);
+      return first.error === 'too_complex' && first.problem?.reason.includes(' ms to evaluate') ? checkFormula(formula, sheets[table]!) : first;
+    };
     const disagreements = CORPUS.flatMap(([table, formula, expected]) => {
-      const { value, error } = checkFormula(formula, sheets[table]!);
+      const { value, error } = check(formula, table);
       return agrees(value, error, expected) ? [] : [{ table, formula, expected, value, error }];
     });
     expect(disagreements).toEqual([]);

@@ -40,6 +40,10 @@ const settled = async () => {
 const warningText = (percent: number) => t.warning(String(percent));
 const paletteOf = (element: HTMLElement) => getComputedStyle(element).getPropertyValue('--chakra-colors-color-palette-solid');
 
+// The page's lazy modules are transformed by jest on first import, which on a loaded machine takes
+// longer than a find waits: load them once before the first test, as a browser has them cached.
+beforeAll(() => import('../../src/pages/DashboardPage'), 60_000);
+
 beforeEach(() => {
   localStorage.clear();
   toaster.remove();
