@@ -35,6 +35,8 @@ export interface HealthPortOptions {
   keepAliveTimeoutMs: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Where a failure of the thread after it started listening is told (the app's log); before, the promise fails. */
+  onError?: (message: string) => void;
 }
 
 export interface HealthPort {
@@ -120,11 +122,15 @@ export function startHealthPort(health: InstanceHealth, options: HealthPortOptio
     worker.postMessage({ close: true });
     await exited;
   };
+  let started = false;
   return new Promise((resolve, reject) => {
     worker.on('message', (message: { listening?: number; error?: string; refresh?: boolean }) => {
-      if (message.listening !== undefined) resolve({ port: message.listening, close });
-      else if (message.error) {
+      if (message.listening !== undefined) {
+        started = true;
+        resolve({ port: message.listening, close });
+      } else if (message.error) {
         clearInterval(timer);
+        if (started) options.onError?.(message.error);
         void worker.terminate();
         reject(new Error(message.error));
       } else if (message.refresh) {
@@ -133,6 +139,7 @@ export function startHealthPort(health: InstanceHealth, options: HealthPortOptio
     });
     worker.once('error', (error) => {
       clearInterval(timer);
+      if (started) options.onError?.(error.message);
       reject(error);
     });
   });

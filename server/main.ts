@@ -45,6 +45,7 @@ async function main(): Promise<void> {
         keepAliveTimeoutMs: connections.keepAliveTimeoutMs,
         headersTimeoutMs: connections.headersTimeoutMs,
         requestTimeoutMs: connections.requestTimeoutMs,
+        onError: (message) => app.log.error({ event: 'health_port.failed' }, `the health port's thread failed: ${message}`),
       });
     } catch (error) {
       await app.close();
