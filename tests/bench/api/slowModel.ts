@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openDatabase, type DatabaseHandle } from '../../../server/db/database';
 import { periodsAt } from '../../../server/domain/usageReport';
 import { freePort, newLoopbackAddress, startServer, type RunningServer } from '../../helpers/server';
@@ -97,6 +98,13 @@ interface RunResult {
   cpuMsPerQuery: number;
   /** The same for the load generator (this process) and the fake model: the rest of the machine's two cores. */
   benchCpuMsPerQuery: number;
+  /**
+   * How late the load generator's own event loop ran, p99 over the measured window: an answer's
+   * end is timed on that loop, so this much of the overhead's tail can be the bench's, not the app's.
+   */
+  benchLoopDelayP99: number;
+  /** The same for the fake model, whose late pieces are counted in the overhead too. */
+  modelLoopDelayP99: number;
   modelCpuMsPerQuery: number;
   /** The same for PostgreSQL's processes (its backends and writers; 0 on SQLite, which runs in the app). */
   databaseCpuMsPerQuery: number;
@@ -161,7 +169,15 @@ function rssMb(pid: number): number {
 }
 
 /** The fake model process: its base URL, and its request counts when asked. */
-async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; pid: number; counts: () => Promise<{ received: number; aborted: number; open: number }> }> {
+interface ModelCounts {
+  received: number;
+  aborted: number;
+  open: number;
+  /** How late the model's event loop ran since `watch`, p99 (ms). */
+  loopDelayP99: number;
+}
+
+async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; pid: number; watch: () => void; counts: () => Promise<ModelCounts> }> {
   const child: ChildProcess = fork(path.join(__dirname, 'fakeModel.ts'), [String(DELAY_MS)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   cleanup.add('fake model process', async () => {
     if (child.connected) child.disconnect();
@@ -172,11 +188,14 @@ async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; pid: num
     child.once('exit', (code) => reject(new Error(`the fake model exited with ${code}`)));
   });
   const counts = () =>
-    new Promise<{ received: number; aborted: number; open: number }>((resolve) => {
-      child.once('message', (message) => resolve((message as { counts: { received: number; aborted: number; open: number } }).counts));
+    new Promise<ModelCounts>((resolve) => {
+      child.once('message', (message) => {
+        const { counts: requests, loopDelayP99 } = message as { counts: Omit<ModelCounts, 'loopDelayP99'>; loopDelayP99: number };
+        resolve({ ...requests, loopDelayP99 });
+      });
       child.send('counts');
     });
-  return { baseUrl, pid: child.pid!, counts };
+  return { baseUrl, pid: child.pid!, watch: () => child.send('watch'), counts };
 }
 
 interface Deployed {
@@ -328,13 +347,29 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const health = probe(server.baseUrl);
   const healthOnPort = probe(healthPortUrl);
   const sampler = setInterval(() => (rssMaxMb = Math.max(rssMaxMb, rssMb(pid))), 200);
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  const watching = setTimeout(() => loopDelay.enable(), warm - performance.now());
+  const unwatching = setTimeout(() => loopDelay.disable(), end - performance.now());
   let openCallsAtEnd = 0;
-  const atEnd = setTimeout(() => void model.counts().then((counts) => (openCallsAtEnd = counts.open)), end - performance.now());
+  let modelLoopDelayP99 = Number.NaN;
+  const watchModel = setTimeout(() => model.watch(), warm - performance.now());
+  const atEnd = setTimeout(
+    () =>
+      void model.counts().then((counts) => {
+        openCallsAtEnd = counts.open;
+        modelLoopDelayP99 = counts.loopDelayP99;
+      }),
+    end - performance.now(),
+  );
   try {
     await Promise.all(Array.from({ length: inFlight }, (_, slot) => client(slot)));
   } finally {
     clearInterval(sampler);
     clearTimeout(atEnd);
+    clearTimeout(watchModel);
+    clearTimeout(watching);
+    clearTimeout(unwatching);
+    loopDelay.disable();
   }
   const { times: healthMs, firstMs: healthFirstMs } = await health;
   const { times: healthPortMs } = await healthOnPort;
@@ -386,6 +421,9 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     rssMaxMb,
     cpuMsPerQuery,
     benchCpuMsPerQuery,
+    // The histogram counts nanoseconds, and its resolution's own 10 ms in every sample.
+    benchLoopDelayP99: Math.max(0, loopDelay.percentile(99) / 1e6 - 10),
+    modelLoopDelayP99,
     modelCpuMsPerQuery,
     databaseCpuMsPerQuery,
     machineBusy,
@@ -408,7 +446,7 @@ function describe(result: RunResult): string {
     `${what}: ${fixed(result.answersPerS)} answers/s, ratio ${fixed(result.ratio, 2)}, overhead p50/p99 ${fixed(result.overheadP50)}/${fixed(result.overheadP99)} ms, ` +
     (result.ttfbP50 !== null ? `first byte p50/p99 ${fixed(result.ttfbP50)}/${fixed(result.ttfbP99)} ms, ` : '') +
     `${health}, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB ` +
-    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query (load generator ${fixed(result.benchCpuMsPerQuery, 2)}, model ${fixed(result.modelCpuMsPerQuery, 2)}${result.engine === 'postgres' ? `, PostgreSQL ${fixed(result.databaseCpuMsPerQuery, 2)}` : ''}), machine ${fixed(result.machineBusy * 100)} % busy, counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
+    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query (load generator ${fixed(result.benchCpuMsPerQuery, 2)}, its loop late by up to ${fixed(result.benchLoopDelayP99)} ms at p99, model ${fixed(result.modelCpuMsPerQuery, 2)} and its loop ${fixed(result.modelLoopDelayP99)} ms${result.engine === 'postgres' ? `, PostgreSQL ${fixed(result.databaseCpuMsPerQuery, 2)}` : ''}), machine ${fixed(result.machineBusy * 100)} % busy, counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
   );
 }
 
