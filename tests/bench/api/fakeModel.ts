@@ -1,5 +1,5 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startFakeOpenAi } from '../../helpers/fakeAi';
+import { loopLateness } from './options';
 
 /**
  * The slow-model bench's model (`slowModel.ts`), as a process of its own so it neither shares the
@@ -13,17 +13,10 @@ async function main(): Promise<void> {
   const delayMs = Number(process.argv[2]);
   if (!Number.isInteger(delayMs) || delayMs < 1) throw new Error(`the model's delay must be a positive whole number of ms, got ${process.argv[2]}`);
   const fake = await startFakeOpenAi({ delayMs, keepRequests: false });
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  const lateness = loopLateness();
   process.on('message', (message) => {
-    if (message === 'watch') {
-      loopDelay.reset();
-      loopDelay.enable();
-    }
-    if (message === 'counts') {
-      loopDelay.disable();
-      // Nanoseconds, with the resolution's own 10 ms in every sample.
-      process.send!({ counts: fake.counts, loopDelayP99: Math.max(0, loopDelay.percentile(99) / 1e6 - 10) });
-    }
+    if (message === 'watch') lateness.start();
+    if (message === 'counts') process.send!({ counts: fake.counts, loopDelayP99: lateness.stop() });
   });
   process.on('disconnect', () => void fake.close().then(() => process.exit(0)));
   process.send!({ baseUrl: fake.baseUrl });

@@ -1,3 +1,5 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
 /**
  * The API benchmark's knobs (read once, checked, named in the error when wrong), its fixed sizes,
  * and the small helpers every part of it uses. See `main.ts` for what the benchmark measures.
@@ -82,4 +84,22 @@ export class Cleanup {
     }
     this.steps.length = 0;
   }
+}
+
+/**
+ * How late this process's event loop runs while watched (a timer every 10 ms): `stop` answers the
+ * p99 of its lateness in ms. The histogram counts nanoseconds, the timer's own 10 ms in every sample.
+ */
+export function loopLateness(): { start(): void; stop(): number } {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  return {
+    start() {
+      histogram.reset();
+      histogram.enable();
+    },
+    stop() {
+      histogram.disable();
+      return Math.max(0, histogram.percentile(99) / 1e6 - 10);
+    },
+  };
 }

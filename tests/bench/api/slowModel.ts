@@ -2,12 +2,11 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openDatabase, type DatabaseHandle } from '../../../server/db/database';
 import { periodsAt } from '../../../server/domain/usageReport';
 import { freePort, newLoopbackAddress, startServer, type RunningServer } from '../../helpers/server';
 import { setPlan } from '../../helpers/fakeAi';
-import { log, median, positiveInt, ROUNDS, type Cleanup } from './options';
+import { log, loopLateness, median, positiveInt, ROUNDS, type Cleanup } from './options';
 import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
 
 /**
@@ -347,9 +346,10 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const health = probe(server.baseUrl);
   const healthOnPort = probe(healthPortUrl);
   const sampler = setInterval(() => (rssMaxMb = Math.max(rssMaxMb, rssMb(pid))), 200);
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-  const watching = setTimeout(() => loopDelay.enable(), warm - performance.now());
-  const unwatching = setTimeout(() => loopDelay.disable(), end - performance.now());
+  const lateness = loopLateness();
+  let benchLoopDelayP99 = Number.NaN;
+  const watching = setTimeout(() => lateness.start(), warm - performance.now());
+  const unwatching = setTimeout(() => (benchLoopDelayP99 = lateness.stop()), end - performance.now());
   let openCallsAtEnd = 0;
   let modelLoopDelayP99 = Number.NaN;
   const watchModel = setTimeout(() => model.watch(), warm - performance.now());
@@ -369,7 +369,6 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     clearTimeout(watchModel);
     clearTimeout(watching);
     clearTimeout(unwatching);
-    loopDelay.disable();
   }
   const { times: healthMs, firstMs: healthFirstMs } = await health;
   const { times: healthPortMs } = await healthOnPort;
@@ -421,8 +420,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     rssMaxMb,
     cpuMsPerQuery,
     benchCpuMsPerQuery,
-    // The histogram counts nanoseconds, and its resolution's own 10 ms in every sample.
-    benchLoopDelayP99: Math.max(0, loopDelay.percentile(99) / 1e6 - 10),
+    benchLoopDelayP99,
     modelLoopDelayP99,
     modelCpuMsPerQuery,
     databaseCpuMsPerQuery,
