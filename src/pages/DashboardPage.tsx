@@ -42,6 +42,7 @@ import { usePageTitle } from '../lib/usePageTitle';
 import { useRuntimeConfig } from '../lib/useRuntimeConfig';
 import { createChartContext, useDeferredSelector } from '../lib/chart';
 import { PageHeader } from '../components/PageHeader';
+import { PageSpinner } from '../components/PageSpinner';
 
 const t = messages.dashboard;
 
@@ -209,6 +210,7 @@ const selectView = (s: DashboardSnapshot) => ({
   subscription: partStatus(s, 'subscription'),
   daily: partStatus(s, 'daily'),
   meters: metersStatus(s),
+  holding: s.hasTag('holding'),
   refreshing: s.hasTag('loading'),
   data: s.context.data,
 });
@@ -217,6 +219,7 @@ const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectV
   a.subscription === b.subscription &&
   a.daily === b.daily &&
   a.meters === b.meters &&
+  a.holding === b.holding &&
   a.refreshing === b.refreshing &&
   a.data === b.data;
 
@@ -264,125 +267,132 @@ const DashboardView = memo(function DashboardView({
           </Button>
         </Flex>
 
-        {view.meters === 'ready' && isNearLimit(monthly) && (
-          <Alert.Root status="warning" alignItems="center">
-            <Alert.Indicator />
-            <Alert.Content>
-              <Alert.Description>{t.warning(formatNumber(monthly.shown ?? 0))}</Alert.Description>
-            </Alert.Content>
-            <Button asChild size="sm" colorPalette="orange" flexShrink={0}>
-              <RouterLink to="/subscription">{t.upgradePlan}</RouterLink>
-            </Button>
-          </Alert.Root>
-        )}
-
-        {view.usage !== 'loading' && isNewUser(usage?.monthly_queries) && <GetStarted />}
-
-        <SimpleGrid columns={{ base: 1, md: 3 }} gap="6">
-          <DashCard title={t.planTitle} status={view.subscription}>
-            {view.subscription === 'loading' && <PlanLoading />}
-            {view.subscription === 'failed' && <Unavailable text={t.planUnavailable} onRetry={retry('subscription')} />}
-            {subscription && (
-              <Stack gap="2" align="flex-start">
-                <HStack gap="3">
-                  <PlanBadge plan={subscription.plan} />
-                  <Text fontWeight="medium" color={isActive(subscription.status) ? 'green.fg' : 'fg.muted'}>
-                    {isActive(subscription.status) ? messages.plan.active : messages.plan.inactive}
-                  </Text>
-                </HStack>
-                {change && (
-                  <Text fontSize="sm" color="fg.muted">
-                    {messages.plan.scheduledChange(change.plan, change.date)}
-                  </Text>
-                )}
-              </Stack>
+        {/* Until the usage and the plan have answered (or a moment has passed): what comes above the cards depends on them. */}
+        {view.holding ? (
+          <PageSpinner />
+        ) : (
+          <>
+            {view.meters === 'ready' && isNearLimit(monthly) && (
+              <Alert.Root status="warning" alignItems="center">
+                <Alert.Indicator />
+                <Alert.Content>
+                  <Alert.Description>{t.warning(formatNumber(monthly.shown ?? 0))}</Alert.Description>
+                </Alert.Content>
+                <Button asChild size="sm" colorPalette="orange" flexShrink={0}>
+                  <RouterLink to="/subscription">{t.upgradePlan}</RouterLink>
+                </Button>
+              </Alert.Root>
             )}
-          </DashCard>
-          {(
-            [
-              [t.monthlyQueries, monthly, t.ofQueries, t.queriesUnlimited],
-              [t.dailyTokens, tokens, t.ofTokens, t.tokensUnlimited],
-            ] as const
-          ).map(([title, value, ofText, unlimitedText]) => (
-            <DashCard key={title} title={title} status={view.meters === 'noLimits' ? 'ready' : view.meters}>
-              {view.meters === 'loading' && <MeterLoading />}
-              {view.meters === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
-              {view.meters === 'ready' && <MeterView title={title} value={value} ofText={ofText} unlimitedText={unlimitedText} />}
-              {view.meters === 'noLimits' && (
-                <Stack gap="2">
-                  <Text fontSize="3xl" fontWeight="bold" letterSpacing="tight">
-                    {formatNumber(value.used)}
-                  </Text>
-                  <Unavailable text={t.limitsUnavailable} onRetry={retry('subscription')} />
-                </Stack>
-              )}
-            </DashCard>
-          ))}
-        </SimpleGrid>
 
-        <SimpleGrid columns={{ base: 1, lg: 3 }} gap="6">
-          <Box gridColumn={{ lg: 'span 2' }}>
-            <DashCard title={t.overviewTitle} status={view.usage}>
-              {view.usage === 'loading' && <OverviewLoading labels={[t.queriesPerMinute, t.processingTime, t.totalQueries]} />}
-              {view.usage === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
-              {usage && (
-                <SimpleGrid columns={{ base: 1, sm: 3 }} gap="4">
-                  {(
-                    [
-                      [t.queriesPerMinute, formatNumber(usage.queries_per_minute ?? 0)],
-                      [t.processingTime, t.milliseconds(formatNumber(Math.round(usage.processing_time ?? 0)))],
-                      [t.totalQueries, formatNumber(usage.total_queries ?? 0)],
-                    ] as const
-                  ).map(([label, value]) => (
-                    <Stat.Root key={label}>
-                      <Stat.Label>{label}</Stat.Label>
-                      <Stat.ValueText>{value}</Stat.ValueText>
-                    </Stat.Root>
-                  ))}
-                </SimpleGrid>
-              )}
-              <Box mt="5" aria-busy={view.daily === 'loading'}>
-                {/* The chart itself carries this as its accessible name. */}
-                <Text fontSize="sm" color="fg.muted" mb="2" aria-hidden="true">
-                  {t.dailyTitle}
-                </Text>
-                {view.daily === 'loading' && <DailyLoading />}
-                {view.daily === 'failed' && <Unavailable text={t.dailyUnavailable} onRetry={retry('daily')} />}
-                {daily && (
-                  <Suspense fallback={<DailyLoading />}>
-                    <DailyUsageChart days={daily} />
-                  </Suspense>
+            {view.usage !== 'loading' && isNewUser(usage?.monthly_queries) && <GetStarted />}
+
+            <SimpleGrid columns={{ base: 1, md: 3 }} gap="6">
+              <DashCard title={t.planTitle} status={view.subscription}>
+                {view.subscription === 'loading' && <PlanLoading />}
+                {view.subscription === 'failed' && <Unavailable text={t.planUnavailable} onRetry={retry('subscription')} />}
+                {subscription && (
+                  <Stack gap="2" align="flex-start">
+                    <HStack gap="3">
+                      <PlanBadge plan={subscription.plan} />
+                      <Text fontWeight="medium" color={isActive(subscription.status) ? 'green.fg' : 'fg.muted'}>
+                        {isActive(subscription.status) ? messages.plan.active : messages.plan.inactive}
+                      </Text>
+                    </HStack>
+                    {change && (
+                      <Text fontSize="sm" color="fg.muted">
+                        {messages.plan.scheduledChange(change.plan, change.date)}
+                      </Text>
+                    )}
+                  </Stack>
                 )}
-              </Box>
-              <Link asChild alignSelf="flex-start" color="brand.fg" fontWeight="medium" mt="2">
-                <RouterLink to="/usage">{t.usageLink}</RouterLink>
-              </Link>
-            </DashCard>
-          </Box>
-          <DashCard title={t.quickActionsTitle}>
-            <Stack gap="3">
+              </DashCard>
               {(
                 [
-                  [t.openMarketplace, marketplaceUrl],
-                  [t.openSpreadsheet, spreadsheetAppUrl],
+                  [t.monthlyQueries, monthly, t.ofQueries, t.queriesUnlimited],
+                  [t.dailyTokens, tokens, t.ofTokens, t.tokensUnlimited],
                 ] as const
-              ).map(([label, href]) => (
-                <Button key={label} asChild variant="outline" justifyContent="flex-start">
-                  <a href={href} {...NEW_TAB}>
-                    {label}
-                    <NewTabNote />
-                  </a>
-                </Button>
+              ).map(([title, value, ofText, unlimitedText]) => (
+                <DashCard key={title} title={title} status={view.meters === 'noLimits' ? 'ready' : view.meters}>
+                  {view.meters === 'loading' && <MeterLoading />}
+                  {view.meters === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
+                  {view.meters === 'ready' && <MeterView title={title} value={value} ofText={ofText} unlimitedText={unlimitedText} />}
+                  {view.meters === 'noLimits' && (
+                    <Stack gap="2">
+                      <Text fontSize="3xl" fontWeight="bold" letterSpacing="tight">
+                        {formatNumber(value.used)}
+                      </Text>
+                      <Unavailable text={t.limitsUnavailable} onRetry={retry('subscription')} />
+                    </Stack>
+                  )}
+                </DashCard>
               ))}
-              <Button asChild variant="outline" justifyContent="flex-start">
-                <a href={`mailto:${supportEmail}`}>{t.emailSupport}</a>
-              </Button>
-              <Button asChild variant="outline" justifyContent="flex-start">
-                <RouterLink to="/functions">{t.customFunctions}</RouterLink>
-              </Button>
-            </Stack>
-          </DashCard>
-        </SimpleGrid>
+            </SimpleGrid>
+
+            <SimpleGrid columns={{ base: 1, lg: 3 }} gap="6">
+              <Box gridColumn={{ lg: 'span 2' }}>
+                <DashCard title={t.overviewTitle} status={view.usage}>
+                  {view.usage === 'loading' && <OverviewLoading labels={[t.queriesPerMinute, t.processingTime, t.totalQueries]} />}
+                  {view.usage === 'failed' && <Unavailable text={t.usageUnavailable} onRetry={retry('usage')} />}
+                  {usage && (
+                    <SimpleGrid columns={{ base: 1, sm: 3 }} gap="4">
+                      {(
+                        [
+                          [t.queriesPerMinute, formatNumber(usage.queries_per_minute ?? 0)],
+                          [t.processingTime, t.milliseconds(formatNumber(Math.round(usage.processing_time ?? 0)))],
+                          [t.totalQueries, formatNumber(usage.total_queries ?? 0)],
+                        ] as const
+                      ).map(([label, value]) => (
+                        <Stat.Root key={label}>
+                          <Stat.Label>{label}</Stat.Label>
+                          <Stat.ValueText>{value}</Stat.ValueText>
+                        </Stat.Root>
+                      ))}
+                    </SimpleGrid>
+                  )}
+                  <Box mt="5" aria-busy={view.daily === 'loading'}>
+                    {/* The chart itself carries this as its accessible name. */}
+                    <Text fontSize="sm" color="fg.muted" mb="2" aria-hidden="true">
+                      {t.dailyTitle}
+                    </Text>
+                    {view.daily === 'loading' && <DailyLoading />}
+                    {view.daily === 'failed' && <Unavailable text={t.dailyUnavailable} onRetry={retry('daily')} />}
+                    {daily && (
+                      <Suspense fallback={<DailyLoading />}>
+                        <DailyUsageChart days={daily} />
+                      </Suspense>
+                    )}
+                  </Box>
+                  <Link asChild alignSelf="flex-start" color="brand.fg" fontWeight="medium" mt="2">
+                    <RouterLink to="/usage">{t.usageLink}</RouterLink>
+                  </Link>
+                </DashCard>
+              </Box>
+              <DashCard title={t.quickActionsTitle}>
+                <Stack gap="3">
+                  {(
+                    [
+                      [t.openMarketplace, marketplaceUrl],
+                      [t.openSpreadsheet, spreadsheetAppUrl],
+                    ] as const
+                  ).map(([label, href]) => (
+                    <Button key={label} asChild variant="outline" justifyContent="flex-start">
+                      <a href={href} {...NEW_TAB}>
+                        {label}
+                        <NewTabNote />
+                      </a>
+                    </Button>
+                  ))}
+                  <Button asChild variant="outline" justifyContent="flex-start">
+                    <a href={`mailto:${supportEmail}`}>{t.emailSupport}</a>
+                  </Button>
+                  <Button asChild variant="outline" justifyContent="flex-start">
+                    <RouterLink to="/functions">{t.customFunctions}</RouterLink>
+                  </Button>
+                </Stack>
+              </DashCard>
+            </SimpleGrid>
+          </>
+        )}
       </Stack>
     </Container>
   );

@@ -201,25 +201,40 @@ describe('a signed-in page as its data arrives', () => {
 });
 
 /**
- * A banner above every signed-in page (the unverified address' reminder, a held member's way to a
- * second factor) is a chunk of its own, loaded once the session check has said it is needed: the
- * page must not be drawn before it and pushed down when it comes.
+ * What an account other than the owner has above a page: the banners above every signed-in page
+ * (the unverified address' reminder, a held member's way to a second factor) are chunks of their
+ * own, loaded once the session check has said one is needed, and a new account's dashboard has the
+ * get-started card above its cards once its usage says zero queries. None may be drawn after the
+ * page and push it down.
  */
-const BANNERS = {
-  'an unverified address': { account: () => unverified, path: '/profile', banner: (page: Page) => page.getByText(t.verifyEmail.bannerText(unverified.email)) },
-  'a held member': { account: () => heldMember, path: '/profile', banner: (page: Page) => page.getByText(t.security.requiredText) },
+const ACCOUNTS = {
+  'an unverified address': {
+    account: () => unverified,
+    path: '/profile',
+    shown: (page: Page) => [page.getByText(t.verifyEmail.bannerText(unverified.email))],
+  },
+  'a held member': { account: () => heldMember, path: '/profile', shown: (page: Page) => [page.getByText(t.security.requiredText)] },
+  'a new account': {
+    account: () => unverified,
+    path: '/dashboard',
+    shown: (page: Page) => [
+      page.getByText(t.verifyEmail.bannerText(unverified.email)),
+      page.getByRole('heading', { name: t.dashboard.getStartedTitle }),
+      page.getByRole('main').getByText(t.plan.active).first(),
+    ],
+  },
 } as const;
 
-const bannerCases = (Object.keys(BANNERS) as Array<keyof typeof BANNERS>).flatMap((who) =>
+const accountCases = (Object.keys(ACCOUNTS) as Array<keyof typeof ACCOUNTS>).flatMap((who) =>
   (['desktop', 'phone'] as const).flatMap((screen) => [
     { who, screen, held: false },
     { who, screen, held: true },
   ]),
 );
 
-describe('a signed-in page with a banner above it', () => {
-  it.each(bannerCases)('for $who on a $screen screen (answers held back: $held) does not shift when the banner comes', async ({ who, screen, held }) => {
-    const { account, path, banner } = BANNERS[who];
+describe('a signed-in page with something above it that only some accounts have', () => {
+  it.each(accountCases)('for $who on a $screen screen (answers held back: $held) does not shift', async ({ who, screen, held }) => {
+    const { account, path, shown } = ACCOUNTS[who];
     const { context, page } = await openContext(live.browser, storedTokens(account().tokens));
     try {
       await page.setViewportSize(SCREENS[screen]);
@@ -229,7 +244,7 @@ describe('a signed-in page with a banner above it', () => {
       const calls = trackCalls(page);
       await page.goto(`${live.server.baseUrl}${path}`);
       await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
-      await banner(page).waitFor();
+      for (const part of shown(page)) await part.waitFor();
       await quiet(page, calls);
       expect({ who, screen, held, ...(await shiftsOf(page)) }).toEqual({ who, screen, held, total: 'within', shifts: [] });
       // A held member's calls beyond the profile are refused (403), as the team's requirement says.

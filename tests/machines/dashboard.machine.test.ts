@@ -1,6 +1,6 @@
 import { createActor, fromPromise } from 'xstate';
 import type { DashboardData, DashboardPart, LoadInput } from '../../machines/dashboard/dashboard.actors';
-import { dashboardMachine, metersStatus, partStatus } from '../../machines/dashboard/dashboard.machine';
+import { dashboardMachine, FIRST_DRAW_WAIT_MS, metersStatus, partStatus } from '../../machines/dashboard/dashboard.machine';
 import type { AuthActorRef } from '../../machines/shared/authRetry';
 
 /** A fake API for the three parts: each call waits until the test answers it. */
@@ -42,6 +42,32 @@ describe('dashboard chart', () => {
     expect(metersStatus(actor.getSnapshot())).toBe('noLimits');
     await answer('daily', { value: [] });
     expect(actor.getSnapshot().hasTag('loading')).toBe(false);
+  });
+
+  it('holds the first draw until the usage and the plan have answered, either way, and not again', async () => {
+    const { actor, answer } = start();
+    const holding = () => actor.getSnapshot().hasTag('holding');
+    expect(holding()).toBe(true);
+    await answer('usage', { value: { monthly_queries: 0 } });
+    await answer('daily', { value: [] });
+    expect(holding()).toBe(true);
+    await answer('subscription', { error: new Error('down') });
+    expect(holding()).toBe(false);
+    // A retry or a refresh reloads parts; the page stays drawn meanwhile.
+    actor.send({ type: 'subscription.retry' });
+    actor.send({ type: 'dashboard.refresh' });
+    expect(actor.getSnapshot().hasTag('loading')).toBe(true);
+    expect(holding()).toBe(false);
+  });
+
+  it('draws the page after FIRST_DRAW_WAIT_MS when the usage or the plan is slower', async () => {
+    const { actor, answer } = start();
+    await answer('usage', { value: { monthly_queries: 3 } });
+    await new Promise((resolve) => setTimeout(resolve, FIRST_DRAW_WAIT_MS - 200));
+    expect(actor.getSnapshot().hasTag('holding')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(actor.getSnapshot().hasTag('holding')).toBe(false);
+    expect(partStatus(actor.getSnapshot(), 'subscription')).toBe('loading');
   });
 
   it('lets the meters wait for the subscription while it loads', async () => {
