@@ -1,6 +1,7 @@
 import { and, assign, or, setup, stateIn, type SnapshotFrom } from 'xstate';
 import type { AuthActorRef } from '../shared/authRetry';
 import { dashboardActors, type DashboardData, type DashboardPart } from './dashboard.actors';
+import { FIRST_DRAW_WAIT_MS } from '../shared/firstDraw';
 
 export interface DashboardContext {
   auth: AuthActorRef;
@@ -16,19 +17,10 @@ export type DashboardEvent =
 
 /**
  * `loading` is on while any part loads (the Refresh button's busy state); `holding` while the
- * page's first draw waits for the usage and the plan.
+ * page's first draw waits for the usage and the plan, on which what comes above the cards depends
+ * (the get-started card at zero queries, the warning near the limit), for at most FIRST_DRAW_WAIT_MS.
  */
 export type DashboardTag = `${DashboardPart}.loading` | `${DashboardPart}.failed` | 'loading' | 'holding';
-
-/**
- * How long the page's first draw waits below its heading for the usage and the plan, on which
- * what comes above the cards depends (the get-started card at zero queries, the warning near the
- * limit): drawn before them, the cards were pushed down when either came (issue 40). They are
- * usually in before the page starts (the first calls, src/firstCalls.ts); on a slower answer the
- * cards' placeholders show after this long.
- */
-export const FIRST_DRAW_WAIT_MS = 1000;
-
 
 /** Whether a part has answered, either way. */
 const answered = (name: 'usage' | 'subscription') => or([stateIn({ [name]: 'loaded' }), stateIn({ [name]: 'failed' })]);
@@ -41,6 +33,7 @@ const dashboardSetup = setup({
     tags: {} as DashboardTag,
   },
   actors: dashboardActors,
+  delays: { firstDraw: FIRST_DRAW_WAIT_MS },
   guards: {
     firstAnswersIn: and([answered('usage'), answered('subscription')]),
   },
@@ -108,7 +101,7 @@ export const dashboardMachine = dashboardSetup.createMachine({
         holding: {
           tags: ['holding'],
           always: { guard: 'firstAnswersIn', target: 'open' },
-          after: { [FIRST_DRAW_WAIT_MS]: 'open' },
+          after: { firstDraw: 'open' },
         },
         open: {},
       },

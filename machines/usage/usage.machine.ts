@@ -4,6 +4,7 @@ import type { UsageAnalytics } from '../shared/api';
 import type { Message } from '../shared/messages';
 import type { NotifyParams } from '../shared/notify';
 import { failureCode, reportFailure, serverFailure } from '../shared/failures';
+import { FIRST_DRAW_WAIT_MS } from '../shared/firstDraw';
 import { usageActors } from './usage.actors';
 import { checkRange, presetRange, type DayRange, type RangeChoice, type RangeErrors, type RangePreset } from './usage.range';
 
@@ -29,7 +30,8 @@ export type UsageEvent =
   | { type: 'analytics.retry' }
   | { type: 'csv.download' };
 
-export type UsageTag = 'loading' | 'reloading' | 'downloading';
+/** `holding`: the first load has not answered yet, for at most FIRST_DRAW_WAIT_MS (the page draws no placeholders below its picker). */
+export type UsageTag = 'loading' | 'holding' | 'reloading' | 'downloading';
 
 type ErrorEvent = { event: { error: unknown } };
 type CustomEvent = { event: Extract<UsageEvent, { type: 'range.custom' }> };
@@ -46,6 +48,7 @@ const usageSetup = setup({
     tags: {} as UsageTag,
   },
   actors: usageActors,
+  delays: { firstDraw: FIRST_DRAW_WAIT_MS },
   actions: {
     store: assign({ data: (_, data: UsageAnalytics) => data, failure: null }),
     fail: assign({ data: null, failure: (_, error: unknown) => serverFailure(error) }),
@@ -69,7 +72,7 @@ const customRange = ({ event }: CustomEvent): DayRange => ({ from: event.from, t
  * under its fields and nothing is asked). `target` is where the new range loads: with the last
  * answer kept (`reloading`) or with none (`loading`).
  */
-const rangeChanges = (target: '#usage.loading' | '#usage.reloading') => ({
+const rangeChanges = (target: '#usage.loading.shown' | '#usage.reloading') => ({
   'range.preset': { target, reenter: true, actions: { type: 'choosePreset' as const, params: ({ event }: PresetEvent) => event.preset } },
   'range.custom': [
     { guard: { type: 'validRange' as const, params: customRange }, target, reenter: true, actions: { type: 'chooseCustom' as const, params: customRange } },
@@ -102,7 +105,8 @@ const loadOutcome = (id: string) => ({
  * The /usage page: `loading` → `loaded` (the chart, the tables, the CSV) | `empty` (no query in the
  * range) | `failed` (with a retry) | `upgrade` (the plan does not include analytics: what
  * Professional adds, never a broken page). A new range loads in `reloading`, the last answer kept
- * on screen meanwhile.
+ * on screen meanwhile. The first load holds the figures' placeholders back (`loading.holding`)
+ * until it answers or FIRST_DRAW_WAIT_MS have passed: the offer is far shorter than they are.
  */
 export const usageMachine = usageSetup.createMachine({
   id: 'usage',
@@ -119,8 +123,14 @@ export const usageMachine = usageSetup.createMachine({
   states: {
     loading: {
       tags: ['loading'],
-      on: rangeChanges('#usage.loading'),
+      on: rangeChanges('#usage.loading.shown'),
       invoke: loadOutcome('loadAnalytics'),
+      // The first load: whether the figures or the Professional offer come decides the whole page.
+      initial: 'holding',
+      states: {
+        holding: { tags: ['holding'], after: { firstDraw: 'shown' } },
+        shown: {},
+      },
     },
     reloading: {
       tags: ['reloading'],
@@ -149,7 +159,7 @@ export const usageMachine = usageSetup.createMachine({
     },
     empty: { on: rangeChanges('#usage.reloading') },
     failed: {
-      on: { ...rangeChanges('#usage.loading'), 'analytics.retry': 'loading' },
+      on: { ...rangeChanges('#usage.loading.shown'), 'analytics.retry': '#usage.loading.shown' },
     },
     upgrade: {},
   },

@@ -1,4 +1,5 @@
 import { Alert, Button, Card, Container, DataList, Field, Heading, HStack, Input, Stack, Text } from '@chakra-ui/react';
+import { useDeferredValue } from 'react';
 import { useLocation, useSearchParams } from 'react-router-dom';
 import { linkMachine } from '../../machines/link/link.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
@@ -203,7 +204,11 @@ function LinkFlow({ signedIn }: { signedIn: boolean }) {
 /** Where a person approves the add-on's device sign-in (RFC 8628 §3.3), signed in or not yet. */
 export default function LinkPage() {
   usePageTitle(t.title);
-  const status = useAuthSelector((s) => (s.hasTag('loading') ? 'loading' : s.hasTag('signedIn') ? 'signedIn' : 'signedOut'));
+  // Drawn in the deferred render in which the session check's answer is drawn, as a guarded page
+  // is (src/app/RequireAuth.tsx): with the banner the answer may bring above it (src/app/Layout.tsx),
+  // which would else come after the page and push it down.
+  const auth = useAuthSelector((s) => (s.hasTag('loading') ? 'loading' : s.hasTag('signedIn') ? 'signedIn' : 'signedOut'));
+  const status = useDeferredValue(auth);
   if (status === 'loading') return <PageSpinner />;
   return (
     <Container maxW="xl" py={{ base: '8', md: '12' }}>

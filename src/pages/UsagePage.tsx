@@ -6,6 +6,7 @@ import { RANGE_PRESETS, utcToday, type RangeChoice } from '../../machines/usage/
 import { useAuthRef } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
 import { AccountExport } from '../components/AccountExport';
+import { PageSpinner } from '../components/PageSpinner';
 import type { ChartWords } from '../components/DailyUsageChart';
 import { PageHeader } from '../components/PageHeader';
 import { SectionCard } from '../components/SectionCard';
@@ -283,13 +284,14 @@ function Analytics({ data, busy }: { data: UsageAnalytics; busy: boolean }) {
 
 const selectView = (s: UsageSnapshot) => ({
   status: usageStatus(s),
+  holding: s.hasTag('holding'),
   busy: s.hasTag('reloading'),
   downloading: s.hasTag('downloading'),
   data: s.context.data,
   failure: s.context.failure && say(s.context.failure, TEXTS),
 });
 const sameView = (a: ReturnType<typeof selectView>, b: ReturnType<typeof selectView>) =>
-  a.status === b.status && a.busy === b.busy && a.downloading === b.downloading && a.data === b.data && a.failure === b.failure;
+  a.status === b.status && a.holding === b.holding && a.busy === b.busy && a.downloading === b.downloading && a.data === b.data && a.failure === b.failure;
 
 export default function UsagePage() {
   usePageTitle(t.title);
@@ -333,7 +335,12 @@ export default function UsagePage() {
                 {t.reloading}
               </Text>
             )}
-            {view.status === 'loading' && <AnalyticsLoading />}
+            {/*
+              Until the first load answers (or a moment has passed), a spinner rather than the figures'
+              placeholders, and no export below: the Professional offer that may come instead of the
+              picker and the figures is far shorter, and would pull up what is under it.
+            */}
+            {view.status === 'loading' && (view.holding ? <PageSpinner /> : <AnalyticsLoading />)}
             {view.status === 'failed' && (
               <Alert.Root status="error" alignItems="center">
                 <Alert.Indicator />
@@ -354,9 +361,11 @@ export default function UsagePage() {
             {view.status === 'loaded' && view.data && <Analytics data={view.data} busy={view.busy} />}
           </>
         )}
-        <Section title={t.exportHeading}>
-          <AccountExport />
-        </Section>
+        {!view.holding && (
+          <Section title={t.exportHeading}>
+            <AccountExport />
+          </Section>
+        )}
       </Stack>
     </Container>
   );

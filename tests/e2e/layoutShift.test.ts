@@ -203,9 +203,10 @@ describe('a signed-in page as its data arrives', () => {
 /**
  * What an account other than the owner has above a page: the banners above every signed-in page
  * (the unverified address' reminder, a held member's way to a second factor) are chunks of their
- * own, loaded once the session check has said one is needed, and a new account's dashboard has the
- * get-started card above its cards once its usage says zero queries. None may be drawn after the
- * page and push it down.
+ * own, loaded once the session check has said one is needed; a new account's dashboard has the
+ * get-started card above its cards once its usage says zero queries, and its /usage the offer of
+ * Professional in place of the figures once the analytics call is refused. None may be drawn
+ * after the page and push it down, nor pull up what is under it.
  */
 const ACCOUNTS = {
   'an unverified address': {
@@ -213,7 +214,13 @@ const ACCOUNTS = {
     path: '/profile',
     shown: (page: Page) => [page.getByText(t.verifyEmail.bannerText(unverified.email))],
   },
-  'a held member': { account: () => heldMember, path: '/profile', shown: (page: Page) => [page.getByText(t.security.requiredText)] },
+  'a held member': {
+    account: () => heldMember,
+    path: '/profile',
+    shown: (page: Page) => [page.getByText(t.security.requiredText)],
+    // Her calls beyond the profile are refused, as the team's requirement says.
+    refused: true,
+  },
   'a new account': {
     account: () => unverified,
     path: '/dashboard',
@@ -222,6 +229,18 @@ const ACCOUNTS = {
       page.getByRole('heading', { name: t.dashboard.getStartedTitle }),
       page.getByRole('main').getByText(t.plan.active).first(),
     ],
+  },
+  // Free: the analytics call is refused, and the page offers Professional in place of the figures.
+  'a new account on /usage': {
+    account: () => unverified,
+    path: '/usage',
+    shown: (page: Page) => [page.getByRole('heading', { name: t.usage.upgradeHeading }), page.getByRole('button', { name: t.usage.exportAction })],
+    refused: true,
+  },
+  'an unverified address on /link': {
+    account: () => unverified,
+    path: '/link',
+    shown: (page: Page) => [page.getByText(t.verifyEmail.bannerText(unverified.email))],
   },
 } as const;
 
@@ -247,8 +266,9 @@ describe('a signed-in page with something above it that only some accounts have'
       for (const part of shown(page)) await part.waitFor();
       await quiet(page, calls);
       expect({ who, screen, held, ...(await shiftsOf(page)) }).toEqual({ who, screen, held, total: 'within', shifts: [] });
-      // A held member's calls beyond the profile are refused (403), as the team's requirement says.
-      expect(watch.consoleErrors.filter((error) => !(who === 'a held member' && /403|Forbidden/.test(error)))).toEqual([]);
+      // The browser reports each refused call (403) of an account that expects them.
+      const refused = 'refused' in ACCOUNTS[who];
+      expect(watch.consoleErrors.filter((error) => !(refused && /403|Forbidden/.test(error)))).toEqual([]);
     } finally {
       await context.close();
     }

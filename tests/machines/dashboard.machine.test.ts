@@ -1,6 +1,7 @@
 import { createActor, fromPromise } from 'xstate';
 import type { DashboardData, DashboardPart, LoadInput } from '../../machines/dashboard/dashboard.actors';
-import { dashboardMachine, FIRST_DRAW_WAIT_MS, metersStatus, partStatus } from '../../machines/dashboard/dashboard.machine';
+import { dashboardMachine, metersStatus, partStatus } from '../../machines/dashboard/dashboard.machine';
+import { FIRST_DRAW_WAIT_MS } from '../../machines/shared/firstDraw';
 import type { AuthActorRef } from '../../machines/shared/authRetry';
 
 /** A fake API for the three parts: each call waits until the test answers it. */

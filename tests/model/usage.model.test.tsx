@@ -6,7 +6,8 @@ import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import UsagePage, { UsageChart } from '../../src/pages/UsagePage';
 import type { UsageAnalytics } from '../../machines/shared/api';
-import { describeChartPaths, type ActorOutcome } from '../helpers/chartModel';
+import { afterEvent, describeChartPaths, type ActorOutcome } from '../helpers/chartModel';
+import { FIRST_DRAW_WAIT_MS } from '../../machines/shared/firstDraw';
 import { HeldActorCalls, renderSignedIn } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
 import { answerFor, usageCoverage, usagePaths, usageViews } from './usage.paths';
@@ -83,6 +84,10 @@ describeChartPaths('usage chart, generated paths', 'usage', { coverage: usageCov
           }
           const form = screen.getByRole('button', { name: t.showRange }).closest('form')!;
           await browser.click(within(form).getByRole('button', { name: t.showRange }));
+        },
+        // The wait is over once the page has drawn what stands below the figures.
+        [afterEvent('firstDraw')]: async () => {
+          await screen.findByRole('button', { name: t.exportAction }, { timeout: FIRST_DRAW_WAIT_MS * 2 });
         },
         'analytics.retry': async () => {
           await browser.click(screen.getByRole('button', { name: t.retry }));
