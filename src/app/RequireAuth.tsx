@@ -1,7 +1,7 @@
 import { useDeferredValue } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router-dom';
 import { PageSpinner } from '../components/PageSpinner';
-import { useAuthSelector } from './auth';
+import { useSessionStatus } from './auth';
 
 export interface RedirectState {
   from?: { pathname: string; search?: string; hash?: string };
@@ -23,7 +23,7 @@ export function prefilledEmail(state: unknown): string {
 
 /** The guard of the signed-in routes: a spinner while loading, /login (remembering the page) when signed out. */
 export function RequireAuth() {
-  const status = useAuthSelector((s) => (s.hasTag('loading') ? 'loading' : s.hasTag('signedIn') ? 'signedIn' : 'signedOut'));
+  const status = useSessionStatus();
   // The page itself is drawn in a deferred render, which React does in slices of a few
   // milliseconds: drawn at once, a whole signed-in page is one task of up to half a second on a
   // slow phone when the session check answers. The spinner stays until it is there.

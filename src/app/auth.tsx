@@ -33,3 +33,16 @@ function AuthActor({ children }: { children: ReactNode }) {
 
 export const useAuthRef = AuthChart.useActorRef;
 export const useAuthSelector = AuthChart.useSelector;
+
+/** Where the session check stands: still checking, signed in or signed out. */
+export type SessionStatus = 'loading' | 'signedIn' | 'signedOut';
+
+/**
+ * The session check's status, for the pages that draw according to it (the guard of the signed-in
+ * routes, /link, /invite). A page drawn when it answers draws from its deferred value
+ * (`useDeferredValue`), as the guard does: the render in which the answer is drawn is then the one
+ * that brings the banners above every page (src/app/Layout.tsx), and page and banner come together.
+ */
+export function useSessionStatus(): SessionStatus {
+  return useAuthSelector((s) => (s.hasTag('loading') ? 'loading' : s.hasTag('signedIn') ? 'signedIn' : 'signedOut'));
+}

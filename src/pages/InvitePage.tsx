@@ -2,7 +2,7 @@ import { Button, Container, HStack, Stack, Text } from '@chakra-ui/react';
 import { useLocation, useNavigate, useParams } from 'react-router-dom';
 import { invitationMachine } from '../../machines/invitation/invitation.machine';
 import { useMembershipKnown } from '../app/membership';
-import { useAuthRef, useAuthSelector } from '../app/auth';
+import { useAuthRef, useAuthSelector, useSessionStatus } from '../app/auth';
 import type { RedirectState } from '../app/RequireAuth';
 import { RouterLink } from '../app/RouterLink';
 import { Notice } from '../components/Notice';
@@ -37,7 +37,7 @@ export default function InvitePage() {
   const preview = useSelector(actor, (s) => s.context.preview);
   const failure = useSelector(actor, (s) => s.context.failure);
   const busy = useSelector(actor, (s) => s.hasTag('busy'));
-  const authStatus = useAuthSelector((s) => (s.hasTag('loading') ? 'loading' : s.hasTag('signedIn') ? 'signedIn' : 'signedOut'));
+  const authStatus = useSessionStatus();
   const signedInAs = useAuthSelector((s) => s.context.user?.email ?? null);
 
   if (state === 'loading' || authStatus === 'loading') return <PageSpinner />;

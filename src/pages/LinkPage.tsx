@@ -2,7 +2,7 @@ import { Alert, Button, Card, Container, DataList, Field, Heading, HStack, Input
 import { useDeferredValue } from 'react';
 import { useLocation, useSearchParams } from 'react-router-dom';
 import { linkMachine } from '../../machines/link/link.machine';
-import { useAuthRef, useAuthSelector } from '../app/auth';
+import { useAuthRef, useAuthSelector, useSessionStatus } from '../app/auth';
 import type { RedirectState } from '../app/RequireAuth';
 import { RouterLink } from '../app/RouterLink';
 import { PageHeader } from '../components/PageHeader';
@@ -204,11 +204,8 @@ function LinkFlow({ signedIn }: { signedIn: boolean }) {
 /** Where a person approves the add-on's device sign-in (RFC 8628 §3.3), signed in or not yet. */
 export default function LinkPage() {
   usePageTitle(t.title);
-  // Drawn in the deferred render in which the session check's answer is drawn, as a guarded page
-  // is (src/app/RequireAuth.tsx): with the banner the answer may bring above it (src/app/Layout.tsx),
-  // which would else come after the page and push it down.
-  const auth = useAuthSelector((s) => (s.hasTag('loading') ? 'loading' : s.hasTag('signedIn') ? 'signedIn' : 'signedOut'));
-  const status = useDeferredValue(auth);
+  // Deferred, as a guarded page is: drawn with the banner the session check's answer may bring.
+  const status = useDeferredValue(useSessionStatus());
   if (status === 'loading') return <PageSpinner />;
   return (
     <Container maxW="xl" py={{ base: '8', md: '12' }}>

@@ -170,23 +170,42 @@ async function shiftsOf(page: Page): Promise<{ total: number | 'within'; shifts:
   return total <= MOST_SHIFT ? { total: 'within', shifts: [] } : { total, shifts };
 }
 
-const cases = Object.keys(FILLED).flatMap((path) =>
-  (['desktop', 'phone'] as const).flatMap((screen) => [
-    { path, screen, held: false },
-    { path, screen, held: true },
-  ]),
-);
+/** Each of `keys` on both screens, with the API's answers on time and held back. */
+function onEveryScreen<K extends string>(keys: readonly K[]): Array<{ key: K; screen: keyof typeof SCREENS; held: boolean }> {
+  return keys.flatMap((key) =>
+    (['desktop', 'phone'] as const).flatMap((screen) => [
+      { key, screen, held: false },
+      { key, screen, held: true },
+    ]),
+  );
+}
+
+/**
+ * A page loaded afresh with `tokens` stored, as the case asks (screen, answers held back), its
+ * layout shifts recorded from the start and its API calls tracked; the caller closes the context.
+ */
+async function load(tokens: LiveAccount['tokens'], url: string, { screen, held }: { screen: keyof typeof SCREENS; held: boolean }) {
+  const { context, page } = await openContext(live.browser, storedTokens(tokens));
+  try {
+    await page.setViewportSize(SCREENS[screen]);
+    const watch = await watchPage(page);
+    await recordShifts(page);
+    if (held) await holdAnswersBack(page, HELD_MS);
+    const calls = trackCalls(page);
+    await page.goto(`${live.server.baseUrl}${url}`);
+    return { context, page, watch, calls };
+  } catch (error) {
+    await context.close();
+    throw error;
+  }
+}
+
+const cases = onEveryScreen(Object.keys(FILLED)).map(({ key, ...rest }) => ({ path: key, ...rest }));
 
 describe('a signed-in page as its data arrives', () => {
   it.each(cases)('$path on a $screen screen (answers held back: $held) does not shift', async ({ path, screen, held }) => {
-    const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
+    const { context, page, watch, calls } = await load(owner.tokens, path === ADDON_LINK ? addonLink : path, { screen, held });
     try {
-      await page.setViewportSize(SCREENS[screen]);
-      const watch = await watchPage(page);
-      await recordShifts(page);
-      if (held) await holdAnswersBack(page, HELD_MS);
-      const calls = trackCalls(page);
-      await page.goto(`${live.server.baseUrl}${path === ADDON_LINK ? addonLink : path}`);
       await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
       await page.getByRole('banner').getByText(t.layout.welcome('Katherine Johnson')).first().waitFor({ state: 'attached' });
       await FILLED[path]!(page);
@@ -244,24 +263,13 @@ const ACCOUNTS = {
   },
 } as const;
 
-const accountCases = (Object.keys(ACCOUNTS) as Array<keyof typeof ACCOUNTS>).flatMap((who) =>
-  (['desktop', 'phone'] as const).flatMap((screen) => [
-    { who, screen, held: false },
-    { who, screen, held: true },
-  ]),
-);
+const accountCases = onEveryScreen(Object.keys(ACCOUNTS) as Array<keyof typeof ACCOUNTS>).map(({ key, ...rest }) => ({ who: key, ...rest }));
 
 describe('a signed-in page with something above it that only some accounts have', () => {
   it.each(accountCases)('for $who on a $screen screen (answers held back: $held) does not shift', async ({ who, screen, held }) => {
     const { account, path, shown } = ACCOUNTS[who];
-    const { context, page } = await openContext(live.browser, storedTokens(account().tokens));
+    const { context, page, watch, calls } = await load(account().tokens, path, { screen, held });
     try {
-      await page.setViewportSize(SCREENS[screen]);
-      const watch = await watchPage(page);
-      await recordShifts(page);
-      if (held) await holdAnswersBack(page, HELD_MS);
-      const calls = trackCalls(page);
-      await page.goto(`${live.server.baseUrl}${path}`);
       await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
       for (const part of shown(page)) await part.waitFor();
       await quiet(page, calls);
