@@ -1,4 +1,5 @@
 import { Button, Container, HStack, Stack, Text } from '@chakra-ui/react';
+import { useDeferredValue } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router-dom';
 import { invitationMachine } from '../../machines/invitation/invitation.machine';
 import { useMembershipKnown } from '../app/membership';
@@ -37,7 +38,8 @@ export default function InvitePage() {
   const preview = useSelector(actor, (s) => s.context.preview);
   const failure = useSelector(actor, (s) => s.context.failure);
   const busy = useSelector(actor, (s) => s.hasTag('busy'));
-  const authStatus = useSessionStatus();
+  // Deferred, as /link's: drawn with the banner the session check's answer may bring, not before it.
+  const authStatus = useDeferredValue(useSessionStatus());
   const signedInAs = useAuthSelector((s) => s.context.user?.email ?? null);
 
   if (state === 'loading' || authStatus === 'loading') return <PageSpinner />;

@@ -1,7 +1,19 @@
 import type { Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
 import { trackCalls, useServerAndBrowser, watchPage } from '../helpers/browser';
-import { apiClient, makeTeam, openContext, setUpAuthenticator, signUp, storedTokens, uniqueAccount, type ApiClient, type LiveAccount } from '../helpers/browserPaths';
+import {
+  apiClient,
+  invitationLinksIn,
+  makeTeam,
+  newInvitationLink,
+  openContext,
+  setUpAuthenticator,
+  signUp,
+  storedTokens,
+  uniqueAccount,
+  type ApiClient,
+  type LiveAccount,
+} from '../helpers/browserPaths';
 
 /**
  * A signed-in page does not jump when its data arrives (issue 40): what it paints first, before
@@ -22,6 +34,9 @@ let owner: LiveAccount;
 let unverified: LiveAccount;
 /** A member of a team that requires a second factor, without one: every signed-in page has the way to set one up above it. */
 let heldMember: LiveAccount;
+
+/** The invitation mailed to the unverified account, to the Team owner's team: its /invite/{token} address. */
+let invitation = '';
 
 /** /link as the add-on opens it, with the code of a real request (RFC 8628 §3.3.1): the address is known once the request is made. */
 const ADDON_LINK = '/link from the add-on';
@@ -67,6 +82,10 @@ beforeAll(async () => {
   const account = uniqueAccount('Annie Easley', 'Analytical-Engine-1843');
   const registered = await api.register(account, { verified: false });
   unverified = { tokens: registered, id: registered.user.id, email: account.email };
+  const mailed = invitationLinksIn(live.server.dataDir, account.email).length;
+  const invited = await api.call('POST', '/teams/me/invitations', { email: account.email, role: 'member' }, owner.tokens.access_token);
+  if (invited.status !== 201) throw new Error(`inviting ${account.email} answered ${invited.status}`);
+  invitation = new URL(await newInvitationLink(live.server.dataDir, account.email, mailed)).pathname;
   const admin = await signUp(api, 'Mary Jackson');
   heldMember = await signUp(api, 'Christine Darden');
   await makeTeam(api, live.server.dataDir, admin, [heldMember]);
@@ -260,6 +279,14 @@ const ACCOUNTS = {
     account: () => unverified,
     path: '/link',
     shown: (page: Page) => [page.getByText(t.verifyEmail.bannerText(unverified.email))],
+  },
+  // Opened from the invitation's mail, signed in as its address: the way to accept it, under the reminder.
+  'an unverified address on /invite': {
+    account: () => unverified,
+    get path() {
+      return invitation;
+    },
+    shown: (page: Page) => [page.getByText(t.verifyEmail.bannerText(unverified.email)), page.getByRole('button', { name: t.invitation.accept })],
   },
 } as const;
 
