@@ -762,6 +762,17 @@ const STATES: State[] = [
   { name: 'invite-signed-out', path: '/invite/a-token', fullPage: true, routes: (page) => invitationRoutes(page, 'grace@example.com') },
   { name: 'invite-signed-in', path: '/invite/a-token', signedIn: true, fullPage: true, routes: (page, account) => invitationRoutes(page, account.email) },
   { name: 'invite-other-account', path: '/invite/a-token', signedIn: true, fullPage: true, routes: (page) => invitationRoutes(page, 'grace@example.com') },
+  // Opened from the mail before the address is verified: the reminder above, the way to accept below.
+  {
+    name: 'invite-unverified',
+    path: '/invite/a-token',
+    signedIn: true,
+    fullPage: true,
+    routes: async (page, account) => {
+      await unverified(page);
+      await invitationRoutes(page, account.email);
+    },
+  },
   {
     name: 'invite-accept-refused',
     path: '/invite/a-token',
