@@ -85,9 +85,11 @@ describeChartPaths('usage chart, generated paths', 'usage', { coverage: usageCov
           const form = screen.getByRole('button', { name: t.showRange }).closest('form')!;
           await browser.click(within(form).getByRole('button', { name: t.showRange }));
         },
-        // The wait is over once the page has drawn what stands below the figures.
+        // The wait is over once the page has drawn what stands below the figures: the chart's own
+        // timer, on a real clock, which a loaded machine (CI runs the suites side by side) may fire
+        // and draw late; 2 s was once not enough there.
         [afterEvent('firstDraw')]: async () => {
-          await screen.findByRole('button', { name: t.exportAction }, { timeout: FIRST_DRAW_WAIT_MS * 2 });
+          await screen.findByRole('button', { name: t.exportAction }, { timeout: FIRST_DRAW_WAIT_MS + 9_000 });
         },
         'analytics.retry': async () => {
           await browser.click(screen.getByRole('button', { name: t.retry }));
