@@ -1,4 +1,4 @@
-import { type ReactNode } from 'react';
+import { useDeferredValue, type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { authMachine, type AuthMachine } from '../../machines/auth/auth.machine';
 import { createChartContext } from '../lib/chart';
@@ -40,9 +40,15 @@ export type SessionStatus = 'loading' | 'signedIn' | 'signedOut';
 /**
  * The session check's status, for the pages that draw according to it (the guard of the signed-in
  * routes, /link, /invite). A page drawn when it answers draws from its deferred value
- * (`useDeferredValue`), as the guard does: the render in which the answer is drawn is then the one
- * that brings the banners above every page (src/app/Layout.tsx), and page and banner come together.
+ * (`useDrawnSessionStatus`, below; the guard defers its own): the render in which the answer is
+ * drawn is then the one that brings the banners above every page (src/app/Layout.tsx), and page
+ * and banner come together.
  */
 export function useSessionStatus(): SessionStatus {
   return useAuthSelector((s) => (s.hasTag('loading') ? 'loading' : s.hasTag('signedIn') ? 'signedIn' : 'signedOut'));
+}
+
+/** The session check's status as a page drawn on its answer reads it (/link, /invite): deferred, so that it comes with the banners. */
+export function useDrawnSessionStatus(): SessionStatus {
+  return useDeferredValue(useSessionStatus());
 }

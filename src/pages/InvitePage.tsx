@@ -1,9 +1,8 @@
 import { Button, Container, HStack, Stack, Text } from '@chakra-ui/react';
-import { useDeferredValue } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router-dom';
 import { invitationMachine } from '../../machines/invitation/invitation.machine';
 import { useMembershipKnown } from '../app/membership';
-import { useAuthRef, useAuthSelector, useSessionStatus } from '../app/auth';
+import { useAuthRef, useAuthSelector, useDrawnSessionStatus } from '../app/auth';
 import type { RedirectState } from '../app/RequireAuth';
 import { RouterLink } from '../app/RouterLink';
 import { Notice } from '../components/Notice';
@@ -38,8 +37,7 @@ export default function InvitePage() {
   const preview = useSelector(actor, (s) => s.context.preview);
   const failure = useSelector(actor, (s) => s.context.failure);
   const busy = useSelector(actor, (s) => s.hasTag('busy'));
-  // Deferred, as /link's: drawn with the banner the session check's answer may bring, not before it.
-  const authStatus = useDeferredValue(useSessionStatus());
+  const authStatus = useDrawnSessionStatus();
   const signedInAs = useAuthSelector((s) => s.context.user?.email ?? null);
 
   if (state === 'loading' || authStatus === 'loading') return <PageSpinner />;

@@ -1,8 +1,7 @@
 import { Alert, Button, Card, Container, DataList, Field, Heading, HStack, Input, Stack, Text } from '@chakra-ui/react';
-import { useDeferredValue } from 'react';
 import { useLocation, useSearchParams } from 'react-router-dom';
 import { linkMachine } from '../../machines/link/link.machine';
-import { useAuthRef, useAuthSelector, useSessionStatus } from '../app/auth';
+import { useAuthRef, useAuthSelector, useDrawnSessionStatus } from '../app/auth';
 import type { RedirectState } from '../app/RequireAuth';
 import { RouterLink } from '../app/RouterLink';
 import { PageHeader } from '../components/PageHeader';
@@ -204,8 +203,7 @@ function LinkFlow({ signedIn }: { signedIn: boolean }) {
 /** Where a person approves the add-on's device sign-in (RFC 8628 §3.3), signed in or not yet. */
 export default function LinkPage() {
   usePageTitle(t.title);
-  // Deferred, as a guarded page is: drawn with the banner the session check's answer may bring.
-  const status = useDeferredValue(useSessionStatus());
+  const status = useDrawnSessionStatus();
   if (status === 'loading') return <PageSpinner />;
   return (
     <Container maxW="xl" py={{ base: '8', md: '12' }}>

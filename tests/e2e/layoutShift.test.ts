@@ -3,9 +3,8 @@ import * as messages from '../../src/content/messages';
 import { trackCalls, useServerAndBrowser, watchPage } from '../helpers/browser';
 import {
   apiClient,
-  invitationLinksIn,
+  inviteByMail,
   makeTeam,
-  newInvitationLink,
   openContext,
   setUpAuthenticator,
   signUp,
@@ -82,10 +81,7 @@ beforeAll(async () => {
   const account = uniqueAccount('Annie Easley', 'Analytical-Engine-1843');
   const registered = await api.register(account, { verified: false });
   unverified = { tokens: registered, id: registered.user.id, email: account.email };
-  const mailed = invitationLinksIn(live.server.dataDir, account.email).length;
-  const invited = await api.call('POST', '/teams/me/invitations', { email: account.email, role: 'member' }, owner.tokens.access_token);
-  if (invited.status !== 201) throw new Error(`inviting ${account.email} answered ${invited.status}`);
-  invitation = new URL(await newInvitationLink(live.server.dataDir, account.email, mailed)).pathname;
+  invitation = new URL((await inviteByMail(api, live.server.dataDir, owner.tokens.access_token, account.email)).link).pathname;
   const admin = await signUp(api, 'Mary Jackson');
   heldMember = await signUp(api, 'Christine Darden');
   await makeTeam(api, live.server.dataDir, admin, [heldMember]);

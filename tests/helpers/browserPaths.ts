@@ -448,11 +448,18 @@ export async function setUpAuthenticator(api: ApiClient, accessToken: string): P
   return { secret, recoveryCodes: confirmed.body.recovery_codes };
 }
 
+/** `email` is invited into the team of the admin whose token is `adminToken`: the invitation's id and the link mailed for it. */
+export async function inviteByMail(api: ApiClient, dataDir: string, adminToken: string, email: string, role = 'member'): Promise<{ id: string; link: string }> {
+  const seen = invitationLinksIn(dataDir, email).length;
+  const sent = await api.call<{ id: string }>('POST', '/teams/me/invitations', { email, role }, adminToken);
+  if (sent.status !== 201) throw new Error(`inviting ${email} answered ${sent.status}`);
+  return { id: sent.body.id, link: await newInvitationLink(dataDir, email, seen) };
+}
+
 /** `member` is invited into the team of the admin whose token is `adminToken`, and accepts from the mailed link. */
 export async function inviteInto(api: ApiClient, dataDir: string, adminToken: string, member: LiveAccount): Promise<void> {
-  const seen = invitationLinksIn(dataDir, member.email).length;
-  await api.call('POST', '/teams/me/invitations', { email: member.email, role: 'member' }, adminToken);
-  const token = new URL(await newInvitationLink(dataDir, member.email, seen)).pathname.split('/').at(-1)!;
+  const { link } = await inviteByMail(api, dataDir, adminToken, member.email);
+  const token = new URL(link).pathname.split('/').at(-1)!;
   const accepted = await api.call('POST', `/invitations/${token}/accept`, {}, member.tokens.access_token);
   if (accepted.status !== 200) throw new Error(`accepting the invitation answered ${accepted.status}`);
 }

@@ -7,9 +7,8 @@ import {
   apiClient,
   cutOff,
   HeldCalls,
-  invitationLinksIn,
+  inviteByMail,
   makeTeam,
-  newInvitationLink,
   openTab,
   signUp,
   storedTokens,
@@ -58,11 +57,9 @@ describeChartPaths('invitation chart, generated paths, in Chromium against the r
   const api = apiClient(baseUrl);
   const inviter = await signUp(api, INVITER);
   await makeTeam(api, dataDir, inviter);
-  const seen = invitationLinksIn(dataDir, INVITED_EMAIL).length;
-  const sent = await api.call<{ id: string }>('POST', '/teams/me/invitations', { email: INVITED_EMAIL, role: preview.role }, inviter.tokens.access_token);
-  const link = await newInvitationLink(dataDir, INVITED_EMAIL, seen);
-  const token = new URL(link).pathname.split('/').at(-1)!;
-  const revoke = () => api.call('DELETE', `/teams/me/invitations/${sent.body.id}`, undefined, inviter.tokens.access_token);
+  const sent = await inviteByMail(api, dataDir, inviter.tokens.access_token, INVITED_EMAIL, preview.role);
+  const token = new URL(sent.link).pathname.split('/').at(-1)!;
+  const revoke = () => api.call('DELETE', `/teams/me/invitations/${sent.id}`, undefined, inviter.tokens.access_token);
 
   const signedIn = arrival === 'signedOut' ? {} : storedTokens(accounts[arrival].tokens);
   const { page, close } = await openTab(live.browser, signedIn);
@@ -91,7 +88,7 @@ describeChartPaths('invitation chart, generated paths, in Chromium against the r
         await answerError(route, error!.status, error!.code!, error!.code!);
       }
     };
-    await page.goto(link);
+    await page.goto(sent.link);
     await path.test({
       states: inBrowser(page, invitationViews(arrival)),
       events: {
