@@ -30,7 +30,10 @@ import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
  *   - the app process's RSS (idle before the run, and the most during it);
  *   - the CPU time a query costs the app, the load generator and the fake model (which share the cores);
  *   - the count check: each user's monthly count grew by exactly the answers they received;
- *   - for a streamed run (`Accept: text/event-stream`, at the first in-flight figure): time to first byte;
+ *   - for a streamed run (`Accept: text/event-stream`, at the first in-flight figure): time to first byte,
+ *     and the floor: the same clients, in the same round, against a bare relay of the model's stream
+ *     (`bareRelay.ts`: no session, quota, database or pacing), whose overhead is what the machine
+ *     itself adds (its two cores shared with the clients and the model) and the gateway's is read against;
  *   - an abandon run (clients giving up after 500 ms, before the model answers): the queries charged
  *     must be 0, and the provider calls still open when the clients stop are reported.
  * Every round runs every engine and case once; BENCH_ROUNDS (default 3) rounds; BENCH_ENGINES and
@@ -176,16 +179,22 @@ interface ModelCounts {
   loopDelayP99: number;
 }
 
-async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; pid: number; watch: () => void; counts: () => Promise<ModelCounts> }> {
-  const child: ChildProcess = fork(path.join(__dirname, 'fakeModel.ts'), [String(DELAY_MS)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  cleanup.add('fake model process', async () => {
+/** Starts one of the bench's helper processes (`file` in this folder), which sends its base URL once listening; ended at cleanup. */
+async function startHelper(cleanup: Cleanup, what: string, file: string, args: string[]): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child: ChildProcess = fork(path.join(__dirname, file), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  cleanup.add(`${what} process`, async () => {
     if (child.connected) child.disconnect();
     if (child.exitCode === null) child.kill();
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { baseUrl: string }).baseUrl));
-    child.once('exit', (code) => reject(new Error(`the fake model exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`the ${what} exited with ${code}`)));
   });
+  return { child, baseUrl };
+}
+
+async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; pid: number; watch: () => void; counts: () => Promise<ModelCounts> }> {
+  const { child, baseUrl } = await startHelper(cleanup, 'fake model', 'fakeModel.ts', [String(DELAY_MS)]);
   const counts = () =>
     new Promise<ModelCounts>((resolve) => {
       child.once('message', (message) => {
@@ -195,6 +204,12 @@ async function startModel(cleanup: Cleanup): Promise<{ baseUrl: string; pid: num
       child.send('counts');
     });
   return { baseUrl, pid: child.pid!, watch: () => child.send('watch'), counts };
+}
+
+/** The bare relay of the streamed runs' floor, a process of its own in front of the fake model. */
+async function startRelay(cleanup: Cleanup, modelUrl: string): Promise<{ baseUrl: string; pid: number }> {
+  const { child, baseUrl } = await startHelper(cleanup, 'bare relay', 'bareRelay.ts', [modelUrl]);
+  return { baseUrl, pid: child.pid! };
 }
 
 interface Deployed {
@@ -305,6 +320,33 @@ function ask(url: string, token: string, localAddress: string, kind: Kind, user:
   });
 }
 
+/**
+ * Closed-loop clients holding `inFlight` queries in flight against `url`, each of its own user
+ * (`tokens`, in turn) and from one of ADDRESSES loopback addresses, from now until `end`.
+ * The clients start one after another over one model delay, as many people's queries would, not
+ * all in the same millisecond: a closed loop started at once keeps its first wave together (every
+ * answer takes the same delay), and the last query of each wave waits for the gateway to take in
+ * the whole wave before it, which measures the burst rather than the gateway. The answers from
+ * `warm` (after the ramp and 1.5 model delays) are the run's.
+ */
+function closedLoop(url: string, tokens: string[], kind: Kind, inFlight: number) {
+  const addresses = Array.from({ length: ADDRESSES }, () => newLoopbackAddress());
+  const rampMs = DELAY_MS;
+  const warm = performance.now() + rampMs + DELAY_MS * 1.5;
+  const end = warm + RUN_S * 1000;
+  const drive = async () => {
+    const answers: Answer[] = [];
+    const client = async (slot: number) => {
+      const user = slot % tokens.length;
+      await new Promise((resolve) => setTimeout(resolve, (slot * rampMs) / inFlight));
+      while (performance.now() < end) answers.push(await ask(url, tokens[user]!, addresses[slot % ADDRESSES]!, kind, user));
+    };
+    await Promise.all(Array.from({ length: inFlight }, (_, slot) => client(slot)));
+    return answers;
+  };
+  return { warm, end, drive };
+}
+
 async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: number, model: Awaited<ReturnType<typeof startModel>>): Promise<RunResult> {
   const { server, healthPortUrl, database, users } = deployed;
   const userIds = users.map((user) => user.userId);
@@ -317,21 +359,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const databaseCpuBefore = engine === 'postgres' ? postgresCpuMs() : 0;
   const machineBefore = machineTicks();
   let rssMaxMb = rssIdleMb;
-  const addresses = Array.from({ length: ADDRESSES }, () => newLoopbackAddress());
-  const start = performance.now();
-  // The clients start one after another over one model delay, as many people's queries would, not
-  // all in the same millisecond: a closed loop started at once keeps its first wave together
-  // (every answer takes the same delay), and the last query of each wave waits for the gateway to
-  // take in the whole wave before it, which measures the burst rather than the gateway.
-  const rampMs = DELAY_MS;
-  const warm = start + rampMs + DELAY_MS * 1.5;
-  const end = warm + RUN_S * 1000;
-  const answers: Answer[] = [];
-  const client = async (slot: number) => {
-    const user = slot % users.length;
-    await new Promise((resolve) => setTimeout(resolve, (slot * rampMs) / inFlight));
-    while (performance.now() < end) answers.push(await ask(server.baseUrl, users[user]!.token, addresses[slot % ADDRESSES]!, kind, user));
-  };
+  const { warm, end, drive } = closedLoop(server.baseUrl, users.map((user) => user.token), kind, inFlight);
   // Health is probed from a process of its own, from the end of the warm-up to the end of the run:
   // on the app's port, and on HEALTH_PORT by a second prober.
   const probe = (baseUrl: string) =>
@@ -361,8 +389,9 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
       }),
     end - performance.now(),
   );
+  let answers: Answer[];
   try {
-    await Promise.all(Array.from({ length: inFlight }, (_, slot) => client(slot)));
+    answers = await drive();
   } finally {
     clearInterval(sampler);
     clearTimeout(atEnd);
@@ -432,6 +461,41 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   };
 }
 
+/** A streamed run's floor: the same closed loop against the bare relay (`bareRelay.ts`). */
+interface FloorResult {
+  inFlight: number;
+  answersPerS: number;
+  overheadP50: number;
+  overheadP99: number;
+  ttfbP50: number;
+  ttfbP99: number;
+  relayCpuMsPerAnswer: number;
+  machineBusy: number;
+  failed: number;
+}
+
+async function runFloor(relay: { baseUrl: string; pid: number }, inFlight: number): Promise<FloorResult> {
+  const cpuBefore = cpuMs(relay.pid);
+  const machineBefore = machineTicks();
+  const { warm, end, drive } = closedLoop(relay.baseUrl, ['none'], 'streamed', inFlight);
+  const answers = await drive();
+  const machineAfter = machineTicks();
+  const measured = answers.filter((answer) => answer.startedAt >= warm && answer.complete);
+  const overheads = measured.map((answer) => answer.endedAt - answer.startedAt - answer.modelMs);
+  const ttfb = measured.map((answer) => answer.firstByteMs!);
+  return {
+    inFlight,
+    answersPerS: answers.filter((answer) => answer.complete && answer.endedAt >= warm && answer.endedAt <= end).length / RUN_S,
+    overheadP50: percentile(overheads, 50),
+    overheadP99: percentile(overheads, 99),
+    ttfbP50: percentile(ttfb, 50),
+    ttfbP99: percentile(ttfb, 99),
+    relayCpuMsPerAnswer: (cpuMs(relay.pid) - cpuBefore) / Math.max(1, answers.length),
+    machineBusy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
+    failed: answers.filter((answer) => !answer.complete).length,
+  };
+}
+
 const fixed = (value: number | null, digits = 0) => (value === null || Number.isNaN(value) ? '' : value.toFixed(digits));
 
 function describe(result: RunResult): string {
@@ -448,6 +512,13 @@ function describe(result: RunResult): string {
   );
 }
 
+function describeFloor(floor: FloorResult): string {
+  return (
+    `bare relay streamed ${floor.inFlight} (the floor): ${fixed(floor.answersPerS)} answers/s, overhead p50/p99 ${fixed(floor.overheadP50)}/${fixed(floor.overheadP99)} ms, ` +
+    `first byte p50/p99 ${fixed(floor.ttfbP50)}/${fixed(floor.ttfbP99)} ms, relay CPU ${fixed(floor.relayCpuMsPerAnswer, 2)} ms an answer, machine ${fixed(floor.machineBusy * 100)} % busy, failures ${floor.failed}`
+  );
+}
+
 export async function runSlowModel(cleanup: Cleanup, tmpRoot: string): Promise<boolean> {
   log(`slow-model bench: model delay ${DELAY_MS} ms ± ${JITTER * 100} %, ${RUN_S} s a run, in flight ${IN_FLIGHT.join(', ')}, engines ${ENGINES.join(', ')}, ${ROUNDS} rounds`);
   const model = await startModel(cleanup);
@@ -459,7 +530,10 @@ export async function runSlowModel(cleanup: Cleanup, tmpRoot: string): Promise<b
   const cases = ([...IN_FLIGHT.map((n) => ['plain', n]), ['streamed', IN_FLIGHT[0]!], ['abandon', IN_FLIGHT[0]!]] as Array<[Kind, number]>).filter(([kind]) =>
     CASES.includes(kind),
   );
+  const streamed = cases.find(([kind]) => kind === 'streamed');
+  const relay = streamed ? await startRelay(cleanup, model.baseUrl) : null;
   const results: RunResult[] = [];
+  const floors: FloorResult[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const engine of ENGINES) {
       for (const [kind, inFlight] of cases) {
@@ -468,9 +542,15 @@ export async function runSlowModel(cleanup: Cleanup, tmpRoot: string): Promise<b
         log(`round ${round}/${ROUNDS}  ${describe(result)}`);
       }
     }
+    if (relay && streamed) {
+      const floor = await runFloor(relay, streamed[1]);
+      floors.push(floor);
+      log(`round ${round}/${ROUNDS}  ${describeFloor(floor)}`);
+    }
   }
   console.log('\nSlow-model runs (every run; medians below):');
   for (const result of results) console.log(`- ${describe(result)}`);
+  for (const floor of floors) console.log(`- ${describeFloor(floor)}`);
   console.log('\n| run | answers/s (ideal) | ratio | overhead p50 / p99 | first byte p50 / p99 | health p50 / p99 | on HEALTH_PORT | RSS idle → max | counts | charged |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   let passed = true;
@@ -488,6 +568,13 @@ export async function runSlowModel(cleanup: Cleanup, tmpRoot: string): Promise<b
           `${fixed(med((r) => r.healthP50), 1)} / ${fixed(med((r) => r.healthP99), 1)} ms | ${fixed(med((r) => r.healthPortP50), 1)} / ${fixed(med((r) => r.healthPortP99), 1)} ms | ${fixed(med((r) => r.rssIdleMb))} → ${fixed(med((r) => r.rssMaxMb))} MB | ${exact ? 'exact' : 'WRONG'} | ${charged} |`,
       );
     }
+  }
+  if (streamed && floors.length) {
+    const med = (pick: (floor: FloorResult) => number) => median(floors.map(pick));
+    console.log(
+      `| bare relay (the floor), streamed, ${streamed[1]} in flight | ${fixed(med((f) => f.answersPerS))} (${fixed(streamed[1] / (DELAY_MS / 1000))}) | ${fixed(med((f) => f.answersPerS) / (streamed[1] / (DELAY_MS / 1000)), 2)} | ` +
+        `${fixed(med((f) => f.overheadP50))} / ${fixed(med((f) => f.overheadP99))} ms | ${fixed(med((f) => f.ttfbP50))} / ${fixed(med((f) => f.ttfbP99))} ms | | | | | |`,
+    );
   }
   return passed;
 }
