@@ -169,13 +169,24 @@ export function openAiProvider(config: AiConfig, budget: RetryBudget = retryBudg
       const written = { text: '' };
       const spent = (): TokenCounts => tokenCounts(estimatedPrompt, approxTokens(written.text));
       const once = async () => {
-        const timeout = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+        // One controller for the deadline and the client's signal, ended with the attempt: a timer
+        // cleared at once, where AbortSignal.timeout's and AbortSignal.any's would stay tracked until
+        // the collector found them.
+        const call = new AbortController();
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          call.abort();
+        }, Math.max(1, deadline - Date.now()));
+        const clientLeft = () => call.abort();
+        if (signal?.aborted) call.abort();
+        else signal?.addEventListener('abort', clientLeft, { once: true });
         let response: http.IncomingMessage;
         let ok = false;
         let answer: string | null;
         let usage: Completion['usage'] | null = null;
         try {
-          response = await post(endpoint, agent, streamed ? streamHeaders : headers, body, signal ? AbortSignal.any([signal, timeout]) : timeout);
+          response = await post(endpoint, agent, streamed ? streamHeaders : headers, body, call.signal);
           const status = response.statusCode ?? 0;
           ok = status >= 200 && status < 300;
           if (ok && streamed && (response.headers['content-type'] ?? '').startsWith('text/event-stream')) {
@@ -192,8 +203,11 @@ export function openAiProvider(config: AiConfig, budget: RetryBudget = retryBudg
         } catch (error) {
           if (signal?.aborted) throw new CallAborted(spent());
           if (error instanceof ProviderError) throw error;
-          if (timeout.aborted) throw new ProviderError('timeout', `The AI provider did not answer within ${config.timeoutMs} ms.`);
+          if (timedOut) throw new ProviderError('timeout', `The AI provider did not answer within ${config.timeoutMs} ms.`);
           throw new ProviderError('failed', 'The AI provider could not be reached.', { retryable: written.text === '' });
+        } finally {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', clientLeft);
         }
         if (ok) {
           const prompt = count(usage?.prompt_tokens) ?? estimatedPrompt;
