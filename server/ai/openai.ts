@@ -33,9 +33,11 @@ function retryAfterSeconds(header: string | null): number | null {
 const malformed = () => new ProviderError('malformed', 'The AI provider sent an answer that could not be read.');
 
 /**
- * The body's text, or null past MAX_RESPONSE_BYTES; `each` sees every piece as it comes. Read
- * through 'data' events and one StringDecoder: a streamed answer comes in many small
- * pieces, and an async iterator's promise and a TextDecoder call for each cost more than the piece.
+ * The body's text, or null past MAX_RESPONSE_BYTES. With `each`, every piece goes to it as it
+ * comes and none is kept (the text resolved is then empty): a streamed answer's raw events would
+ * otherwise stay in memory until its end, thousands of answers at once. Read through 'data' events
+ * and one StringDecoder: a streamed answer comes in many small pieces, and an async iterator's
+ * promise and a TextDecoder call for each cost more than the piece.
  */
 function readBounded(response: http.IncomingMessage, each?: (text: string) => void): Promise<string | null> {
   return new Promise((resolve, reject) => {
@@ -46,7 +48,7 @@ function readBounded(response: http.IncomingMessage, each?: (text: string) => vo
     const decoder = new StringDecoder('utf8');
     const take = (piece: string) => {
       if (piece === '') return;
-      text += piece;
+      if (!each) text += piece;
       try {
         each?.(piece);
       } catch (error) {
@@ -123,7 +125,7 @@ async function readStream(response: http.IncomingMessage, written: { text: strin
       onDelta(content);
     }
   };
-  const whole = await readBounded(response, (piece) => {
+  const read = await readBounded(response, (piece) => {
     pending += piece;
     let end: number;
     while ((end = pending.indexOf('\n')) >= 0) {
@@ -131,7 +133,7 @@ async function readStream(response: http.IncomingMessage, written: { text: strin
       pending = pending.slice(end + 1);
     }
   });
-  if (whole === null) throw malformed();
+  if (read === null) throw malformed();
   line(pending);
   return { answer: written.text, usage };
 }
