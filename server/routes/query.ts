@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -140,20 +140,33 @@ const pacing = streamPacing();
  * quota, the provider failing) is an HTTP error like a plain call's. An answer worked out in
  * memory, or replayed, comes as one delta (none for a replay's null answer) and its `done`. While
  * many answers stream on a busy server, an answer's deltas may come together (`streamPacing.ts`).
+ * The events are written to the response itself (the reply is taken over at the first byte, with
+ * the headers Fastify's hooks set), the last one with the response's end: thousands stream at once,
+ * and a stream piped through Fastify kept a readable, its pipe and their listeners each.
  */
 async function streamAnswer(request: FastifyRequest, reply: FastifyReply, ask: (onDelta: (text: string) => void) => Promise<QueryOutcome>) {
-  // A bare readable rather than a PassThrough: each event goes through one stream, not two.
-  const events = new Readable({ read() {} });
+  const res = reply.raw;
+  let started = false;
   let ended = false;
-  // Written after the client left: the stream is gone, and so is the need to tell anyone.
-  events.on('error', () => undefined);
-  const send = (event: string, data: unknown) => {
-    if (!ended && !events.destroyed) events.push(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  const start = () => {
+    if (started) return;
+    started = true;
+    reply.header('content-type', 'text/event-stream; charset=utf-8').header('x-accel-buffering', 'no').hijack();
+    res.writeHead(200, reply.getHeaders() as OutgoingHttpHeaders);
   };
-  const end = () => {
+  const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+  // Written after the client left: the response is gone, and so is the need to tell anyone.
+  const send = (name: string, data: unknown) => {
+    if (ended || res.destroyed) return;
+    start();
+    res.write(event(name, data));
+  };
+  const end = (name: string, data: unknown) => {
     if (ended) return;
     ended = true;
-    if (!events.destroyed) events.push(null);
+    if (res.destroyed) return;
+    start();
+    res.end(event(name, data));
   };
   let opened!: (value: 'open') => void;
   const open = new Promise<'open'>((resolve) => (opened = resolve));
@@ -170,31 +183,26 @@ async function streamAnswer(request: FastifyRequest, reply: FastifyReply, ask: (
     streamEnded();
     return failed(error, reply);
   }
-  reply.header('content-type', 'text/event-stream; charset=utf-8').header('x-accel-buffering', 'no');
   if (first === 'open') {
     answered
       .then(
         (outcome) => {
           deltas.flush();
-          send('done', outcome);
+          end('done', outcome);
         },
         (error: unknown) => {
           deltas.flush();
-          send('error', errorEvent(error, request));
+          end('error', errorEvent(error, request));
         },
       )
-      .finally(() => {
-        end();
-        streamEnded();
-      });
+      .finally(streamEnded);
   } else {
     streamEnded();
     if (first.replayed) reply.header('Idempotent-Replayed', 'true');
     if (first.answer !== null) send('delta', { text: first.answer });
-    send('done', first);
-    end();
+    end('done', first);
   }
-  return reply.send(events);
+  return reply;
 }
 
 /**
