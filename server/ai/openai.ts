@@ -82,16 +82,36 @@ function readBounded(response: http.IncomingMessage, each?: (text: string) => vo
  * rather than fetch: a call waiting on the model holds about half the memory (a socket and a
  * native parser, where fetch keeps a larger state per request), and thousands of calls wait at once.
  */
-function post(endpoint: URL, agent: http.Agent, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+function post(endpoint: URL, agent: http.Agent, headers: Record<string, string>, body: string, call: Call): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
+    if (call.stopped) {
+      reject(new Error('the call was stopped before it was sent'));
+      return;
+    }
     const request = (endpoint.protocol === 'https:' ? https : http).request(
       endpoint,
-      { method: 'POST', agent, signal, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
       resolve,
     );
+    call.request = request;
     request.on('error', reject);
     request.end(body);
   });
+}
+
+/**
+ * One attempt's HTTP call, stopped (destroyed where it is: sending, waiting or reading) at its
+ * deadline or when the client leaves. Destroying the request is what an AbortSignal passed to it
+ * would do; without one, no signal and listeners are made per call, thousands being in flight.
+ */
+interface Call {
+  request?: http.ClientRequest;
+  stopped: boolean;
+}
+
+function stopCall(call: Call): void {
+  call.stopped = true;
+  call.request?.destroy(new Error('the call was stopped'));
 }
 
 /**
@@ -171,24 +191,23 @@ export function openAiProvider(config: AiConfig, budget: RetryBudget = retryBudg
       const written = { text: '' };
       const spent = (): TokenCounts => tokenCounts(estimatedPrompt, approxTokens(written.text));
       const once = async () => {
-        // One controller for the deadline and the client's signal, ended with the attempt: a timer
-        // cleared at once, where AbortSignal.timeout's and AbortSignal.any's would stay tracked until
-        // the collector found them.
-        const call = new AbortController();
+        // The deadline's timer is cleared as the attempt ends, where AbortSignal.timeout's (and
+        // AbortSignal.any's weak references) would stay until the collector found them.
+        const call: Call = { stopped: false };
         let timedOut = false;
         const timer = setTimeout(() => {
           timedOut = true;
-          call.abort();
+          stopCall(call);
         }, Math.max(1, deadline - Date.now()));
-        const clientLeft = () => call.abort();
-        if (signal?.aborted) call.abort();
+        const clientLeft = () => stopCall(call);
+        if (signal?.aborted) stopCall(call);
         else signal?.addEventListener('abort', clientLeft, { once: true });
         let response: http.IncomingMessage;
         let ok = false;
         let answer: string | null;
         let usage: Completion['usage'] | null = null;
         try {
-          response = await post(endpoint, agent, streamed ? streamHeaders : headers, body, call.signal);
+          response = await post(endpoint, agent, streamed ? streamHeaders : headers, body, call);
           const status = response.statusCode ?? 0;
           ok = status >= 200 && status < 300;
           if (ok && streamed && (response.headers['content-type'] ?? '').startsWith('text/event-stream')) {
