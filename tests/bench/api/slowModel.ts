@@ -347,6 +347,23 @@ function closedLoop(url: string, tokens: string[], kind: Kind, inFlight: number)
   return { warm, end, drive };
 }
 
+/**
+ * What a run's answers show: answers a second that ended in the window (`warm` to `end`), and the
+ * overhead (the answer's time less the model's) and time to first byte of those that started in it.
+ */
+function answerFigures(answers: Answer[], warm: number, end: number) {
+  const measured = answers.filter((answer) => answer.startedAt >= warm && answer.complete);
+  const overheads = measured.map((answer) => answer.endedAt - answer.startedAt - answer.modelMs);
+  const ttfb = measured.map((answer) => answer.firstByteMs ?? Number.NaN);
+  return {
+    answersPerS: answers.filter((answer) => answer.complete && answer.endedAt >= warm && answer.endedAt <= end).length / RUN_S,
+    overheadP50: percentile(overheads, 50),
+    overheadP99: percentile(overheads, 99),
+    ttfbP50: percentile(ttfb, 50),
+    ttfbP99: percentile(ttfb, 99),
+  };
+}
+
 async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: number, model: Awaited<ReturnType<typeof startModel>>): Promise<RunResult> {
   const { server, healthPortUrl, database, users } = deployed;
   const userIds = users.map((user) => user.userId);
@@ -419,11 +436,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     charged += grew;
     if (grew !== (received.get(id) ?? 0)) countsExact = false;
   }
-  const measured = answers.filter((answer) => answer.startedAt >= warm && answer.complete);
-  const doneInWindow = answers.filter((answer) => answer.complete && answer.endedAt >= warm && answer.endedAt <= end).length;
-  const answersPerS = doneInWindow / RUN_S;
-  const overheads = measured.map((answer) => answer.endedAt - answer.startedAt - answer.modelMs);
-  const ttfb = kind === 'streamed' ? measured.map((answer) => answer.firstByteMs!) : [];
+  const figures = answerFigures(answers, warm, end);
   const failureKinds = new Map<string, number>();
   for (const answer of answers) {
     if (answer.complete || kind === 'abandon') continue;
@@ -434,12 +447,10 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     engine,
     kind,
     inFlight,
-    answersPerS,
-    ratio: answersPerS / (inFlight / (DELAY_MS / 1000)),
-    overheadP50: percentile(overheads, 50),
-    overheadP99: percentile(overheads, 99),
-    ttfbP50: ttfb.length ? percentile(ttfb, 50) : null,
-    ttfbP99: ttfb.length ? percentile(ttfb, 99) : null,
+    ...figures,
+    ratio: figures.answersPerS / (inFlight / (DELAY_MS / 1000)),
+    ttfbP50: kind === 'streamed' ? figures.ttfbP50 : null,
+    ttfbP99: kind === 'streamed' ? figures.ttfbP99 : null,
     healthP50: percentile(healthMs, 50),
     healthP99: percentile(healthMs, 99),
     healthFirstMs,
@@ -480,16 +491,9 @@ async function runFloor(relay: { baseUrl: string; pid: number }, inFlight: numbe
   const { warm, end, drive } = closedLoop(relay.baseUrl, ['none'], 'streamed', inFlight);
   const answers = await drive();
   const machineAfter = machineTicks();
-  const measured = answers.filter((answer) => answer.startedAt >= warm && answer.complete);
-  const overheads = measured.map((answer) => answer.endedAt - answer.startedAt - answer.modelMs);
-  const ttfb = measured.map((answer) => answer.firstByteMs!);
   return {
     inFlight,
-    answersPerS: answers.filter((answer) => answer.complete && answer.endedAt >= warm && answer.endedAt <= end).length / RUN_S,
-    overheadP50: percentile(overheads, 50),
-    overheadP99: percentile(overheads, 99),
-    ttfbP50: percentile(ttfb, 50),
-    ttfbP99: percentile(ttfb, 99),
+    ...answerFigures(answers, warm, end),
     relayCpuMsPerAnswer: (cpuMs(relay.pid) - cpuBefore) / Math.max(1, answers.length),
     machineBusy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
     failed: answers.filter((answer) => !answer.complete).length,
