@@ -11,4 +11,3 @@ export const changePasswordSchema = yup.object({
   confirm_password: yup.string().default(''),
 });
 export type ChangePasswordValues = yup.InferType<typeof changePasswordSchema>;
-export const EMPTY_PASSWORDS: ChangePasswordValues = { current_password: '', new_password: '', confirm_password: '' };

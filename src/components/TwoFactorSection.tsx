@@ -1,10 +1,9 @@
 import { Alert, Box, Button, Code, HStack, SimpleGrid, Stack, Text } from '@chakra-ui/react';
 import { useFormik } from 'formik';
-import { useMemo } from 'react';
-import { encode } from 'uqr';
+import { lazy, Suspense } from 'react';
 import { useAuthRef } from '../app/auth';
 import { twoFactorMachine, type TwoFactorSnapshot } from '../../machines/twoFactor/twoFactor.machine';
-import { passwordSchema, totpCodeSchema, type PasswordValues, type TotpCodeValues } from '../../machines/twoFactor/twoFactor.schema';
+import type { PasswordValues, TotpCodeValues } from '../../machines/twoFactor/twoFactor.schema';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import { createChartContext, useSelector } from '../lib/chart';
@@ -14,25 +13,29 @@ import { toastEffect } from './Toaster';
 
 const t = messages.security;
 const TEXTS = { security: t, ...FAILURE_TEXTS };
-const validateCode = validateWithSchema<TotpCodeValues>(async () => totpCodeSchema, TEXTS);
-const validatePassword = validateWithSchema<PasswordValues>(async () => passwordSchema, TEXTS);
+// The schemas (and yup with them) load with a form's first check, or once it is on screen.
+const schemas = () => import(/* webpackChunkName: "profile-schemas" */ '../../machines/twoFactor/twoFactor.schema');
+const validateCode = validateWithSchema<TotpCodeValues>(() => schemas().then((s) => s.totpCodeSchema), TEXTS);
+const validatePassword = validateWithSchema<PasswordValues>(() => schemas().then((s) => s.passwordSchema), TEXTS);
 
 /** The two-step sign-in chart the section runs; tests hand in one with fake effects. */
 export const TwoFactorChart = createChartContext(twoFactorMachine);
 
+/*
+ * The QR code's encoder is a chunk of its own, asked for when "Set up" is pressed (the setup's
+ * call takes longer) and drawn when it is in: the profile shows no code until then. The image,
+ * its name and its room are there at once; only its squares wait.
+ */
+const loadQrPath = () => import(/* webpackChunkName: "qr-code" */ './QrPath');
+const QrPath = lazy(loadQrPath);
+
 /** The otpauth URI as a QR code: drawn as one SVG path (no inline styles, which the page's policy refuses). */
 function QrCode({ text }: { text: string }) {
-  const { path, size } = useMemo(() => {
-    const qr = encode(text, { border: 2 });
-    const cells: string[] = [];
-    qr.data.forEach((row, y) => row.forEach((dark, x) => dark && cells.push(`M${x} ${y}h1v1h-1z`)));
-    return { path: cells.join(''), size: qr.size };
-  }, [text]);
   return (
     <Box bg="white" p="2" borderRadius="md" borderWidth="1px" w="52" h="52" flexShrink={0}>
-      <svg role="img" aria-label={t.qrLabel} viewBox={`0 0 ${size} ${size}`} width="100%" height="100%" shapeRendering="crispEdges">
-        <path d={path} fill="black" />
-      </svg>
+      <Suspense fallback={<svg role="img" aria-label={t.qrLabel} width="100%" height="100%" />}>
+        <QrPath text={text} label={t.qrLabel} />
+      </Suspense>
     </Box>
   );
 }
@@ -146,7 +149,10 @@ export function TwoFactorSection() {
               </Button>
             </HStack>
           ) : (
-            <Button colorPalette="brand" loading={view.busy} loadingText={t.settingUpBusy} onClick={() => actor.send({ type: 'twoFactor.setup' })}>
+            <Button colorPalette="brand" loading={view.busy} loadingText={t.settingUpBusy} onClick={() => {
+                void loadQrPath();
+                actor.send({ type: 'twoFactor.setup' });
+              }}>
               {t.setUp}
             </Button>
           )}

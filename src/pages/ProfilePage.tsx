@@ -3,7 +3,7 @@ import { useFormik } from 'formik';
 import { useEffect, useRef } from 'react';
 import { RouterLink } from '../app/RouterLink';
 import { changePasswordMachine } from '../../machines/changePassword/changePassword.machine';
-import { changePasswordSchema, EMPTY_PASSWORDS, type ChangePasswordValues } from '../../machines/changePassword/changePassword.schema';
+import type { ChangePasswordValues } from '../../machines/changePassword/changePassword.schema';
 import { currentPlanOf } from '../../machines/subscription/subscription.machine';
 import { useAuthRef, useAuthSelector } from '../app/auth';
 import { FormField, ValidatedForm, validateWithSchema } from '../components/FormField';
@@ -24,7 +24,12 @@ import { TwoFactorSection } from '../components/TwoFactorSection';
 
 const t = messages.profile;
 const PROFILE_TEXTS = { profile: t };
-const validate = validateWithSchema<ChangePasswordValues>(async () => changePasswordSchema, PROFILE_TEXTS);
+// The schema (and yup with it) loads with the form's first check, or once the form is on screen.
+const validate = validateWithSchema<ChangePasswordValues>(
+  () => import(/* webpackChunkName: "profile-schemas" */ '../../machines/changePassword/changePassword.schema').then((schemas) => schemas.changePasswordSchema),
+  PROFILE_TEXTS,
+);
+const EMPTY_PASSWORDS: ChangePasswordValues = { current_password: '', new_password: '', confirm_password: '' };
 
 /** The change-password chart the page runs; tests hand in one with fake effects. */
 export const ChangePasswordChart = createChartContext(changePasswordMachine);

@@ -67,9 +67,14 @@ describe('the production bundle', () => {
   });
 
   it('loads yup with the first check of a form, not with the page', () => {
-    for (const chunk of ['page-login', 'page-register', 'page-forgot-password', 'page-reset-password']) {
+    for (const chunk of ['page-login', 'page-register', 'page-forgot-password', 'page-reset-password', 'page-profile']) {
       expect(manifest.packages[chunk]).not.toContain('yup');
     }
+  });
+
+  it("loads the QR code's encoder when two-step sign-in is set up, not with the profile", () => {
+    // It is drawn (tests/e2e/twoFactor.test.ts scans it): here, only that the profile does not carry it.
+    expect(manifest.packages['page-profile']).not.toContain('uqr');
   });
 
   it('ships brotli and gzip copies of every script', () => {

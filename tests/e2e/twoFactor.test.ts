@@ -51,7 +51,10 @@ describe('two-step sign-in in Chromium', () => {
     const section = page.getByRole('region', { name: s.title });
     await section.getByText(s.off).waitFor();
     await section.getByRole('button', { name: s.setUp }).click();
-    await section.getByRole('img', { name: s.qrLabel }).waitFor();
+    // The code is drawn (its encoder is a chunk of its own, asked for with the set-up): its squares are there.
+    const squares = section.getByRole('img', { name: s.qrLabel }).locator('path');
+    await squares.waitFor();
+    expect((await squares.getAttribute('d'))?.match(/M\d+ \d+h1v1h-1z/g)?.length).toBeGreaterThan(200);
     const secret = (await section.getByLabel(s.manualKey).innerText()).replace(/\s/g, '');
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
 
