@@ -1,5 +1,5 @@
 import { Alert, Badge, Box, Button, Card, Container, Heading, HStack, Link, List, Stack, Text } from '@chakra-ui/react';
-import { type ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { teamMachine, type TeamSnapshot } from '../../machines/team/team.machine';
 import { utcThisMonth } from '../../machines/usage/usage.range';
@@ -12,7 +12,7 @@ import { AuditLog, TeamUsageSection } from '../components/team/TeamActivity';
 import { InviteForm, PendingInvitations } from '../components/team/TeamInvitations';
 import { TeamMembers } from '../components/team/TeamMembers';
 import { SecurityPolicyText, TeamSecurity } from '../components/team/TeamSecurity';
-import { ChangeConfirmation, TeamBilling, TeamSettings } from '../components/team/TeamSettings';
+import { TeamBilling, TeamSettings } from '../components/team/TeamSettings';
 import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
@@ -23,6 +23,13 @@ import { usePageTitle } from '../lib/usePageTitle';
 const t = messages.team;
 /** The sections the team chart's failures are in. */
 const TEXTS = { team: t, ...FAILURE_TEXTS };
+
+/*
+ * The dialog that asks before removing someone, leaving or handing the team over is a chunk of its
+ * own (Chakra's dialog, its focus trap and layers: about 15 KB as sent), asked for once the team is
+ * drawn, so it is in long before anyone presses Remove, and the page's first draw does not wait for it.
+ */
+const ChangeConfirmation = lazy(() => import(/* webpackChunkName: "team-confirmation" */ '../components/team/ChangeConfirmation'));
 
 /** The team chart the page runs; tests may hand in one with fake effects. */
 export const TeamChart = createChartContext(teamMachine);
@@ -131,14 +138,16 @@ export default function TeamPage() {
   const { team, role, ownPaidPlan, members, invitations, usage, audit, held } = data;
   const admin = role === 'owner' || role === 'admin';
   const confirmation = (
-    <ChangeConfirmation
-      change={asking}
-      userId={userId}
-      team={team}
-      members={members}
-      onConfirm={() => actor.send({ type: 'change.confirm' })}
-      onCancel={() => actor.send({ type: 'change.cancel' })}
-    />
+    <Suspense fallback={null}>
+      <ChangeConfirmation
+        change={asking}
+        userId={userId}
+        team={team}
+        members={members}
+        onConfirm={() => actor.send({ type: 'change.confirm' })}
+        onCancel={() => actor.send({ type: 'change.cancel' })}
+      />
+    </Suspense>
   );
   if (held) {
     return (

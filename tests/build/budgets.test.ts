@@ -77,6 +77,12 @@ describe('the production bundle', () => {
     expect(manifest.packages['page-profile']).not.toContain('uqr');
   });
 
+  it("loads the team's confirmation dialog once the team is drawn, not with the page", () => {
+    // Chakra's dialog brings zag's layers and focus trap; the page itself has no other dialog.
+    expect(manifest.packages['page-team']).not.toEqual(expect.arrayContaining(['@zag-js/dismissable']));
+    expect(manifest.packages['page-team']).not.toEqual(expect.arrayContaining(['@zag-js/focus-trap']));
+  });
+
   it('ships brotli and gzip copies of every script', () => {
     const scripts = Object.values(manifest.chunks).flat().concat(manifest.entry, manifest.boot);
     for (const file of scripts) {
