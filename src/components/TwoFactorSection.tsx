@@ -113,6 +113,11 @@ function PasswordForm(props: { lead: string; submit: string; busyText: string; d
 export function TwoFactorSection() {
   const auth = useAuthRef();
   const actor = TwoFactorChart.useActor({ input: { auth }, effects: { notify: toastEffect, secondFactorAdded: () => auth.send({ type: 'user.secondFactorAdded' }) } });
+  // The QR code's encoder is asked for with the set-up's call, so it is in when the code is shown.
+  const startSetup = () => {
+    void loadQrPath();
+    actor.send({ type: 'twoFactor.setup' });
+  };
   const view = useSelector(actor, selectView);
   const { status } = view;
   return (
@@ -149,10 +154,7 @@ export function TwoFactorSection() {
               </Button>
             </HStack>
           ) : (
-            <Button colorPalette="brand" loading={view.busy} loadingText={t.settingUpBusy} onClick={() => {
-                void loadQrPath();
-                actor.send({ type: 'twoFactor.setup' });
-              }}>
+            <Button colorPalette="brand" loading={view.busy} loadingText={t.settingUpBusy} onClick={startSetup}>
               {t.setUp}
             </Button>
           )}
