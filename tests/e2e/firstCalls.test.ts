@@ -166,3 +166,50 @@ describe('the team page’s calls that depend on the role', () => {
     }
   });
 });
+
+/** The start of each largest-contentful-paint candidate the page reported so far, on the page's clock. */
+const paints = (page: Page): Promise<number[]> =>
+  page.evaluate(
+    () =>
+      new Promise<number[]>((resolve) => {
+        new PerformanceObserver((entries, observer) => {
+          observer.disconnect();
+          resolve(entries.getEntries().map((entry) => entry.startTime));
+        }).observe({ type: 'largest-contentful-paint', buffered: true });
+      }),
+  );
+
+describe('code that nothing on a page needs at first', () => {
+  it('the toast region and the team’s confirmation dialog are asked for once the page has drawn its data, not while it loads', async () => {
+    const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
+    try {
+      const watch = await watchPage(page);
+      const calls = trackCalls(page);
+      await load(page, calls, '/dashboard');
+      await load(page, calls, '/team');
+      await page.getByRole('main').getByText('Dorothy Vaughan').first().waitFor();
+      const later = [/^\/assets\/toaster\.\w+\.js$/, /^\/assets\/team-confirmation\.\w+\.js$/];
+      await page.waitForFunction(
+        (patterns) => patterns.every((pattern) => performance.getEntriesByType('resource').some((entry) => new RegExp(pattern).test(new URL(entry.name).pathname))),
+        later.map((pattern) => pattern.source),
+      );
+      const loaded = await timings(page);
+      const lastPaint = Math.max(...(await paints(page)));
+      const lastData = Math.max(...loaded.filter((entry) => entry.name.startsWith('/api/')).map((entry) => entry.responseEnd));
+      for (const pattern of later) {
+        const script = loaded.find((entry) => pattern.test(entry.name))!;
+        expect({ script: script.name, afterPaint: script.startTime > lastPaint, afterData: script.startTime > lastData }).toEqual({ script: script.name, afterPaint: true, afterData: true });
+      }
+      // Both are there for what needs them: the toast region, and the dialog asking before a removal.
+      await page.locator('[data-scope=toast][data-part=group]').waitFor({ state: 'attached' });
+      const main = page.getByRole('main');
+      await main.getByRole('button', { name: messages.team.remove, exact: false }).first().click();
+      await page.getByRole('alertdialog').waitFor();
+      await page.keyboard.press('Escape');
+      await expect(page.getByRole('alertdialog').count()).resolves.toBe(0);
+      expect(watch.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
