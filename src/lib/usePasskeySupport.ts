@@ -1,22 +1,23 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
+import { pageSettled } from './pageSettled';
+
+const unchanging = () => () => undefined;
+/** What @simplewebauthn/browser's `browserSupportsWebAuthn` reads. */
+const browserSupports = () => typeof globalThis.PublicKeyCredential === 'function';
+const unknownYet = () => null;
 
 /**
- * Whether this browser can use passkeys (WebAuthn), known after the first render: the prerendered
- * pages are made where there is no browser, so the first render must match them (a mismatch would
- * make React drop what was typed before the app loaded). Asking loads @simplewebauthn/browser, the
- * chunk a ceremony needs next, while the person reads the page.
+ * Whether this browser can use passkeys (WebAuthn). A page hydrated from its prerender first
+ * renders it unknown (null), as the prerender did where there is no browser (a mismatch would make
+ * React drop what was typed before the app loaded), then known. @simplewebauthn/browser, the chunk a
+ * ceremony needs next, is asked for once the page has drawn what it first shows (`pageSettled`),
+ * while the person reads the page.
  */
-/** null until known. */
 export function usePasskeySupport(): boolean | null {
-  const [supported, setSupported] = useState<boolean | null>(null);
   useEffect(() => {
-    let current = true;
-    import(/* webpackChunkName: "webauthn" */ '@simplewebauthn/browser')
-      .then((lib) => current && setSupported(lib.browserSupportsWebAuthn()))
-      .catch(() => current && setSupported(false));
-    return () => {
-      current = false;
-    };
+    void pageSettled()
+      .then(() => import(/* webpackChunkName: "webauthn" */ '@simplewebauthn/browser'))
+      .catch(() => undefined);
   }, []);
-  return supported;
+  return useSyncExternalStore<boolean | null>(unchanging, browserSupports, unknownYet);
 }
