@@ -53,8 +53,10 @@ export function createMailer(options: { smtpUrl: string | null; from: string; da
 }
 
 /**
- * Queues a mail (the queue sends it), for work done after the answer has gone, so delivery time tells
- * a caller nothing; a failure to queue is logged. Resolves once it is queued (or the failure logged).
+ * Queues a mail (the queue sends it, so delivery time tells a caller nothing); a failure to queue is
+ * logged. Resolves once it is queued (or the failure logged). Routes await it before answering, so a
+ * crash after the answer loses no mail; only the reset link is queued after the answer, so that the
+ * answer's timing cannot tell whether the address has an account.
  */
 export function deliverLater(mailer: Mailer, log: FastifyBaseLogger, message: MailMessage): Promise<void> {
   return mailer.send(message).catch((error: unknown) => log.error({ err: error, kind: message.kind }, 'mail could not be queued'));

@@ -354,7 +354,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const user = await completeReset(db, reset, passwordHash, now);
       // Whoever could read the mail owns the account: the guesses against it no longer hold them back.
       await app.rateLimits.reset(loginAccountKey(user.email));
-      deliverLater(app.mailer, app.log, passwordChangedMail(user.email, app.config.web, { apiKeysRevoked: user.apiKeysRevoked }));
+      await deliverLater(app.mailer, app.log, passwordChangedMail(user.email, app.config.web, { apiKeysRevoked: user.apiKeysRevoked }));
       request.log.info({ event: 'auth.password_reset', userId: user.id, ip: request.ip }, 'password reset');
       return reply.status(204).send(null);
     },

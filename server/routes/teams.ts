@@ -195,11 +195,14 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (membership?.role === 'owner') await Promise.all([app.billing.settle(membership.team.billing_user_id), app.billing.settle(request.body.user_id)]);
       const { team, handover } = await acting(request, async (trx, who) => ({ team: who.team, handover: await transferOwnership(trx, engine, who, request.body.user_id, app.clock.now()) }));
       const people = await addressesOf(db, [handover.former.id, handover.next.id]);
-      for (const person of people) {
-        const recipient = person.id === handover.next.id ? 'new' : 'former';
-        const transfer = { teamName: team.name, formerName: handover.former.name, newName: handover.next.name, recipient, billingMoved: handover.billingMoved } as const;
-        deliverLater(app.mailer, app.log, ownershipTransferredMail(person.email, { ...transfer, subscriptionUrl: returnUrls(app.config.publicUrl).manage }, app.config.web));
-      }
+      // Both mails are in the queue before the answer goes, so a crash after it loses neither.
+      await Promise.all(
+        people.map((person) => {
+          const recipient = person.id === handover.next.id ? 'new' : 'former';
+          const transfer = { teamName: team.name, formerName: handover.former.name, newName: handover.next.name, recipient, billingMoved: handover.billingMoved } as const;
+          return deliverLater(app.mailer, app.log, ownershipTransferredMail(person.email, { ...transfer, subscriptionUrl: returnUrls(app.config.publicUrl).manage }, app.config.web));
+        }),
+      );
       return reply.status(204).send(null);
     },
   );

@@ -128,7 +128,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await setPasswordHash(trx, userId, passwordHash, now);
         await revokeUserSessions(trx, userId, 'password_changed', now, sessionId);
       });
-      deliverLater(app.mailer, app.log, passwordChangedMail(user.email, app.config.web));
+      await deliverLater(app.mailer, app.log, passwordChangedMail(user.email, app.config.web));
       request.log.info({ event: 'auth.password_changed', userId, ip: request.ip }, 'password changed');
       return reply.status(204).send(null);
     },

@@ -1,7 +1,8 @@
+import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../server/app';
 import { freePort } from '../helpers/server';
 import { SmtpSink } from '../helpers/smtpSink';
-import { signIn, teamOwner, type Account } from '../helpers/teams';
+import { join, signIn, teamOwner, type Account } from '../helpers/teams';
 import { bearer, ENGINES, MailCatcher, post, register, useTestApp } from '../helpers/testApp';
 
 /**
@@ -157,5 +158,84 @@ describe.each(ENGINES)('mail through the durable queue on %s', (engine) => {
       ['Verify your email address for SheetMind', 'string'],
       ['Reset your SheetMind password', 'string'],
     ]);
+  });
+});
+
+/**
+ * A change whose mail tells the person what happened answers only once that mail is in the queue:
+ * a crash right after the answer loses no mail, and a client that reads its mail after the answer
+ * finds it there. The queue is held here, so an answer that did not wait for it would come anyway.
+ */
+describe.each(ENGINES)('a change answered only once its mail is queued, on %s', (engine) => {
+  const ctx = useTestApp(engine);
+
+  /** Holds every mail the app queues until the returned `release` is called. */
+  function holdQueue() {
+    const queue = ctx.app.mailer;
+    const send = queue.send;
+    const held: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    queue.send = async (message) => {
+      held.push(message.kind ?? '');
+      await released;
+      return send(message);
+    };
+    return {
+      held,
+      release: () => {
+        queue.send = send;
+        release();
+      },
+    };
+  }
+
+  /** Sends `request` with the queue held: it must not be answered before the mails are queued. */
+  async function answeredAfterQueued(request: () => Promise<LightMyRequestResponse>, kinds: string[]): Promise<LightMyRequestResponse> {
+    const hold = holdQueue();
+    let answered = false;
+    const pending = request().then((res) => {
+      answered = true;
+      return res;
+    });
+    try {
+      for (let i = 0; i < 500 && hold.held.length < kinds.length; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(hold.held).toEqual(kinds);
+      // An answer that did not wait for the queue goes out at once: give it time to.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(answered).toBe(false);
+    } finally {
+      hold.release();
+    }
+    return pending;
+  }
+
+  it('a password change, a password reset and an ownership transfer', async () => {
+    const person = await register(ctx.app);
+    const changed = await answeredAfterQueued(
+      () => ctx.app.inject({ method: 'PUT', url: '/api/v1/users/me/password', headers: bearer(person.access_token), payload: { current_password: person.account.password, new_password: 'A-changed-secret-2026!' } }),
+      ['password_changed'],
+    );
+    expect(changed.statusCode).toBe(204);
+    expect((await ctx.mail.settledTo(person.account.email, 'password_changed')).length).toBe(1);
+
+    expect((await post(ctx.app, '/api/v1/auth/password-reset-request', { email: person.account.email })).statusCode).toBe(202);
+    const link = /https?:\/\/\S+/.exec((await ctx.mail.latestTo(person.account.email, 'password_reset')).text)![0];
+    const reset = await answeredAfterQueued(
+      () => post(ctx.app, '/api/v1/auth/password-reset', { token: new URL(link).searchParams.get('token'), new_password: 'A-reset-secret-2026!' }),
+      ['password_changed'],
+    );
+    expect(reset.statusCode).toBe(204);
+    expect((await ctx.mail.settledTo(person.account.email, 'password_changed')).map((mail) => mail.text.includes('reset with a link'))).toEqual([false, true]);
+
+    const owner = await teamOwner(ctx);
+    const member = await register(ctx.app);
+    await join(ctx, owner, member);
+    const transfer = await answeredAfterQueued(() => post(ctx.app, '/api/v1/teams/me/transfer', { user_id: member.user.id }, bearer(owner.access_token)), [
+      'ownership_transferred',
+      'ownership_transferred',
+    ]);
+    expect(transfer.statusCode).toBe(204);
+    for (const to of [owner.account.email, member.account.email]) expect((await ctx.mail.settledTo(to, 'ownership_transferred')).length).toBe(1);
   });
 });
