@@ -17,7 +17,7 @@ import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import { createChartContext, useDeferredSelector, useSelector } from '../lib/chart';
-import { usePageSettled } from '../lib/pageSettled';
+import { AfterPageSettled } from '../lib/pageSettled';
 import { planName } from '../../contract/plans';
 import { usePageTitle } from '../lib/usePageTitle';
 
@@ -28,7 +28,7 @@ const TEXTS = { team: t, ...FAILURE_TEXTS };
 /*
  * The dialog that asks before removing someone, leaving or handing the team over is a chunk of its
  * own (Chakra's dialog, its focus trap and layers: about 15 KB as sent), asked for once the page has
- * drawn what it first shows (`usePageSettled`: at the latest on the first key or pointer press), or
+ * drawn what it first shows (`AfterPageSettled`: at the latest on the first key or pointer press), or
  * when a change asks first, so the team's first draw and its data do not share the network with it.
  */
 const ChangeConfirmation = lazy(() => import(/* webpackChunkName: "team-confirmation" */ '../components/team/ChangeConfirmation'));
@@ -118,7 +118,6 @@ export default function TeamPage() {
   const month = useSelector(actor, (s) => s.context.month);
   const busy = useSelector(actor, (s) => s.hasTag('changing'));
   const asking = useSelector(actor, (s) => (s.matches({ ready: { changes: 'confirming' } }) ? s.context.changing : null));
-  const settled = usePageSettled();
   const usageLoading = useSelector(actor, (s) => s.hasTag('usageLoading'));
   const downloading = useSelector(actor, (s) => s.hasTag('downloading'));
   const auditLoading = useSelector(actor, (s) => s.hasTag('auditLoading'));
@@ -140,17 +139,19 @@ export default function TeamPage() {
   }
   const { team, role, ownPaidPlan, members, invitations, usage, audit, held } = data;
   const admin = role === 'owner' || role === 'admin';
-  const confirmation = (settled || asking !== null) && (
-    <Suspense fallback={null}>
-      <ChangeConfirmation
-        change={asking}
-        userId={userId}
-        team={team}
-        members={members}
-        onConfirm={() => actor.send({ type: 'change.confirm' })}
-        onCancel={() => actor.send({ type: 'change.cancel' })}
-      />
-    </Suspense>
+  const confirmation = (
+    <AfterPageSettled now={asking !== null}>
+      <Suspense fallback={null}>
+        <ChangeConfirmation
+          change={asking}
+          userId={userId}
+          team={team}
+          members={members}
+          onConfirm={() => actor.send({ type: 'change.confirm' })}
+          onCancel={() => actor.send({ type: 'change.cancel' })}
+        />
+      </Suspense>
+    </AfterPageSettled>
   );
   if (held) {
     return (

@@ -179,6 +179,47 @@ const paints = (page: Page): Promise<number[]> =>
       }),
   );
 
+/**
+ * Put in a page before its scripts: at each of React's commits, counts the components it drew again,
+ * through the hook React DevTools use (React's production build calls it too). A component drew
+ * again when its props or its hooks' state are not those it had at the last commit.
+ */
+function countDrawnComponents() {
+  type Fiber = { tag: number; child: Fiber | null; sibling: Fiber | null; alternate: Fiber | null; memoizedProps: unknown; memoizedState: unknown };
+  const last = new WeakMap<Fiber, { props: unknown; state: unknown }>();
+  const commits: Array<{ at: number; drawn: number }> = [];
+  // Function components, forwardRef, memo and simple memo (React's work tags).
+  const COMPONENTS = new Set([0, 11, 14, 15]);
+  Object.assign(window, {
+    drawnAtCommits: commits,
+    __REACT_DEVTOOLS_GLOBAL_HOOK__: {
+      supportsFiber: true,
+      renderers: new Map(),
+      inject: () => 1,
+      checkDCE: () => undefined,
+      onScheduleFiberRoot: () => undefined,
+      onCommitFiberUnmount: () => undefined,
+      onPostCommitFiberRoot: () => undefined,
+      onCommitFiberRoot(_renderer: number, root: { current: Fiber }) {
+        let drawn = 0;
+        const stack = [root.current];
+        for (let fiber = stack.pop(); fiber; fiber = stack.pop()) {
+          if (COMPONENTS.has(fiber.tag)) {
+            const before = last.get(fiber) ?? (fiber.alternate ? last.get(fiber.alternate) : undefined);
+            if (!before || before.props !== fiber.memoizedProps || before.state !== fiber.memoizedState) drawn += 1;
+            const now = { props: fiber.memoizedProps, state: fiber.memoizedState };
+            last.set(fiber, now);
+            if (fiber.alternate) last.set(fiber.alternate, now);
+          }
+          if (fiber.sibling) stack.push(fiber.sibling);
+          if (fiber.child) stack.push(fiber.child);
+        }
+        commits.push({ at: performance.now(), drawn });
+      },
+    },
+  });
+}
+
 /** Chunks that nothing a page first shows needs, by page, with what shows they still come. */
 const LATER: Record<string, { chunks: RegExp[]; stillThere: (page: Page) => Promise<void> }> = {
   '/team': {
@@ -200,9 +241,10 @@ const LATER: Record<string, { chunks: RegExp[]; stillThere: (page: Page) => Prom
 };
 
 describe('code that nothing on a page needs at first', () => {
-  it.each(Object.keys(LATER))('%s asks for it once the page has drawn its data, not while it loads', async (path) => {
+  it.each(Object.keys(LATER))('%s asks for it once the page has drawn its data, not while it loads, and does not draw the page again for it', async (path) => {
     const { chunks, stillThere } = LATER[path]!;
     const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
+    await context.addInitScript(countDrawnComponents);
     try {
       const watch = await watchPage(page);
       const calls = trackCalls(page);
@@ -219,6 +261,14 @@ describe('code that nothing on a page needs at first', () => {
         const script = loaded.find((entry) => pattern.test(entry.name))!;
         expect({ script: script.name, afterPaint: script.startTime > lastPaint, afterData: script.startTime > lastData }).toEqual({ script: script.name, afterPaint: true, afterData: true });
       }
+      // Nor is the page drawn again when they come, in one long task on a phone: only what mounts
+      // them is (a few components; the page's own draw is some hundreds, which a state of the page
+      // itself would draw again).
+      const asked = Math.min(...chunks.map((pattern) => loaded.find((entry) => pattern.test(entry.name))!.startTime));
+      const commits = await page.evaluate(() => (window as unknown as { drawnAtCommits: Array<{ at: number; drawn: number }> }).drawnAtCommits);
+      const firstDraw = Math.max(...commits.filter((commit) => commit.at < asked).map((commit) => commit.drawn));
+      const again = Math.max(0, ...commits.filter((commit) => commit.at >= asked).map((commit) => commit.drawn));
+      expect({ page: firstDraw > 100, drawnAgain: again <= 25 ? 'a few' : again }).toEqual({ page: true, drawnAgain: 'a few' });
       // The toast region is there for the first toast, and what the page's chunk is for still works.
       await page.locator('[data-scope=toast][data-part=group]').waitFor({ state: 'attached' });
       await stillThere(page);
