@@ -8,6 +8,7 @@ import { useAuthRef, useAuthSelector } from '../app/auth';
 import { RouterLink } from '../app/RouterLink';
 import { PageHeader } from '../components/PageHeader';
 import { PageSpinner } from '../components/PageSpinner';
+import { AfterPageSettled } from '../components/AfterPageSettled';
 import { AuditLog, TeamUsageSection } from '../components/team/TeamActivity';
 import { InviteForm, PendingInvitations } from '../components/team/TeamInvitations';
 import { TeamMembers } from '../components/team/TeamMembers';
@@ -17,7 +18,6 @@ import { toastEffect } from '../components/Toaster';
 import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import { createChartContext, useDeferredSelector, useSelector } from '../lib/chart';
-import { AfterPageSettled } from '../lib/pageSettled';
 import { planName } from '../../contract/plans';
 import { usePageTitle } from '../lib/usePageTitle';
 
