@@ -233,6 +233,22 @@ export default function DashboardPage() {
 }
 
 /**
+ * "Welcome back" once the usage shows queries, "Welcome aboard" when it shows none (or could not be
+ * loaded). Until it answers, the line keeps its place empty: greeted as new and then as returning,
+ * a returning person saw the greeting change under their eyes.
+ */
+function Greeting({ usage, totalQueries, fullName }: { usage: ReturnType<typeof partStatus>; totalQueries: number | undefined; fullName: string }) {
+  if (usage === 'loading') {
+    return (
+      <Box as="span" visibility="hidden" aria-hidden>
+        {t.greetingNew(fullName)}
+      </Box>
+    );
+  }
+  return (totalQueries ?? 0) > 0 ? t.greeting(fullName) : t.greetingNew(fullName);
+}
+
+/**
  * The page as drawn from the chart's view. Apart (and memo'd) so that the render in which the
  * deferred view is still the previous one stops here: drawing the whole page twice for each
  * answer was a long task of its own at every answer on a slow phone (issue 40).
@@ -260,7 +276,7 @@ const DashboardView = memo(function DashboardView({
     <Container maxW="6xl" py={{ base: '8', md: '12' }}>
       <Stack gap="6">
         <Flex justify="space-between" align={{ base: 'flex-start', sm: 'center' }} gap="4" direction={{ base: 'column', sm: 'row' }}>
-          <PageHeader title={t.title} lead={(usage?.total_queries ?? 0) > 0 ? t.greeting(fullName) : t.greetingNew(fullName)} />
+          <PageHeader title={t.title} lead={<Greeting usage={view.usage} totalQueries={usage?.total_queries} fullName={fullName} />} />
           {/* As wide as its "Refreshing..." from the start: the page opens refreshing, and the button would shrink. */}
           <Button variant="outline" minW="36" onClick={() => actor.send({ type: 'dashboard.refresh' })} loading={view.refreshing} loadingText={t.refreshing}>
             {t.refresh}

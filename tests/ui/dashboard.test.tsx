@@ -187,6 +187,25 @@ describe('dashboard', () => {
     if (total === 0) expect(screen.queryByText(/Welcome back/)).toBeNull();
   });
 
+  it('leaves the greeting line empty while the usage loads, so a returning person is never greeted as new first', async () => {
+    let answer: (reply: Reply) => void = () => undefined;
+    open({ 'GET /query/usage': () => new Promise<Reply>((resolve) => (answer = resolve)) });
+    await screen.findByRole('heading', { level: 1, name: t.title });
+    // The line holds its place (no shift when the greeting comes), with nothing shown or read out.
+    expect(screen.getByText(t.greetingNew(ada.full_name))).not.toBeVisible();
+    expect(screen.queryByText(t.greeting(ada.full_name))).toBeNull();
+    act(() => answer(usageOf({ monthly_queries: 3, daily_tokens: 40, queries_per_minute: 0, processing_time: 0, total_queries: 3 })));
+    await settled();
+    expect(await screen.findByText(t.greeting(ada.full_name))).toBeVisible();
+    expect(screen.queryByText(t.greetingNew(ada.full_name))).toBeNull();
+  });
+
+  it('greets as new when the usage could not be loaded', async () => {
+    open({ 'GET /query/usage': serverError });
+    await settled();
+    expect(screen.getByText(t.greetingNew(ada.full_name))).toBeVisible();
+  });
+
   it('shows team’s unlimited queries plainly, with no percentage and no warning', async () => {
     open({
       'GET /query/usage': usageOf({ monthly_queries: 25000, daily_tokens: 1000 }),
