@@ -3,7 +3,6 @@ export const dashboard = {
   greeting: (name: string) => `Welcome back, ${name}`,
   /** Someone who has made no query yet (a brand-new account), or whose usage could not be loaded; nobody while it loads. */
   greetingNew: (name: string) => `Welcome aboard, ${name}`,
-  lead: 'Your usage and plan at a glance.',
   refresh: 'Refresh',
   refreshing: 'Refreshing...',
   retry: 'Retry',
