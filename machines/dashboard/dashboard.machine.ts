@@ -1,6 +1,6 @@
 import { and, assign, or, setup, stateIn, type SnapshotFrom } from 'xstate';
 import type { AuthActorRef } from '../shared/authRetry';
-import { dashboardActors, type DashboardData, type DashboardPart } from './dashboard.actors';
+import { dashboardActors, knownPart, takeKnownPart, type DashboardData, type DashboardPart } from './dashboard.actors';
 import { FIRST_DRAW_WAIT_MS } from '../shared/firstDraw';
 
 export interface DashboardContext {
@@ -36,6 +36,7 @@ const dashboardSetup = setup({
   delays: { firstDraw: FIRST_DRAW_WAIT_MS },
   guards: {
     firstAnswersIn: and([answered('usage'), answered('subscription')]),
+    isKnown: (_, { part }: { part: DashboardPart }) => knownPart(part) !== null,
   },
   actions: {
     store: assign(({ context }, { part, value }: { part: DashboardPart; value: unknown }) => ({
@@ -43,14 +44,31 @@ const dashboardSetup = setup({
     })),
     logLoadFailure: (_, { part, error }: { part: DashboardPart; error: unknown }) =>
       console.error(`Could not load the dashboard's ${part}:`, error),
+    takeKnown: (_, { part }: { part: DashboardPart }) => takeKnownPart(part),
   },
 });
 
-/** One part: loading → loaded | failed (logged, shown as unavailable with a retry). */
+/**
+ * One part: loading → loaded | failed (logged, shown as unavailable with a retry). It starts
+ * loaded when the page's early call has its answer in already (`knownPart`).
+ */
 function part(name: DashboardPart) {
   return {
-    initial: 'loading' as const,
+    initial: 'starting' as const,
     states: {
+      starting: {
+        always: [
+          {
+            guard: { type: 'isKnown' as const, params: { part: name } },
+            target: 'loaded' as const,
+            actions: [
+              { type: 'store' as const, params: () => ({ part: name, value: knownPart(name) }) },
+              { type: 'takeKnown' as const, params: { part: name } },
+            ],
+          },
+          { target: 'loading' as const },
+        ],
+      },
       loading: {
         tags: [`${name}.loading` as const, 'loading' as const],
         invoke: {

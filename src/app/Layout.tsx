@@ -1,10 +1,12 @@
 import { Box, Flex, Link } from '@chakra-ui/react';
-import { lazy, useDeferredValue, useLayoutEffect } from 'react';
+import { useDeferredValue, useLayoutEffect, useState } from 'react';
 import { Outlet, useLocation, useNavigationType } from 'react-router-dom';
 import * as messages from '../content/messages';
 import { Footer } from './Footer';
 import { TopBar } from './TopBar';
 import { useAuthSelector } from './auth';
+import { preloadable } from '../lib/preloadable';
+import type { User } from '../../machines/shared/api';
 
 export const MAIN_ID = 'main-content';
 
@@ -34,26 +36,38 @@ function OpenPagesAtTheirTop() {
  * They are the first thing in <main>, where the guard's spinner was: above it, they moved <main>,
  * spinner and all, down as they came.
  * The first render reads none (React's initial deferred value), so no render ever waits on a chunk
- * with nothing on screen. A banner no longer needed goes at once.
+ * with nothing on screen, unless the chunk is in already: when the session check answered before
+ * the app booted, the first render draws the page itself, and the start-up code loads the banner
+ * that answer needs first (`preloadBanners`, src/app/mountApp.tsx), so it comes with the page.
+ * A banner no longer needed goes at once.
  */
 
-const VerifyEmailBanner = lazy(() => import(/* webpackChunkName: "verify-email-banner" */ '../components/VerifyEmailBanner'));
+const verifyEmailBanner = preloadable(() => import(/* webpackChunkName: "verify-email-banner" */ '../components/VerifyEmailBanner'));
+const twoFactorRequiredBanner = preloadable(() => import(/* webpackChunkName: "two-factor-required" */ '../components/TwoFactorRequiredBanner'));
+
+/** Loads the chunks of the banners `user` (a session check's answer) has above every page, before the first render. */
+export function preloadBanners(user: Partial<User> | undefined): Promise<unknown> {
+  return Promise.all([
+    user?.email_verified === false && verifyEmailBanner.preload(),
+    user?.two_factor_required === true && twoFactorRequiredBanner.preload(),
+  ]);
+}
 
 /** Signed-in pages, while the account's address is unverified: the reminder with "Resend link". */
 export function UnverifiedEmailBanner() {
   const unverified = useAuthSelector((s) => (s.hasTag('signedIn') && s.context.user?.email_verified === false ? s.context.user.email : null));
-  // Shown in the deferred render, gone at once.
-  const email = useDeferredValue(unverified, null);
-  return unverified === null || email === null ? null : <VerifyEmailBanner email={email} />;
+  // Shown in the deferred render (or at once, loaded already), gone at once.
+  const [Banner] = useState(() => verifyEmailBanner.loaded() ?? verifyEmailBanner.Lazy);
+  const email = useDeferredValue(unverified, Banner === verifyEmailBanner.Lazy ? null : unverified);
+  return unverified === null || email === null ? null : <Banner email={email} />;
 }
-
-const TwoFactorRequiredBanner = lazy(() => import(/* webpackChunkName: "two-factor-required" */ '../components/TwoFactorRequiredBanner'));
 
 /** Signed-in pages, while the team requires a second factor the account does not have: the way to set one up. */
 export function SecondFactorRequiredBanner() {
   const required = useAuthSelector((s) => s.hasTag('signedIn') && s.context.user?.two_factor_required === true);
-  const shown = useDeferredValue(required, false);
-  return required && shown ? <TwoFactorRequiredBanner /> : null;
+  const [Banner] = useState(() => twoFactorRequiredBanner.loaded() ?? twoFactorRequiredBanner.Lazy);
+  const shown = useDeferredValue(required, Banner === twoFactorRequiredBanner.Lazy ? false : required);
+  return required && shown ? <Banner /> : null;
 }
 
 /** The frame around every route: skip link, top bar, the page, footer. */

@@ -5,6 +5,9 @@ import { PageSpinner } from '../components/PageSpinner';
 import { nextTask } from '../lib/nextTask';
 import type { RuntimeConfig } from '../../contract/runtimeConfig';
 import { AppProviders } from './AppProviders';
+import { preloadBanners } from './Layout';
+import { fixKnownAnswers, knownAnswer } from '../../machines/shared/earlyCalls';
+import type { User } from '../../machines/shared/api';
 import { preloadRoutes, routes } from './routes';
 
 function AppRoutes() {
@@ -14,10 +17,13 @@ function AppRoutes() {
 /**
  * Starts the SPA in `root`. A prerendered page arrives as HTML (build/prerender.ts) and React
  * takes over its markup; any other page arrives as the empty shell and is rendered here. Either
- * way the current page's chunk is loaded first, so the first render is the page itself.
+ * way the current page's chunk is loaded first, so the first render is the page itself; so are
+ * the banners above it, when the session check the page sent early has answered already (the
+ * auth chart then starts signed in, machines/shared/earlyCalls.ts).
  */
 export async function mountApp(root: HTMLElement, config: RuntimeConfig, nonce?: string): Promise<Root> {
-  await preloadRoutes(routes, window.location.pathname);
+  fixKnownAnswers();
+  await Promise.all([preloadRoutes(routes, window.location.pathname), preloadBanners(knownAnswer<User>('/users/me'))]);
   await nextTask();
   const app = (routeTree: React.ReactNode) => (
     <StrictMode>

@@ -1,4 +1,4 @@
-import { lazy, useState, type ComponentType } from 'react';
+import { useState, type ComponentType } from 'react';
 import { matchRoutes, type RouteObject } from 'react-router-dom';
 import type { AuthMachine } from '../../machines/auth/auth.machine';
 import { Toaster } from '../components/Toaster';
@@ -7,6 +7,7 @@ import { Layout } from './Layout';
 import { MembershipProvider } from './membership';
 import { RequireAuth } from './RequireAuth';
 import { RouteErrorBoundary } from './RouteError';
+import { preloadable } from '../lib/preloadable';
 
 /** The root of every route: the auth and membership actors, the shared layout and the toasts. */
 function Root({ machine }: { machine?: AuthMachine }) {
@@ -35,16 +36,13 @@ interface PageHandle {
  * make React hydrate its content in a later pass).
  */
 function page(load: () => Promise<{ default: ComponentType }>): Pick<RouteObject, 'element' | 'handle'> {
-  let loaded: ComponentType | undefined;
-  let loading: Promise<ComponentType> | undefined;
-  const preload = () => (loading ??= load().then((module) => (loaded = module.default)));
-  const Lazy = lazy(() => preload().then((Page) => ({ default: Page })));
+  const chunk = preloadable(load);
   function LazyPage() {
     // A loaded page renders at once (hydration needs that); the choice is kept, so the page never remounts.
-    const [Page] = useState(() => loaded ?? Lazy);
+    const [Page] = useState(() => chunk.loaded() ?? chunk.Lazy);
     return <Page />;
   }
-  return { element: <LazyPage />, handle: { preload } satisfies PageHandle };
+  return { element: <LazyPage />, handle: { preload: chunk.preload } satisfies PageHandle };
 }
 
 /** The route tree (rendered with `useRoutes`); tests hand in an auth chart with fake effects. */

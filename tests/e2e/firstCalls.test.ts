@@ -179,19 +179,29 @@ const paints = (page: Page): Promise<number[]> =>
       }),
   );
 
+interface Commit {
+  at: number;
+  /** Components drawn again: their props or their hooks' state are not those they had at the last commit. */
+  drawn: number;
+  /** Whether the guard's spinner is on the page. */
+  spinner: boolean;
+  /** How many of the cards named (the `titles` given) show their figures. */
+  filled: number;
+}
+
 /**
  * Put in a page before its scripts: at each of React's commits, counts the components it drew again,
- * through the hook React DevTools use (React's production build calls it too). A component drew
- * again when its props or its hooks' state are not those it had at the last commit.
+ * through the hook React DevTools use (React's production build calls it too), and notes whether
+ * the guard's spinner is on the page and how many of the cards titled `titles` are filled.
  */
-function countDrawnComponents() {
+function recordCommits(titles: string[] = []) {
   type Fiber = { tag: number; child: Fiber | null; sibling: Fiber | null; alternate: Fiber | null; memoizedProps: unknown; memoizedState: unknown };
   const last = new WeakMap<Fiber, { props: unknown; state: unknown }>();
-  const commits: Array<{ at: number; drawn: number }> = [];
+  const commits: Commit[] = [];
   // Function components, forwardRef, memo and simple memo (React's work tags).
   const COMPONENTS = new Set([0, 11, 14, 15]);
   Object.assign(window, {
-    drawnAtCommits: commits,
+    commitsSeen: commits,
     __REACT_DEVTOOLS_GLOBAL_HOOK__: {
       supportsFiber: true,
       renderers: new Map(),
@@ -214,11 +224,49 @@ function countDrawnComponents() {
           if (fiber.sibling) stack.push(fiber.sibling);
           if (fiber.child) stack.push(fiber.child);
         }
-        commits.push({ at: performance.now(), drawn });
+        const cards = [...document.querySelectorAll('section[aria-labelledby]')].filter((card) =>
+          titles.includes(document.getElementById(card.getAttribute('aria-labelledby')!)?.textContent ?? ''),
+        );
+        const filled = cards.filter((card) => card.getAttribute('aria-busy') !== 'true' && /\d/.test(card.textContent ?? '')).length;
+        commits.push({ at: performance.now(), drawn, spinner: document.querySelector('[role=status]') !== null, filled });
       },
     },
   });
 }
+
+const commitsSeen = (page: Page): Promise<Commit[]> => page.evaluate(() => (window as unknown as { commitsSeen: Commit[] }).commitsSeen);
+
+describe('a signed-in page whose first answers are in before the app has booted', () => {
+  it('is drawn with its data in the app’s first render: no spinner, no placeholder, then the same page again', async () => {
+    const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
+    try {
+      const titles = [messages.dashboard.monthlyQueries, messages.dashboard.dailyTokens, messages.dashboard.overviewTitle];
+      await page.addInitScript(recordCommits, titles);
+      const watch = await watchPage(page);
+      // The app's code is held until the page's early calls have all answered: as on a phone,
+      // where the scripts take longer to come than the answers.
+      const first = FIRST['/dashboard']!.map((call) => `/api/v1${call}`);
+      const answered = new Set<string>();
+      const allAnswered = new Promise<void>((resolve) =>
+        page.on('requestfinished', (request) => {
+          answered.add(new URL(request.url()).pathname);
+          if (first.every((call) => answered.has(call))) resolve();
+        }),
+      );
+      await page.route(/\/assets\/main\.\w+\.js$/, async (route) => {
+        await allAnswered;
+        await route.continue();
+      });
+      await page.goto(`${live.server.baseUrl}/dashboard`);
+      await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
+      const commits = await commitsSeen(page);
+      expect({ first: { spinner: commits[0]?.spinner, filled: commits[0]?.filled }, spinnerEver: commits.some((commit) => commit.spinner) }).toEqual({ first: { spinner: false, filled: titles.length }, spinnerEver: false });
+      expect(watch.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
 
 /** Chunks that nothing a page first shows needs, by page, with what shows they still come. */
 const LATER: Record<string, { chunks: RegExp[]; stillThere: (page: Page) => Promise<void> }> = {
@@ -244,7 +292,7 @@ describe('code that nothing on a page needs at first', () => {
   it.each(Object.keys(LATER))('%s asks for it once the page has drawn its data, not while it loads, and does not draw the page again for it', async (path) => {
     const { chunks, stillThere } = LATER[path]!;
     const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
-    await context.addInitScript(countDrawnComponents);
+    await context.addInitScript(recordCommits, []);
     try {
       const watch = await watchPage(page);
       const calls = trackCalls(page);
@@ -265,7 +313,7 @@ describe('code that nothing on a page needs at first', () => {
       // them is (a few components; the page's own draw is some hundreds, which a state of the page
       // itself would draw again).
       const asked = Math.min(...chunks.map((pattern) => loaded.find((entry) => pattern.test(entry.name))!.startTime));
-      const commits = await page.evaluate(() => (window as unknown as { drawnAtCommits: Array<{ at: number; drawn: number }> }).drawnAtCommits);
+      const commits = await commitsSeen(page);
       const firstDraw = Math.max(...commits.filter((commit) => commit.at < asked).map((commit) => commit.drawn));
       const again = Math.max(0, ...commits.filter((commit) => commit.at >= asked).map((commit) => commit.drawn));
       expect({ page: firstDraw > 100, drawnAgain: again <= 25 ? 'a few' : again }).toEqual({ page: true, drawnAgain: 'a few' });

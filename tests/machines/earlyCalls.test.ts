@@ -1,4 +1,8 @@
+import { createActor } from 'xstate';
+import { authMachine } from '../../machines/auth/auth.machine';
+import { dashboardMachine, partStatus } from '../../machines/dashboard/dashboard.machine';
 import { accountApi, ApiRequestError, authApi } from '../../machines/shared/api';
+import { fixKnownAnswers, startEarlyCall } from '../../machines/shared/earlyCalls';
 import { tokenStorage } from '../../machines/shared/tokenStorage';
 import { ada, installFakeApi } from '../helpers/fakeApi';
 
@@ -59,5 +63,94 @@ describe('a call the page sent early', () => {
     const lost = await authApi.me().catch((error: unknown) => error);
     expect(lost).toBeInstanceOf(ApiRequestError);
     expect(lost).toMatchObject({ status: 0 });
+  });
+});
+
+describe('a chart made once the early answers are in', () => {
+  const usage = { monthly_queries: 42, daily_tokens: 1200, total_queries: 42 };
+  const plan = { plan: 'team', status: 'active' };
+  const days = [{ date: '2026-12-06', queries: 42, tokens: 1200 }];
+
+  /**
+   * Sends the page's early calls as src/firstCalls.ts does, the browser answering each with
+   * `answers`, waits until they are read, and starts the app (src/app/mountApp.tsx).
+   */
+  async function sendEarly(answers: Record<string, Promise<Response>>, token = 'access-1') {
+    window.fetch = jest.fn((url: string) => answers[url] ?? Promise.reject(new TypeError('Failed to fetch'))) as unknown as typeof fetch;
+    for (const url of Object.keys(answers)) startEarlyCall(url, token);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    fixKnownAnswers();
+  }
+  afterEach(() => {
+    delete (window as { fetch?: unknown }).fetch;
+  });
+
+  const startCharts = () => {
+    const auth = createActor(authMachine);
+    const dashboard = createActor(dashboardMachine, { input: { auth } });
+    return { auth, dashboard };
+  };
+  const parts = (dashboard: ReturnType<typeof startCharts>['dashboard']) =>
+    (['usage', 'subscription', 'daily'] as const).map((part) => partStatus(dashboard.getSnapshot(), part));
+
+  it('starts from them: signed in and the dashboard drawn with its data, no call sent; the next calls go to the server', async () => {
+    await sendEarly({
+      '/api/v1/users/me': json(200, { ...ada, full_name: 'Sent early', team_role: 'owner' }),
+      '/api/v1/query/usage': json(200, usage),
+      '/api/v1/subscription/me': json(200, plan),
+      '/api/v1/query/usage/daily': json(200, { days }),
+    });
+    const { auth, dashboard } = startCharts();
+    // Before either actor starts, their first snapshots are the answered ones: what React's first render draws.
+    expect(auth.getSnapshot().hasTag('signedIn')).toBe(true);
+    expect(auth.getSnapshot().context.user?.full_name).toBe('Sent early');
+    expect(parts(dashboard)).toEqual(['ready', 'ready', 'ready']);
+    expect(dashboard.getSnapshot().hasTag('holding')).toBe(false);
+    expect(dashboard.getSnapshot().context.data).toEqual({ usage, subscription: plan, daily: days });
+    auth.start();
+    dashboard.start();
+    expect(dashboard.getSnapshot().hasTag('loading')).toBe(false);
+    expect(window.fetch).toHaveBeenCalledTimes(4);
+    expect(['GET /users/me', 'GET /query/usage', 'GET /subscription/me', 'GET /query/usage/daily'].flatMap((call) => api.sent(call))).toEqual([]);
+    // The role the session check answered is remembered for the team page's first calls, as after the call itself.
+    expect(tokenStorage.readTeamRole()).toBe('owner');
+    // Spent: asked again, each goes to the server.
+    expect((await authApi.me()).full_name).toBe('From the server');
+    expect(api.sent('GET /users/me')).toHaveLength(1);
+    auth.stop();
+    dashboard.stop();
+  });
+
+  it('does not spend them while its actor is not started (a render React drops): the next one made starts from them too', async () => {
+    await sendEarly({ '/api/v1/users/me': json(200, { ...ada, full_name: 'Sent early' }) });
+    expect(startCharts().auth.getSnapshot().hasTag('signedIn')).toBe(true);
+    const { auth } = startCharts();
+    expect(auth.getSnapshot().hasTag('signedIn')).toBe(true);
+    auth.start();
+    expect((await authApi.me()).full_name).toBe('From the server');
+    auth.stop();
+  });
+
+  it('asks as before when an answer failed, is still on its way, or was made with another token', async () => {
+    let answerUsage: (response: Response) => void = () => undefined;
+    await sendEarly({
+      '/api/v1/users/me': json(401, { error: { code: 'token_expired', message: 'Your session has expired.' } }),
+      '/api/v1/query/usage': new Promise<Response>((resolve) => (answerUsage = resolve)),
+      '/api/v1/subscription/me': json(200, plan),
+    });
+    tokenStorage.write({ access_token: 'access-1', refresh_token: 'refresh-1' });
+    const { auth, dashboard } = startCharts();
+    expect(auth.getSnapshot().hasTag('loading')).toBe(true);
+    expect(parts(dashboard)).toEqual(['loading', 'ready', 'loading']);
+    // Come after the app started, it answers the chart's call instead: the page drew its
+    // placeholders already, and what it needs drawn first was got ready for what was known then.
+    answerUsage(new Response(JSON.stringify(usage), { status: 200 }));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(parts(startCharts().dashboard)).toEqual(['loading', 'ready', 'loading']);
+    expect(await accountApi.usage()).toEqual(usage);
+    expect(api.sent('GET /query/usage')).toHaveLength(0);
+    // Another token (a sign-in since): nothing the page sent before is started from.
+    tokenStorage.write({ access_token: 'access-2', refresh_token: 'refresh-2' });
+    expect(parts(startCharts().dashboard)).toEqual(['loading', 'loading', 'loading']);
   });
 });
