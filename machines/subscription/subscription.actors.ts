@@ -2,6 +2,7 @@ import { fromCallback, fromPromise } from 'xstate';
 import { type AuthInput, withAuthRetry } from '../shared/authRetry';
 import { accountApi, type SubscriptionInfo } from '../shared/api';
 import type { PlanId } from '../../contract/plans';
+import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
 
 export interface CheckoutInput extends AuthInput {
   plan: PlanId;
@@ -13,6 +14,12 @@ export function checkoutAddress(url: unknown): string {
   if (!address || (address.protocol !== 'https:' && address.protocol !== 'http:')) throw new Error('The checkout address is not a web address');
   return address.href;
 }
+
+/** The subscription as the page's early call already answered it (machines/shared/earlyCalls.ts), or null: the chart then loads it. */
+export const knownSubscription = (): SubscriptionInfo | null => knownAnswer<SubscriptionInfo>('/subscription/me') ?? null;
+
+/** Spends the early answer the chart started from. */
+export const takeKnownSubscription = (): void => takeKnownAnswer('/subscription/me');
 
 export const subscriptionActors = {
   loadSubscription: fromPromise<SubscriptionInfo, AuthInput>(({ input, signal }) =>

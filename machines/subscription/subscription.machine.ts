@@ -5,7 +5,7 @@ import type { SubscriptionInfo } from '../shared/api';
 import { planName } from '../../contract/plans';
 import { sentence } from '../shared/messages';
 import type { NotifyParams } from '../shared/notify';
-import { subscriptionActors } from './subscription.actors';
+import { knownSubscription, subscriptionActors, takeKnownSubscription } from './subscription.actors';
 import { reportFailure } from '../shared/failures';
 
 /** The tab the checkout opens in: only what the chart does with it. */
@@ -104,9 +104,11 @@ const subscriptionSetup = setup({
     }),
     forgetCheckout: assign({ checkoutTab: null, choosing: null }),
     forgetAwaitedPlan: assign({ awaitedPlan: null }),
+    takeKnown: () => takeKnownSubscription(),
     notify: (_, _params: NotifyParams) => undefined,
   },
   guards: {
+    isKnown: () => knownSubscription() !== null,
     /**
      * The current plan's button is disabled: choosing it again is not a change. Unknown, any plan
      * may be chosen (the server refuses the current one). A team member changes their own plan,
@@ -125,7 +127,8 @@ const choosePlan = {
 } as const;
 
 /**
- * The subscription page: loading → loaded (a load failure is logged and loading ends). Choosing a
+ * The subscription page: loading → loaded (a load failure is logged and loading ends), or loaded
+ * at once when the page's early call has its answer in already (`knownSubscription`). Choosing a
  * plan is the `checkingOut` state: the tab opens on the click, gets the checkout address when it
  * arrives, and closes again if checkout fails. Coming back to the page reloads the subscription
  * without hiding it.
@@ -141,8 +144,14 @@ export const subscriptionMachine = subscriptionSetup.createMachine({
     awaitedPlan: null,
   }),
   invoke: { id: 'returnEvents', src: 'returnEvents' },
-  initial: 'loading',
+  initial: 'starting',
   states: {
+    starting: {
+      always: [
+        { guard: 'isKnown', target: 'loaded', actions: [{ type: 'assignSubscription', params: () => knownSubscription()! }, 'takeKnown'] },
+        { target: 'loading' },
+      ],
+    },
     loading: {
       tags: ['loading'],
       invoke: {

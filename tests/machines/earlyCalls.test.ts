@@ -1,6 +1,7 @@
 import { createActor } from 'xstate';
 import { authMachine } from '../../machines/auth/auth.machine';
 import { dashboardMachine, partStatus } from '../../machines/dashboard/dashboard.machine';
+import { subscriptionMachine } from '../../machines/subscription/subscription.machine';
 import { accountApi, ApiRequestError, authApi } from '../../machines/shared/api';
 import { fixKnownAnswers, startEarlyCall } from '../../machines/shared/earlyCalls';
 import { tokenStorage } from '../../machines/shared/tokenStorage';
@@ -88,7 +89,8 @@ describe('a chart made once the early answers are in', () => {
   const startCharts = () => {
     const auth = createActor(authMachine);
     const dashboard = createActor(dashboardMachine, { input: { auth } });
-    return { auth, dashboard };
+    const subscription = createActor(subscriptionMachine, { input: { auth, accountPlan: 'free' } });
+    return { auth, dashboard, subscription };
   };
   const parts = (dashboard: ReturnType<typeof startCharts>['dashboard']) =>
     (['usage', 'subscription', 'daily'] as const).map((part) => partStatus(dashboard.getSnapshot(), part));
@@ -100,15 +102,20 @@ describe('a chart made once the early answers are in', () => {
       '/api/v1/subscription/me': json(200, plan),
       '/api/v1/query/usage/daily': json(200, { days }),
     });
-    const { auth, dashboard } = startCharts();
-    // Before either actor starts, their first snapshots are the answered ones: what React's first render draws.
+    const { auth, dashboard, subscription } = startCharts();
+    // Before the actors start, their first snapshots are the answered ones: what React's first render draws.
     expect(auth.getSnapshot().hasTag('signedIn')).toBe(true);
     expect(auth.getSnapshot().context.user?.full_name).toBe('Sent early');
     expect(parts(dashboard)).toEqual(['ready', 'ready', 'ready']);
     expect(dashboard.getSnapshot().hasTag('holding')).toBe(false);
     expect(dashboard.getSnapshot().context.data).toEqual({ usage, subscription: plan, daily: days });
+    // So does the subscription page's (and the profile's) chart.
+    expect(subscription.getSnapshot().matches('loaded')).toBe(true);
+    expect(subscription.getSnapshot().context.subscription).toEqual(plan);
     auth.start();
     dashboard.start();
+    // The dashboard spent the plan's answer as it started: a chart made now asks.
+    expect(startCharts().subscription.getSnapshot().hasTag('loading')).toBe(true);
     expect(dashboard.getSnapshot().hasTag('loading')).toBe(false);
     expect(window.fetch).toHaveBeenCalledTimes(4);
     expect(['GET /users/me', 'GET /query/usage', 'GET /subscription/me', 'GET /query/usage/daily'].flatMap((call) => api.sent(call))).toEqual([]);
