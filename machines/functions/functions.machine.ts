@@ -2,7 +2,7 @@ import { assign, setup } from 'xstate';
 import type { AuthActorRef } from '../shared/authRetry';
 import type { NotifyParams } from '../shared/notify';
 import { failureCode, reportFailure, serverFailure } from '../shared/failures';
-import { functionsActors, type FunctionList } from './functions.actors';
+import { functionsActors, knownFunctions, takeKnownFunctions, type FunctionList } from './functions.actors';
 
 export type FunctionsEvent =
   | { type: 'function.delete'; id: string }
@@ -36,15 +36,21 @@ export const functionsMachine = setup({
   actors: functionsActors,
   actions: {
     notify: (_, _params: NotifyParams) => undefined,
+    takeKnown: () => takeKnownFunctions(),
   },
   guards: {
+    isKnown: () => knownFunctions() !== null,
     planRequired: ({ event }) => failureCode((event as unknown as ErrorEvent['event']).error) === 'plan_required',
   },
 }).createMachine({
   id: 'functions',
   context: ({ input }) => ({ auth: input.auth, functions: [], teamRole: null, pendingId: null }),
-  initial: 'loading',
+  // Loaded at once when the page's early calls have the list and the role in already (`knownFunctions`).
+  initial: 'starting',
   states: {
+    starting: {
+      always: [{ guard: 'isKnown', target: 'idle', actions: [assign(() => knownFunctions()!), 'takeKnown'] }, { target: 'loading' }],
+    },
     loading: {
       tags: ['loading'],
       // A function saved while the list loads: the load starts again, so its answer holds it.

@@ -5,7 +5,7 @@ import type { Message } from '../shared/messages';
 import type { NotifyParams } from '../shared/notify';
 import { failureCode, reportFailure, serverFailure } from '../shared/failures';
 import { FIRST_DRAW_WAIT_MS } from '../shared/firstDraw';
-import { usageActors } from './usage.actors';
+import { knownAnalytics, takeKnownAnalytics, usageActors } from './usage.actors';
 import { checkRange, presetRange, type DayRange, type RangeChoice, type RangeErrors, type RangePreset } from './usage.range';
 
 export interface UsageContext {
@@ -51,6 +51,7 @@ const usageSetup = setup({
   delays: { firstDraw: FIRST_DRAW_WAIT_MS },
   actions: {
     store: assign({ data: (_, data: UsageAnalytics) => data, failure: null }),
+    takeKnown: ({ context }) => takeKnownAnalytics(context.range),
     fail: assign({ data: null, failure: (_, error: unknown) => serverFailure(error) }),
     choosePreset: assign(({ context }, preset: RangePreset) => ({ choice: preset, range: presetRange(preset, context.today), rangeErrors: {} })),
     chooseCustom: assign((_, range: DayRange) => ({ choice: 'custom' as const, range, rangeErrors: {} })),
@@ -59,6 +60,11 @@ const usageSetup = setup({
     notify: (_, _params: NotifyParams) => undefined,
   },
   guards: {
+    isKnown: ({ context }) => knownAnalytics(context.range) !== null,
+    isKnownEmpty: ({ context }) => {
+      const known = knownAnalytics(context.range);
+      return known !== null && isEmptyRange(known);
+    },
     validRange: ({ context }, range: DayRange) => Object.keys(checkRange(range, context.today)).length === 0,
     noUsage: (_, data: UsageAnalytics) => isEmptyRange(data),
     planRequired: (_, error: unknown) => failureCode(error) === 'plan_required',
@@ -107,6 +113,8 @@ const loadOutcome = (id: string) => ({
  * Professional adds, never a broken page). A new range loads in `reloading`, the last answer kept
  * on screen meanwhile. The first load holds the figures' placeholders back (`loading.holding`)
  * until it answers or FIRST_DRAW_WAIT_MS have passed: the offer is far shorter than they are.
+ * When the page's early call has the figures in already (`knownAnalytics`), the chart starts with
+ * them (`starting`), loaded or empty as their answer would have made it.
  */
 export const usageMachine = usageSetup.createMachine({
   id: 'usage',
@@ -119,8 +127,15 @@ export const usageMachine = usageSetup.createMachine({
     failure: null,
     rangeErrors: {},
   }),
-  initial: 'loading',
+  initial: 'starting',
   states: {
+    starting: {
+      always: [
+        { guard: 'isKnownEmpty', target: 'empty', actions: [{ type: 'store', params: ({ context }) => knownAnalytics(context.range)! }, 'takeKnown'] },
+        { guard: 'isKnown', target: 'loaded', actions: [{ type: 'store', params: ({ context }) => knownAnalytics(context.range)! }, 'takeKnown'] },
+        { target: 'loading' },
+      ],
+    },
     loading: {
       tags: ['loading'],
       on: rangeChanges('#usage.loading.shown'),

@@ -2,6 +2,9 @@ import { createActor } from 'xstate';
 import { authMachine } from '../../machines/auth/auth.machine';
 import { dashboardMachine, partStatus } from '../../machines/dashboard/dashboard.machine';
 import { subscriptionMachine } from '../../machines/subscription/subscription.machine';
+import { usageMachine, usageStatus } from '../../machines/usage/usage.machine';
+import { presetRange, utcToday } from '../../machines/usage/usage.range';
+import { functionsMachine } from '../../machines/functions/functions.machine';
 import { accountApi, ApiRequestError, authApi } from '../../machines/shared/api';
 import { fixKnownAnswers, startEarlyCall } from '../../machines/shared/earlyCalls';
 import { tokenStorage } from '../../machines/shared/tokenStorage';
@@ -126,6 +129,37 @@ describe('a chart made once the early answers are in', () => {
     expect(api.sent('GET /users/me')).toHaveLength(1);
     auth.stop();
     dashboard.stop();
+  });
+
+  it('starts the usage and functions pages’ charts from theirs too: figures or an empty range, the list and the role', async () => {
+    const today = utcToday();
+    const range = presetRange('last30', today);
+    const analytics = (queries: number) => ({ days: [{ date: range.to, queries, tokens: queries * 10 }] });
+    const list = { functions: [{ id: 'f1', name: 'SUMMARY', task: 'analyze', prompt: 'Sum it up', description: '', scope: 'team' }] };
+    await sendEarly({
+      '/api/v1/users/me': json(200, { ...ada, team_role: 'admin' }),
+      [`/api/v1/usage/analytics?${new URLSearchParams({ ...range })}`]: json(200, analytics(3)),
+      '/api/v1/functions': json(200, list),
+    });
+    window.sheetmindEarlyCalls!.get('/api/v1/users/me')!.uses = 2;
+    const auth = createActor(authMachine);
+    const usage = createActor(usageMachine, { input: { auth, today } });
+    expect(usageStatus(usage.getSnapshot())).toBe('loaded');
+    expect(usage.getSnapshot().context.data).toEqual(analytics(3));
+    const functions = createActor(functionsMachine, { input: { auth } });
+    expect(functions.getSnapshot().value).toBe('idle');
+    expect(functions.getSnapshot().context).toMatchObject({ ...list, teamRole: 'admin' });
+    auth.start();
+    functions.start();
+    // The auth chart and the functions chart each spent one of the two uses of the session check's answer.
+    expect(window.sheetmindEarlyCalls!.has('/api/v1/users/me')).toBe(false);
+    usage.start();
+    expect(createActor(usageMachine, { input: { auth, today } }).getSnapshot().hasTag('loading')).toBe(true);
+    [auth, usage, functions].forEach((actor) => actor.stop());
+
+    // A range with no query in it starts as the empty page.
+    await sendEarly({ [`/api/v1/usage/analytics?${new URLSearchParams({ ...range })}`]: json(200, analytics(0)) });
+    expect(usageStatus(createActor(usageMachine, { input: { auth, today } }).getSnapshot())).toBe('empty');
   });
 
   it('does not spend them while its actor is not started (a render React drops): the next one made starts from them too', async () => {

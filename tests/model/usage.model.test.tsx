@@ -102,4 +102,4 @@ describeChartPaths('usage chart, generated paths', 'usage', { coverage: usageCov
   } finally {
     unmount();
   }
-}, 20_000);
+}, 30_000);
