@@ -3,17 +3,16 @@ import type { TeamRole } from '../machines/shared/api';
 import { readRuntimeConfig } from '../machines/shared/runtimeConfig';
 import { tokenStorage } from '../machines/shared/tokenStorage';
 import { presetRange, utcThisMonth, utcToday } from '../machines/usage/usage.range';
+import { TEAM_PATH, teamPaths } from '../machines/team/team.calls';
 
 /**
- * What the team chart asks once `GET /teams/me` has answered the person's role (machines/team/team.actors.ts),
+ * What the team chart asks once `GET /teams/me` has answered the person's role (machines/team/team.calls.ts),
  * sent at once for the role last answered (machines/shared/tokenStorage.ts): a member is asked no
  * admin's call, which would be refused. Should the role have changed since, the chart asks what the
  * new one sees itself, and the early calls it does not take go unused.
  */
 function teamCalls(role: TeamRole | null): string[] {
-  if (!role) return [];
-  if (role === 'member') return ['/teams/me/members'];
-  return ['/teams/me/members', '/teams/me/invitations', `/teams/me/usage?${new URLSearchParams({ month: utcThisMonth() })}`, '/teams/me/audit-log'];
+  return role ? Object.values(teamPaths(role, utcThisMonth())) : [];
 }
 
 /**
@@ -25,7 +24,7 @@ const FIRST_CALLS: Record<string, () => string[]> = {
   '/dashboard': () => ['/query/usage', '/subscription/me', '/query/usage/daily'],
   '/subscription': () => ['/subscription/me'],
   '/profile': () => ['/sessions', '/api-keys', '/subscription/me'],
-  '/team': () => ['/teams/me', ...teamCalls(tokenStorage.readTeamRole())],
+  '/team': () => [TEAM_PATH, ...teamCalls(tokenStorage.readTeamRole())],
   '/usage': () => [`/usage/analytics?${new URLSearchParams({ ...presetRange('last30', utcToday()) })}`],
   // The functions chart asks the person's team role beside the list.
   '/functions': () => ['/functions', '/users/me'],

@@ -6,6 +6,9 @@ import type { PlanId } from '../../contract/plans';
 import { failureCode, serverFailure } from '../shared/failures';
 import type { Message } from '../shared/messages';
 import { saveFile } from '../shared/saveFile';
+import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
+import type { MyTeam } from '../../contract/teams';
+import { isAdminRole, TEAM_PATH, teamPaths } from './team.calls';
 
 /** Everything the team page shows; the admin-only parts are null for a plain member. */
 export interface TeamData {
@@ -37,15 +40,13 @@ export type TeamChange =
   | { kind: 'resend'; id: string }
   | { kind: 'revoke'; id: string };
 
-const isAdmin = (role: TeamRole) => role === 'owner' || role === 'admin';
-
 async function load(input: AuthInput & { month: string }, signal: AbortSignal): Promise<TeamData> {
   const opts = { signal };
   const { team, role, own_paid_plan: ownPaidPlan } = await withAuthRetry(input.auth, () => teamApi.team(opts));
   const alone = { team, role, ownPaidPlan, members: [], invitations: null, usage: null, audit: null, held: null };
   try {
     const members = withAuthRetry(input.auth, () => teamApi.members(opts));
-    if (!isAdmin(role)) return { ...alone, members: (await members).members };
+    if (!isAdminRole(role)) return { ...alone, members: (await members).members };
     const [list, invitations, usage, audit] = await Promise.all([
       members,
       withAuthRetry(input.auth, () => teamApi.invitations(opts)),
@@ -57,6 +58,30 @@ async function load(input: AuthInput & { month: string }, signal: AbortSignal): 
     if (failureCode(error) === 'two_factor_required') return { ...alone, held: serverFailure(error) };
     throw error;
   }
+}
+
+/**
+ * The team as the page's early calls already answered it (machines/shared/earlyCalls.ts): the team
+ * and role, and every call `load` makes for that role. Null when one of them is not in (or was
+ * refused, or was sent for another role): the chart then loads the team.
+ */
+export function knownTeam(month: string): TeamData | null {
+  const mine = knownAnswer<MyTeam>(TEAM_PATH);
+  if (!mine) return null;
+  const paths = teamPaths(mine.role, month);
+  const members = knownAnswer<{ members: TeamMember[] }>(paths.members);
+  if (!members) return null;
+  const alone = { team: mine.team, role: mine.role, ownPaidPlan: mine.own_paid_plan, members: members.members, invitations: null, usage: null, audit: null, held: null };
+  if (!('invitations' in paths)) return alone;
+  const invitations = knownAnswer<{ invitations: TeamInvitation[] }>(paths.invitations);
+  const usage = knownAnswer<TeamUsage>(paths.usage);
+  const audit = knownAnswer<{ events: AuditEvent[]; next: string | null }>(paths.audit);
+  return invitations && usage && audit ? { ...alone, invitations: invitations.invitations, usage, audit } : null;
+}
+
+/** Spends the early answers the chart started from (`knownTeam`). */
+export function takeKnownTeam(data: TeamData, month: string): void {
+  for (const path of [TEAM_PATH, ...Object.values(teamPaths(data.role, month))]) takeKnownAnswer(path);
 }
 
 async function change(input: AuthInput & { change: TeamChange }, signal: AbortSignal): Promise<void> {

@@ -3,7 +3,7 @@ import type { AuthActorRef } from '../shared/authRetry';
 import { ApiRequestError, type InvitedRole, type TeamRole } from '../shared/api';
 import { tokenStorage } from '../shared/tokenStorage';
 import type { NotifyParams } from '../shared/notify';
-import { teamActors, type TeamChange, type TeamData } from './team.actors';
+import { knownTeam, takeKnownTeam, teamActors, type TeamChange, type TeamData } from './team.actors';
 import { refusalText, reportFailure, serverFailure } from '../shared/failures';
 import { sentence, type Message } from '../shared/messages';
 
@@ -96,8 +96,10 @@ const teamSetup = setup({
     membershipKnown: (_, _params: { inTeam: boolean }) => undefined,
     /** The role the page learned (null: in no team), for what the page's next load asks first (src/firstCalls.ts). */
     rememberRole: (_, role: TeamRole | null) => tokenStorage.writeTeamRole(role),
+    takeKnown: ({ context }) => takeKnownTeam(context.data!, context.month),
   },
   guards: {
+    isKnown: ({ context }) => knownTeam(context.month) !== null,
     notInTeam: (_, error: unknown) => isNotInTeam(error),
     isAdmin: ({ context }) => context.data?.role === 'owner' || context.data?.role === 'admin',
     isOwner: ({ context }) => context.data?.role === 'owner',
@@ -114,7 +116,8 @@ const change = <E extends TeamEvent>(toChange: (event: E) => TeamChange, target 
 const askFirst = <E extends TeamEvent>(toChange: (event: E) => TeamChange) => change(toChange, '#team.ready.changes.confirming');
 
 /**
- * The team page: loading → ready | notInTeam (the Team offer) | failed (why, with a retry). Ready, one
+ * The team page: loading → ready | notInTeam (the Team offer) | failed (why, with a retry), or ready at
+ * once when the page's early calls have the team in already (`knownTeam`). Ready, one
  * change at a time (`changing`, then the page reloads what it changed; removing someone, leaving and
  * handing ownership over are `confirming` first), while the usage month and the older audit events
  * load on their own.
@@ -122,8 +125,22 @@ const askFirst = <E extends TeamEvent>(toChange: (event: E) => TeamChange) => ch
 export const teamMachine = teamSetup.createMachine({
   id: 'team',
   context: ({ input }) => ({ auth: input.auth, userId: input.userId, month: input.month, data: null, changing: null, failure: null }),
-  initial: 'loading',
+  initial: 'starting',
   states: {
+    starting: {
+      always: [
+        {
+          guard: 'isKnown',
+          target: 'ready',
+          actions: [
+            { type: 'store', params: ({ context }) => knownTeam(context.month)! },
+            { type: 'rememberRole', params: ({ context }) => context.data!.role },
+            'takeKnown',
+          ],
+        },
+        { target: 'loading' },
+      ],
+    },
     loading: {
       tags: ['loading'],
       invoke: {

@@ -5,6 +5,7 @@ import { subscriptionMachine } from '../../machines/subscription/subscription.ma
 import { usageMachine, usageStatus } from '../../machines/usage/usage.machine';
 import { presetRange, utcToday } from '../../machines/usage/usage.range';
 import { functionsMachine } from '../../machines/functions/functions.machine';
+import { teamMachine } from '../../machines/team/team.machine';
 import { accountApi, ApiRequestError, authApi } from '../../machines/shared/api';
 import { fixKnownAnswers, startEarlyCall } from '../../machines/shared/earlyCalls';
 import { tokenStorage } from '../../machines/shared/tokenStorage';
@@ -160,6 +161,42 @@ describe('a chart made once the early answers are in', () => {
     // A range with no query in it starts as the empty page.
     await sendEarly({ [`/api/v1/usage/analytics?${new URLSearchParams({ ...range })}`]: json(200, analytics(0)) });
     expect(usageStatus(createActor(usageMachine, { input: { auth, today } }).getSnapshot())).toBe('empty');
+  });
+
+  it('starts the team page’s chart from the team and every call its role makes; a role they were not sent for, or another month, loads', async () => {
+    const month = '2026-12';
+    const team = { id: 't1', name: 'Analysts', plan: 'team', owner_id: 'u0', default_monthly_query_cap: null };
+    const members = { members: [{ user_id: 'u1', full_name: 'Ada Lovelace', email: 'ada@example.com', role: 'admin' }] };
+    const invitations = { invitations: [] };
+    const teamUsage = { month, days: [], by_task: [], members: [] };
+    const audit = { events: [], next: null };
+    const adminCalls = {
+      '/api/v1/teams/me': json(200, { team, role: 'admin', own_paid_plan: null }),
+      '/api/v1/teams/me/members': json(200, members),
+      '/api/v1/teams/me/invitations': json(200, invitations),
+      [`/api/v1/teams/me/usage?month=${month}`]: json(200, teamUsage),
+      '/api/v1/teams/me/audit-log': json(200, audit),
+    };
+    await sendEarly(adminCalls);
+    const auth = createActor(authMachine);
+    const startTeam = (input = { auth, userId: 'u1', month }) => createActor(teamMachine, { input });
+    const admin = startTeam();
+    expect(admin.getSnapshot().matches('ready')).toBe(true);
+    expect(admin.getSnapshot().context.data).toEqual({ team, role: 'admin', ownPaidPlan: null, members: members.members, invitations: [], usage: teamUsage, audit, held: null });
+    // Made for another month, the usage is not the one sent early: the chart loads.
+    expect(startTeam({ auth, userId: 'u1', month: '2026-11' }).getSnapshot().hasTag('loading')).toBe(true);
+    admin.start();
+    expect(window.sheetmindEarlyCalls!.size).toBe(0);
+    expect(tokenStorage.readTeamRole()).toBe('admin');
+    admin.stop();
+
+    // A member's page asks the members only.
+    await sendEarly({ '/api/v1/teams/me': json(200, { team, role: 'member', own_paid_plan: 'pro' }), '/api/v1/teams/me/members': json(200, members) });
+    expect(startTeam().getSnapshot().context.data).toMatchObject({ role: 'member', ownPaidPlan: 'pro', members: members.members, invitations: null, usage: null, audit: null });
+    // Made an admin since the calls were sent for a member: the admin's parts are not in, so it loads.
+    window.sheetmindEarlyCalls = new Map();
+    await sendEarly({ '/api/v1/teams/me': json(200, { team, role: 'admin', own_paid_plan: null }), '/api/v1/teams/me/members': json(200, members) });
+    expect(startTeam().getSnapshot().hasTag('loading')).toBe(true);
   });
 
   it('does not spend them while its actor is not started (a render React drops): the next one made starts from them too', async () => {

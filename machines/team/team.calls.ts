@@ -1,0 +1,19 @@
+import type { TeamRole } from '../shared/api';
+
+/**
+ * The calls the team page loads with, by the role `GET /teams/me` answers: every role sees the
+ * members, an owner or admin also the invitations, the month's usage and the audit log. The page's
+ * early calls (src/firstCalls.ts) send these for the role last answered, and the chart starts from
+ * their answers (./team.actors.ts, `knownTeam`): one list, so the two cannot drift apart.
+ */
+export const isAdminRole = (role: TeamRole): boolean => role === 'owner' || role === 'admin';
+
+export const TEAM_PATH = '/teams/me';
+
+type TeamPaths = { members: string } | { members: string; invitations: string; usage: string; audit: string };
+
+export function teamPaths(role: TeamRole, month: string): TeamPaths {
+  const members = '/teams/me/members';
+  if (!isAdminRole(role)) return { members };
+  return { members, invitations: '/teams/me/invitations', usage: `/teams/me/usage?${new URLSearchParams({ month })}`, audit: '/teams/me/audit-log' };
+}
