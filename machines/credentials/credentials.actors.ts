@@ -2,10 +2,27 @@ import { fromPromise } from 'xstate';
 import { withAuthRetry } from '../shared/authRetry';
 import { credentialsApi, type ApiKeyInfo, type CreatedApiKey, type NewApiKey, type SessionInfo } from '../shared/api';
 import type { AuthInput } from '../shared/authRetry';
+import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
 
 export interface Credentials {
   sessions: SessionInfo[];
   apiKeys: ApiKeyInfo[];
+}
+
+const SESSIONS = '/sessions';
+const API_KEYS = '/api-keys';
+
+/** Both lists as the page's early calls already answered them (machines/shared/earlyCalls.ts), or null: the chart then loads them. */
+export function knownCredentials(): Credentials | null {
+  const sessions = knownAnswer<{ sessions: SessionInfo[] }>(SESSIONS);
+  const keys = knownAnswer<{ api_keys: ApiKeyInfo[] }>(API_KEYS);
+  return sessions && keys ? { sessions: sessions.sessions, apiKeys: keys.api_keys } : null;
+}
+
+/** Spends the early answers the chart started from. */
+export function takeKnownCredentials(): void {
+  takeKnownAnswer(SESSIONS);
+  takeKnownAnswer(API_KEYS);
 }
 
 export const credentialsActors = {

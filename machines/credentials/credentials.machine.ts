@@ -3,7 +3,7 @@ import type { AuthActorRef } from '../shared/authRetry';
 import type { NewApiKey } from '../shared/api';
 import type { NotifyParams } from '../shared/notify';
 import type { MessageKey } from '../shared/messages';
-import { credentialsActors, type Credentials } from './credentials.actors';
+import { credentialsActors, knownCredentials, takeKnownCredentials, type Credentials } from './credentials.actors';
 import { errorText, failureCode, reportFailure } from '../shared/failures';
 
 export type CredentialsEvent =
@@ -23,6 +23,8 @@ export interface CredentialsContext extends Credentials {
   createdKey: string | null;
   /** The session to end or the key to revoke, asked about and then acted on. */
   pendingId: string | null;
+  /** Whether the lists have answered once: until then, an empty list is not "no keys yet". */
+  loaded: boolean;
 }
 
 type ErrorEvent = { event: { error: unknown } };
@@ -35,7 +37,8 @@ const failed = (title: MessageKey) =>
 /**
  * The profile's "Sessions and devices" and "API keys": one list of each, loaded together; every
  * change (ending a session, creating or revoking a key) is a state that reloads the lists after it.
- * Ending a session and revoking a key ask first (`confirmingEnd`, `confirmingRevoke`).
+ * Ending a session and revoking a key ask first (`confirmingEnd`, `confirmingRevoke`). Both lists
+ * are there at once when the page's early calls have them in already (`knownCredentials`).
  */
 export const credentialsMachine = setup({
   types: {
@@ -47,19 +50,26 @@ export const credentialsMachine = setup({
   actors: credentialsActors,
   actions: {
     notify: (_, _params: NotifyParams) => undefined,
+    takeKnown: () => takeKnownCredentials(),
+  },
+  guards: {
+    isKnown: () => knownCredentials() !== null,
   },
 }).createMachine({
   id: 'credentials',
-  context: ({ input }) => ({ auth: input.auth, sessions: [], apiKeys: [], createdKey: null, pendingId: null }),
-  initial: 'loading',
+  context: ({ input }) => ({ auth: input.auth, sessions: [], apiKeys: [], createdKey: null, pendingId: null, loaded: false }),
+  initial: 'starting',
   states: {
+    starting: {
+      always: [{ guard: 'isKnown', target: 'idle', actions: [assign(() => ({ ...knownCredentials()!, loaded: true })), 'takeKnown'] }, { target: 'loading' }],
+    },
     loading: {
       tags: ['loading'],
       invoke: {
         id: 'loadCredentials',
         src: 'loadCredentials',
         input: ({ context }) => ({ auth: context.auth }),
-        onDone: { target: 'idle', actions: assign(({ event }) => event.output) },
+        onDone: { target: 'idle', actions: assign(({ event }) => ({ ...event.output, loaded: true })) },
         onError: 'failed',
       },
     },

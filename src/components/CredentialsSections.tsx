@@ -223,6 +223,7 @@ export function CredentialsSections() {
     failed: s.matches('failed'),
     busy: s.hasTag('busy') || s.hasTag('loading'),
     creating: s.matches('creatingKey'),
+    loaded: s.context.loaded,
     sessions: s.context.sessions,
     apiKeys: s.context.apiKeys,
     createdKey: s.context.createdKey,
@@ -274,7 +275,7 @@ export function CredentialsSections() {
       <Section title={t.keysTitle} lead={t.keysLead}>
         {failure}
         {view.createdKey && <CreatedKey value={view.createdKey} onDone={() => actor.send({ type: 'key.dismiss' })} />}
-        {!view.failed && view.apiKeys.length === 0 && <Text color="fg.muted">{t.noKeys}</Text>}
+        {view.loaded && !view.failed && view.apiKeys.length === 0 && <Text color="fg.muted">{t.noKeys}</Text>}
         {view.apiKeys.length > 0 && (
           <Stack as="ul" gap="3" listStyleType="none">
             {view.apiKeys.map((apiKey) => (

@@ -183,7 +183,7 @@ interface Commit {
   at: number;
   /** Components drawn again: their props or their hooks' state are not those they had at the last commit. */
   drawn: number;
-  /** Whether the guard's spinner is on the page. */
+  /** Whether the guard's spinner (or a page's, src/components/PageSpinner.tsx) is on the page. */
   spinner: boolean;
   /** How many of the cards named (the `cards` given) show their figures. */
   filled: number;
@@ -197,7 +197,7 @@ interface Commit {
  * the guard's spinner is on the page, how many of the cards titled `cards` are filled and how many
  * of the `texts` are shown.
  */
-function recordCommits({ cards: titles, texts }: { cards: string[]; texts: string[] }) {
+function recordCommits({ cards: titles, texts, spinnerLabel }: { cards: string[]; texts: string[]; spinnerLabel: string }) {
   type Fiber = { tag: number; child: Fiber | null; sibling: Fiber | null; alternate: Fiber | null; memoizedProps: unknown; memoizedState: unknown };
   const last = new WeakMap<Fiber, { props: unknown; state: unknown }>();
   const commits: Commit[] = [];
@@ -233,7 +233,7 @@ function recordCommits({ cards: titles, texts }: { cards: string[]; texts: strin
         const filled = cards.filter((card) => card.getAttribute('aria-busy') !== 'true' && /\d/.test(card.textContent ?? '')).length;
         const main = document.querySelector('main')?.textContent ?? '';
         const shown = texts.filter((text) => main.includes(text)).length;
-        commits.push({ at: performance.now(), drawn, spinner: document.querySelector('[role=status]') !== null, filled, shown });
+        commits.push({ at: performance.now(), drawn, spinner: document.querySelector(`[role=status] [aria-label="${spinnerLabel}"]`) !== null, filled, shown });
       },
     },
   });
@@ -249,6 +249,7 @@ const commitsSeen = (page: Page): Promise<Commit[]> => page.evaluate(() => (wind
 const DRAWN_AT_ONCE: Record<string, { first: string[]; cards?: string[]; texts?: string[]; before?: string }> = {
   '/dashboard': { first: FIRST['/dashboard']!, cards: [messages.dashboard.monthlyQueries, messages.dashboard.dailyTokens, messages.dashboard.overviewTitle] },
   '/team': { first: TEAM_FIRST.owner, texts: ['Dorothy Vaughan', messages.team.usageHeading, messages.team.auditHeading], before: '/dashboard' },
+  '/profile': { first: FIRST['/profile']!, texts: [messages.credentials.thisDevice, messages.credentials.noKeys] },
 };
 
 describe('a signed-in page whose first answers are in before the app has booted', () => {
@@ -257,7 +258,7 @@ describe('a signed-in page whose first answers are in before the app has booted'
     const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
     try {
       if (before) await load(page, trackCalls(page), before);
-      await page.addInitScript(recordCommits, { cards, texts });
+      await page.addInitScript(recordCommits, { cards, texts, spinnerLabel: messages.loading });
       const watch = await watchPage(page);
       // The app's code is held until the page's early calls have all answered: as on a phone,
       // where the scripts take longer to come than the answers.
@@ -312,7 +313,7 @@ describe('code that nothing on a page needs at first', () => {
   it.each(Object.keys(LATER))('%s asks for it once the page has drawn its data, not while it loads, and does not draw the page again for it', async (path) => {
     const { chunks, stillThere } = LATER[path]!;
     const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
-    await context.addInitScript(recordCommits, { cards: [], texts: [] });
+    await context.addInitScript(recordCommits, { cards: [], texts: [], spinnerLabel: messages.loading });
     try {
       const watch = await watchPage(page);
       const calls = trackCalls(page);

@@ -6,6 +6,7 @@ import { usageMachine, usageStatus } from '../../machines/usage/usage.machine';
 import { presetRange, utcToday } from '../../machines/usage/usage.range';
 import { functionsMachine } from '../../machines/functions/functions.machine';
 import { teamMachine } from '../../machines/team/team.machine';
+import { credentialsMachine } from '../../machines/credentials/credentials.machine';
 import { accountApi, ApiRequestError, authApi } from '../../machines/shared/api';
 import { fixKnownAnswers, startEarlyCall } from '../../machines/shared/earlyCalls';
 import { tokenStorage } from '../../machines/shared/tokenStorage';
@@ -197,6 +198,21 @@ describe('a chart made once the early answers are in', () => {
     window.sheetmindEarlyCalls = new Map();
     await sendEarly({ '/api/v1/teams/me': json(200, { team, role: 'admin', own_paid_plan: null }), '/api/v1/teams/me/members': json(200, members) });
     expect(startTeam().getSnapshot().hasTag('loading')).toBe(true);
+  });
+
+  it('starts the profile’s sessions and API keys from theirs: both lists, or it loads while one is missing', async () => {
+    const sessions = { sessions: [{ id: 's1', current: true, user_agent: 'Firefox', ip: '127.0.0.1', created_at: '2026-12-06T10:00:00Z', last_used_at: '2026-12-06T10:00:00Z' }] };
+    const keys = { api_keys: [{ id: 'k1', name: 'Sheets', prefix: 'sm_live_ab12', created_at: '2026-12-06T10:00:00Z', last_used_at: null }] };
+    await sendEarly({ '/api/v1/sessions': json(200, sessions) });
+    const auth = createActor(authMachine);
+    expect(createActor(credentialsMachine, { input: { auth } }).getSnapshot().hasTag('loading')).toBe(true);
+    await sendEarly({ '/api/v1/api-keys': json(200, keys) });
+    const credentials = createActor(credentialsMachine, { input: { auth } });
+    expect(credentials.getSnapshot().value).toBe('idle');
+    expect(credentials.getSnapshot().context).toMatchObject({ sessions: sessions.sessions, apiKeys: keys.api_keys });
+    credentials.start();
+    expect(window.sheetmindEarlyCalls!.size).toBe(0);
+    credentials.stop();
   });
 
   it('does not spend them while its actor is not started (a render React drops): the next one made starts from them too', async () => {

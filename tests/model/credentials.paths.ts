@@ -168,7 +168,8 @@ function sections(state: CredentialsSnapshot): Sight[] {
           : [{ in: item, role: 'button', name: t.revoke, disabled: busy } satisfies Sight]),
       ];
     }),
-    { in: keysArea, text: t.noKeys, ...(apiKeys.length || state.matches('failed') ? { absent: true } : {}) },
+    // Not before the keys have answered: someone with keys would read that they have none.
+    { in: keysArea, text: t.noKeys, ...(apiKeys.length || state.matches('failed') || !state.context.loaded ? { absent: true } : {}) },
     ...(createdKey
       ? ([
           { in: keysArea, role: 'status' },
