@@ -197,6 +197,10 @@ describe('the top bar', () => {
       await page.getByRole('banner').getByText(messages.layout.welcome(account.full_name)).waitFor();
       // The page itself is drawn (its chart has made its calls when it mounts), then all is answered.
       await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
+      // Once drawn, the page loads its toast region (src/components/Toaster.tsx, about 500 ms after
+      // its last large paint): the next page opened while that chunk was on its way cancelled it,
+      // which this test read as a failed request (CI on 9a9f20b).
+      await page.locator('[data-scope=toast][data-part=group]').waitFor({ state: 'attached' });
       await calls.settled();
       expect(await page.getByRole('banner').getByRole('link', { name: messages.layout.team }).count()).toBe(0);
     }
