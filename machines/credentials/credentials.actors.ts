@@ -2,28 +2,24 @@ import { fromPromise } from 'xstate';
 import { withAuthRetry } from '../shared/authRetry';
 import { credentialsApi, type ApiKeyInfo, type CreatedApiKey, type NewApiKey, type SessionInfo } from '../shared/api';
 import type { AuthInput } from '../shared/authRetry';
-import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
+import { knownAnswers, takeKnownAnswers } from '../shared/earlyCalls';
 
 export interface Credentials {
   sessions: SessionInfo[];
   apiKeys: ApiKeyInfo[];
 }
 
-const SESSIONS = '/sessions';
-const API_KEYS = '/api-keys';
+/** The calls the lists load with. */
+const LISTS = ['/sessions', '/api-keys'] as const;
 
 /** Both lists as the page's early calls already answered them (machines/shared/earlyCalls.ts), or null: the chart then loads them. */
 export function knownCredentials(): Credentials | null {
-  const sessions = knownAnswer<{ sessions: SessionInfo[] }>(SESSIONS);
-  const keys = knownAnswer<{ api_keys: ApiKeyInfo[] }>(API_KEYS);
-  return sessions && keys ? { sessions: sessions.sessions, apiKeys: keys.api_keys } : null;
+  const known = knownAnswers<[{ sessions: SessionInfo[] }, { api_keys: ApiKeyInfo[] }]>(LISTS);
+  return known && { sessions: known[0].sessions, apiKeys: known[1].api_keys };
 }
 
 /** Spends the early answers the chart started from. */
-export function takeKnownCredentials(): void {
-  takeKnownAnswer(SESSIONS);
-  takeKnownAnswer(API_KEYS);
-}
+export const takeKnownCredentials = (): void => takeKnownAnswers(LISTS);
 
 export const credentialsActors = {
   loadCredentials: fromPromise<Credentials, AuthInput>(async ({ input: { auth }, signal }) => {

@@ -2,7 +2,7 @@ import { fromPromise } from 'xstate';
 import { withAuthRetry } from '../shared/authRetry';
 import { authApi, functionsApi, type CustomFunction, type TeamRole } from '../shared/api';
 import type { AuthInput } from '../shared/authRetry';
-import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
+import { knownAnswers, takeKnownAnswers } from '../shared/earlyCalls';
 import type { User } from '../shared/api';
 
 export interface FunctionList {
@@ -11,21 +11,20 @@ export interface FunctionList {
   teamRole: TeamRole | null;
 }
 
+/** The calls the page loads with: the list, and the session check for the person's team role. */
+const LIST_AND_ROLE = ['/functions', '/users/me'] as const;
+
 /**
  * The list and the role as the page's early calls already answered them (machines/shared/earlyCalls.ts),
  * or null when either is not in: the chart then loads both.
  */
 export function knownFunctions(): FunctionList | null {
-  const list = knownAnswer<{ functions: CustomFunction[] }>('/functions');
-  const me = knownAnswer<User>('/users/me');
-  return list && me ? { functions: list.functions, teamRole: me.team_role ?? null } : null;
+  const known = knownAnswers<[{ functions: CustomFunction[] }, User]>(LIST_AND_ROLE);
+  return known && { functions: known[0].functions, teamRole: known[1].team_role ?? null };
 }
 
 /** Spends the early answers the chart started from. */
-export function takeKnownFunctions(): void {
-  takeKnownAnswer('/functions');
-  takeKnownAnswer('/users/me');
-}
+export const takeKnownFunctions = (): void => takeKnownAnswers(LIST_AND_ROLE);
 
 export const functionsActors = {
   loadFunctions: fromPromise<FunctionList, AuthInput>(async ({ input: { auth }, signal }) => {

@@ -105,6 +105,17 @@ export function takeKnownAnswer(path: string): void {
   if (known) spend(globalThis.window.sheetmindEarlyCalls!, ...known);
 }
 
+/** The bodies of the known answers to every one of `paths`, in their order, or null unless all are known: a chart that needs several starts from all of them, or asks. */
+export function knownAnswers<T extends unknown[]>(paths: readonly string[]): T | null {
+  const bodies = paths.map((path) => knownAnswer(path));
+  return bodies.every((body) => body !== undefined) ? (bodies as T) : null;
+}
+
+/** Spends one use of each answer `knownAnswers(paths)` gave. */
+export function takeKnownAnswers(paths: readonly string[]): void {
+  for (const path of paths) takeKnownAnswer(path);
+}
+
 /**
  * The early call to `url`, if one was sent with the same authorization not long ago and has uses
  * left; after them, calls to it go to the server (its answer may have changed since).

@@ -6,7 +6,7 @@ import type { PlanId } from '../../contract/plans';
 import { failureCode, serverFailure } from '../shared/failures';
 import type { Message } from '../shared/messages';
 import { saveFile } from '../shared/saveFile';
-import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
+import { knownAnswer, takeKnownAnswers } from '../shared/earlyCalls';
 import type { MyTeam } from '../../contract/teams';
 import { isAdminRole, TEAM_PATH, teamPaths } from './team.calls';
 
@@ -81,7 +81,7 @@ export function knownTeam(month: string): TeamData | null {
 
 /** Spends the early answers the chart started from (`knownTeam`). */
 export function takeKnownTeam(data: TeamData, month: string): void {
-  for (const path of [TEAM_PATH, ...Object.values(teamPaths(data.role, month))]) takeKnownAnswer(path);
+  takeKnownAnswers([TEAM_PATH, ...Object.values(teamPaths(data.role, month))]);
 }
 
 async function change(input: AuthInput & { change: TeamChange }, signal: AbortSignal): Promise<void> {

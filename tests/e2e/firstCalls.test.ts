@@ -108,8 +108,11 @@ async function expectScriptsNamed(page: Page, path: string, loaded: Timing[]): P
   }
 }
 
-/** The page's calls to `call` (a path, or the start of one with a query when it ends with `?`). */
-const asked = (loaded: Timing[], call: string) => loaded.filter((entry) => entry.name === `/api/v1${call}` || (call.endsWith('?') && entry.name.startsWith(`/api/v1${call}`)));
+/** Whether `name` (a path and query) is a call to `call` (a path, or the start of one with a query when it ends with `?`). */
+const isCall = (name: string, call: string) => name === `/api/v1${call}` || (call.endsWith('?') && name.startsWith(`/api/v1${call}`));
+
+/** The page's calls to `call`. */
+const asked = (loaded: Timing[], call: string) => loaded.filter((entry) => isCall(entry.name, call));
 
 describe('a signed-in page’s first calls', () => {
   it.each(Object.keys(FIRST))('%s starts them all, and fetches its scripts, before the app’s code has loaded, and asks none again after', async (path) => {
@@ -267,7 +270,7 @@ describe('a signed-in page whose first answers are in before the app has booted'
         page.on('requestfinished', (request) => {
           const url = new URL(request.url());
           answered.add(`${url.pathname}${url.search}`);
-          if (first.every((call) => asked([...answered].map((name) => ({ name, startTime: 0, responseEnd: 0 })), call).length > 0)) resolve();
+          if (first.every((call) => [...answered].some((name) => isCall(name, call)))) resolve();
         }),
       );
       await page.route(/\/assets\/main\.\w+\.js$/, async (route) => {
