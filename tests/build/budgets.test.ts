@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { appScripts, firstLoadScripts, readManifest, WEB_DIR } from '../../build/manifest';
+import { COMPILE_HINT } from '../../build/webBuildPlugin';
 import { PRERENDERED_PAGES } from '../../src/app/routes';
 import { prerenderedFile } from '../../contract/pageSlots';
 
@@ -85,6 +86,19 @@ describe('the production bundle', () => {
     // Chakra's dialog brings zag's layers and focus trap; the page itself has no other dialog.
     expect(manifest.packages['page-team']).not.toEqual(expect.arrayContaining(['@zag-js/dismissable']));
     expect(manifest.packages['page-team']).not.toEqual(expect.arrayContaining(['@zag-js/focus-trap']));
+  });
+
+  it("starts every script that draws a page with V8's compile hint, in each copy the server sends", () => {
+    // Chromium then compiles them off the main thread as they stream in (build/webBuildPlugin.ts).
+    const scripts = new Set([...Object.keys(manifest.chunks).flatMap((chunk) => appScripts(manifest, chunk)), ...manifest.calls]);
+    const starts = (file: string) => [
+      fs.readFileSync(path.join(WEB_DIR, file), 'utf8'),
+      zlib.brotliDecompressSync(fs.readFileSync(path.join(WEB_DIR, `${file}.br`))).toString('utf8'),
+      zlib.gunzipSync(fs.readFileSync(path.join(WEB_DIR, `${file}.gz`))).toString('utf8'),
+    ].map((code) => code.startsWith(COMPILE_HINT));
+    expect([...scripts].filter((file) => starts(file).includes(false))).toEqual([]);
+    // Not the scripts inlined in a page's HTML, which the parser runs at once.
+    expect(fs.readFileSync(path.join(WEB_DIR, manifest.boot), 'utf8').startsWith(COMPILE_HINT)).toBe(false);
   });
 
   it('ships brotli and gzip copies of every script', () => {
