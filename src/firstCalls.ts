@@ -4,6 +4,7 @@ import { readRuntimeConfig } from '../machines/shared/runtimeConfig';
 import { tokenStorage } from '../machines/shared/tokenStorage';
 import { presetRange, utcThisMonth, utcToday } from '../machines/usage/usage.range';
 import { TEAM_PATH, teamPaths } from '../machines/team/team.calls';
+import { loadLocaleData } from './lib/formats';
 
 /**
  * What the team chart asks once `GET /teams/me` has answered the person's role (machines/team/team.calls.ts),
@@ -42,4 +43,6 @@ const { accessToken } = tokenStorage.read();
 if (page && accessToken) {
   const api = `${readRuntimeConfig().apiBase}/api/v1`;
   for (const path of ['/users/me', ...page()]) setTimeout(() => startEarlyCall(`${api}${path}`, accessToken), 0);
+  // Then, while the calls and the app's code are on their way, the dates' and numbers' locale data.
+  setTimeout(loadLocaleData, 0);
 }
