@@ -33,6 +33,9 @@ const FIRST_CALLS: Record<string, () => string[]> = {
   '/link': () => [],
 };
 
+/** The pages whose first render writes a date or a number in the user's locale (src/lib/formats.ts). */
+const FORMATS_AT_ONCE = ['/dashboard', '/subscription', '/profile', '/team', '/usage'];
+
 // The app's own page (not a prerendered one) runs this inline, right after the color mode
 // (build/webBuildPlugin.ts): on a signed-in page with a stored session, the page's session check
 // and first data calls go out now, while the app's code loads (machines/shared/earlyCalls.ts).
@@ -43,6 +46,7 @@ const { accessToken } = tokenStorage.read();
 if (page && accessToken) {
   const api = `${readRuntimeConfig().apiBase}/api/v1`;
   for (const path of ['/users/me', ...page()]) setTimeout(() => startEarlyCall(`${api}${path}`, accessToken), 0);
-  // Then, while the calls and the app's code are on their way, the dates' and numbers' locale data.
-  setTimeout(loadLocaleData, 0);
+  // Then, while the calls and the app's code are on their way, the dates' and numbers' locale data
+  // (a long task of its own: only where the page would otherwise load it in its first render).
+  if (FORMATS_AT_ONCE.includes(location.pathname)) setTimeout(loadLocaleData, 0);
 }
