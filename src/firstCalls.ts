@@ -24,7 +24,7 @@ function teamCalls(role: TeamRole | null): string[] {
 const FIRST_CALLS: Record<string, () => string[]> = {
   '/dashboard': () => ['/query/usage', '/subscription/me', '/query/usage/daily'],
   '/subscription': () => ['/subscription/me'],
-  '/profile': () => ['/sessions', '/api-keys', '/subscription/me'],
+  '/profile': () => ['/sessions', '/api-keys', '/subscription/me', '/mfa', '/webauthn/credentials'],
   '/team': () => [TEAM_PATH, ...teamCalls(tokenStorage.readTeamRole())],
   '/usage': () => [`/usage/analytics?${new URLSearchParams({ ...presetRange('last30', utcToday()) })}`],
   // The functions chart asks the person's team role beside the list.
