@@ -37,11 +37,16 @@ const jsFiles = (files: Iterable<string>) => [...files].filter((file) => file.en
  */
 export const COMPILE_HINT = '//# allFunctionsCalledOnLoad\n';
 
-/** The scripts that draw a page: the app's entry, each page's chunk with the shared chunks it needs, and the API client. */
+/** The pages' chunk groups (`page-<name>`, each page's chunk with the shared chunks it needs), by name. */
+const pageChunkGroups = (compilation: Compilation) => [...compilation.namedChunkGroups].filter(([name]) => name.startsWith('page-'));
+
+/**
+ * The scripts that draw a page: the app's entry, each page's chunk with the shared chunks it needs,
+ * and the API client (none in a child compilation, such as the HTML plugin's).
+ */
 function pageDrawingScripts(compilation: Compilation): Set<string> {
-  const groups = [...compilation.namedChunkGroups].filter(([name]) => name.startsWith('page-') || name === 'http').map(([, group]) => group);
-  const entry = compilation.entrypoints.get('main');
-  return new Set([entry, ...groups].flatMap((group) => jsFiles(group?.getFiles() ?? [])));
+  const groups = [compilation.entrypoints.get('main'), compilation.namedChunkGroups.get('http'), ...pageChunkGroups(compilation).map(([, group]) => group)];
+  return new Set(groups.flatMap((group) => jsFiles(group?.getFiles() ?? [])));
 }
 
 /** The npm packages whose code is in `chunks` (a concatenated module counts each of its parts). */
@@ -77,8 +82,7 @@ function manifestOf(compilation: Compilation, { bootEntry, staticEntry, appPageE
   if (!entry || !staticPage) throw new Error(`${NAME}: the build lacks the main or ${staticEntry} entry.`);
   const chunks: BuildManifest['chunks'] = {};
   const packages: BuildManifest['packages'] = { [staticEntry]: packagesIn(compilation, staticPage.chunks) };
-  for (const [name, group] of compilation.namedChunkGroups) {
-    if (!name.startsWith('page-')) continue;
+  for (const [name, group] of pageChunkGroups(compilation)) {
     chunks[name] = jsFiles(group.getFiles());
     packages[name] = packagesIn(compilation, [...entry.chunks, ...group.chunks]);
   }
