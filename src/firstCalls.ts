@@ -1,5 +1,6 @@
-import { startEarlyCall } from '../machines/shared/earlyCalls';
+import { startEarlyCall, startEarlyCallsAfter } from '../machines/shared/earlyCalls';
 import type { TeamRole } from '../machines/shared/api';
+import type { MyTeam } from '../contract/teams';
 import { readRuntimeConfig } from '../machines/shared/runtimeConfig';
 import { tokenStorage } from '../machines/shared/tokenStorage';
 import { presetRange, utcThisMonth, utcToday } from '../machines/usage/usage.range';
@@ -9,8 +10,10 @@ import { loadLocaleData } from './lib/formats';
 /**
  * What the team chart asks once `GET /teams/me` has answered the person's role (machines/team/team.calls.ts),
  * sent at once for the role last answered (machines/shared/tokenStorage.ts): a member is asked no
- * admin's call, which would be refused. Should the role have changed since, the chart asks what the
- * new one sees itself, and the early calls it does not take go unused.
+ * admin's call, which would be refused. On a first visit in this browser (no role stored), or when
+ * the role answered is another, the answered role's calls follow as soon as the answer is in
+ * (`startEarlyCallsAfter`), still while the app's code loads; the early calls the chart does not
+ * take go unused.
  */
 function teamCalls(role: TeamRole | null): string[] {
   return role ? Object.values(teamPaths(role, utcThisMonth())) : [];
@@ -46,6 +49,9 @@ const { accessToken } = tokenStorage.read();
 if (page && accessToken) {
   const api = `${readRuntimeConfig().apiBase}/api/v1`;
   for (const path of ['/users/me', ...page()]) setTimeout(() => startEarlyCall(`${api}${path}`, accessToken), 0);
+  if (location.pathname === '/team') {
+    setTimeout(() => startEarlyCallsAfter(`${api}${TEAM_PATH}`, accessToken, (mine) => teamCalls((mine as MyTeam).role).map((path) => `${api}${path}`)), 0);
+  }
   // Then, while the calls and the app's code are on their way, the dates' and numbers' locale data
   // (a long task of its own: only where the page would otherwise load it in its first render).
   if (FORMATS_AT_ONCE.includes(location.pathname)) setTimeout(loadLocaleData, 0);

@@ -21,6 +21,8 @@ interface EarlyCall {
   uses: number;
   /** The answer's body, read as soon as it came, when it came with a 2xx status. */
   answer?: { body: unknown };
+  /** Settles once the answer has been read (or the call failed). */
+  read: Promise<void>;
   /** The answer, if it was in when the app started (`fixKnownAnswers`): what charts start from. */
   known?: { body: unknown };
 }
@@ -28,6 +30,8 @@ interface EarlyCall {
 declare global {
   interface Window {
     sheetmindEarlyCalls?: Map<string, EarlyCall>;
+    /** Set as the app starts (`fixKnownAnswers`): from then on its charts make their own calls. */
+    sheetmindAppStarted?: boolean;
   }
 }
 
@@ -47,15 +51,31 @@ export function startEarlyCall(url: string, accessToken: string): void {
     return;
   }
   const response = fetch(url, { headers: { Authorization: authorization }, credentials: 'omit' });
-  const call: EarlyCall = { authorization, startedAt: Date.now(), response, uses: 1 };
   // A call no chart takes (the page went elsewhere) fails quietly: a chart that takes it gets the
   // failure. A success is read at once, for a chart made after it to start from (`knownAnswer`).
-  response
+  const read = response
     .then(async (res) => {
       if (res.ok) call.answer = { body: await res.clone().json() };
     })
     .catch(() => undefined);
+  const call: EarlyCall = { authorization, startedAt: Date.now(), response, uses: 1, read };
   calls.set(url, call);
+}
+
+/**
+ * Once the early call to `url` has answered with a 2xx status, sends the calls that depend on its
+ * answer (`next(body)`, the API's addresses) as early calls too, each that is not already on its
+ * way: the team page's calls for the role the answer gives, on a first visit in this browser. Not
+ * when the app has started meanwhile: its charts then make those calls themselves, and a second
+ * call no chart took would answer a later one with what it held at the start.
+ */
+export function startEarlyCallsAfter(url: string, accessToken: string, next: (body: unknown) => string[]): void {
+  const call = window.sheetmindEarlyCalls?.get(url);
+  void call?.read.then(() => {
+    const calls = window.sheetmindEarlyCalls;
+    if (!call.answer || !calls || window.sheetmindAppStarted) return;
+    for (const address of next(call.answer.body)) if (!calls.has(address)) startEarlyCall(address, accessToken);
+  });
 }
 
 /** Whether any early call is still waiting for its chart: until then only, a GET is looked up. */
@@ -73,6 +93,7 @@ function spend(calls: Map<string, EarlyCall>, url: string, call: EarlyCall): voi
  * later answers its chart's call instead (`takeEarlyCall`), as if the chart had asked it.
  */
 export function fixKnownAnswers(): void {
+  if (globalThis.window) window.sheetmindAppStarted = true;
   for (const call of globalThis.window?.sheetmindEarlyCalls?.values() ?? []) {
     if (call.answer) call.known = call.answer;
   }

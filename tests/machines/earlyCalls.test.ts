@@ -3,12 +3,14 @@ import { authMachine } from '../../machines/auth/auth.machine';
 import { dashboardMachine, partStatus } from '../../machines/dashboard/dashboard.machine';
 import { subscriptionMachine } from '../../machines/subscription/subscription.machine';
 import { usageMachine, usageStatus } from '../../machines/usage/usage.machine';
-import { presetRange, utcToday } from '../../machines/usage/usage.range';
+import { presetRange, utcThisMonth, utcToday } from '../../machines/usage/usage.range';
 import { functionsMachine } from '../../machines/functions/functions.machine';
 import { teamMachine } from '../../machines/team/team.machine';
 import { credentialsMachine } from '../../machines/credentials/credentials.machine';
 import { accountApi, ApiRequestError, authApi } from '../../machines/shared/api';
-import { fixKnownAnswers, startEarlyCall } from '../../machines/shared/earlyCalls';
+import { fixKnownAnswers, startEarlyCall, startEarlyCallsAfter } from '../../machines/shared/earlyCalls';
+import { teamPaths } from '../../machines/team/team.calls';
+import type { TeamRole } from '../../machines/shared/api';
 import { tokenStorage } from '../../machines/shared/tokenStorage';
 import { ada, installFakeApi } from '../helpers/fakeApi';
 
@@ -21,7 +23,7 @@ import { ada, installFakeApi } from '../helpers/fakeApi';
 const early = (url: string, token: string, response: Promise<Response>, { startedAt = Date.now(), uses = 1 } = {}) => {
   response.catch(() => undefined);
   window.sheetmindEarlyCalls ??= new Map();
-  window.sheetmindEarlyCalls.set(url, { authorization: `Bearer ${token}`, startedAt, response, uses });
+  window.sheetmindEarlyCalls.set(url, { authorization: `Bearer ${token}`, startedAt, response, uses, read: response.then(() => undefined, () => undefined) });
 };
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   Promise.resolve(new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } }));
@@ -30,6 +32,7 @@ let api: ReturnType<typeof installFakeApi>;
 beforeEach(() => {
   localStorage.clear();
   window.sheetmindEarlyCalls = new Map();
+  window.sheetmindAppStarted = false;
   tokenStorage.write({ access_token: 'access-1', refresh_token: 'refresh-1' });
   api = installFakeApi({ 'GET /users/me': { status: 200, body: { ...ada, full_name: 'From the server' } } });
 });
@@ -198,6 +201,47 @@ describe('a chart made once the early answers are in', () => {
     window.sheetmindEarlyCalls = new Map();
     await sendEarly({ '/api/v1/teams/me': json(200, { team, role: 'admin', own_paid_plan: null }), '/api/v1/teams/me/members': json(200, members) });
     expect(startTeam().getSnapshot().hasTag('loading')).toBe(true);
+  });
+
+  it('on a first visit to the team page, sends the calls of the role the team’s answer gives as soon as it is in, and the chart starts from them; not once the app has started', async () => {
+    const month = utcThisMonth();
+    const team = { id: 't1', name: 'Analysts', plan: 'team', owner_id: 'u0', default_monthly_query_cap: null };
+    const members = { members: [{ user_id: 'u1', full_name: 'Ada Lovelace', email: 'ada@example.com', role: 'owner' }] };
+    const answers: Record<string, Promise<Response>> = {
+      '/api/v1/teams/me': json(200, { team, role: 'owner', own_paid_plan: null }),
+      '/api/v1/teams/me/members': json(200, members),
+      '/api/v1/teams/me/invitations': json(200, { invitations: [] }),
+      [`/api/v1/teams/me/usage?month=${month}`]: json(200, { month, days: [], by_task: [], members: [] }),
+      '/api/v1/teams/me/audit-log': json(200, { events: [], next: null }),
+    };
+    const roleCalls = (body: unknown) => Object.values(teamPaths((body as { role: TeamRole }).role, month)).map((path) => `/api/v1${path}`);
+    window.fetch = jest.fn((url: string) => answers[url] ?? Promise.reject(new TypeError('Failed to fetch'))) as unknown as typeof fetch;
+    // As src/firstCalls.ts does with no role stored: the team alone, then what its answer's role asks.
+    startEarlyCall('/api/v1/teams/me', 'access-1');
+    startEarlyCallsAfter('/api/v1/teams/me', 'access-1', roleCalls);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect([...window.sheetmindEarlyCalls!.keys()].sort()).toEqual(Object.keys(answers).sort());
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    fixKnownAnswers();
+    const auth = createActor(authMachine);
+    const owner = createActor(teamMachine, { input: { auth, userId: 'u1', month } });
+    expect(owner.getSnapshot().matches('ready')).toBe(true);
+    expect(owner.getSnapshot().context.data).toMatchObject({ role: 'owner', members: members.members, invitations: [] });
+    owner.start();
+    expect(window.sheetmindEarlyCalls!.size).toBe(0);
+    expect(window.fetch).toHaveBeenCalledTimes(5);
+    owner.stop();
+
+    // The team answered after the app had started: the chart asks for the rest itself, and nothing is sent twice.
+    let answerTeam: (response: Response) => void = () => undefined;
+    answers['/api/v1/teams/me'] = new Promise<Response>((resolve) => (answerTeam = resolve));
+    startEarlyCall('/api/v1/teams/me', 'access-1');
+    startEarlyCallsAfter('/api/v1/teams/me', 'access-1', roleCalls);
+    fixKnownAnswers();
+    answerTeam(new Response(JSON.stringify({ team, role: 'owner', own_paid_plan: null }), { status: 200 }));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect([...window.sheetmindEarlyCalls!.keys()]).toEqual(['/api/v1/teams/me']);
+    expect(window.fetch).toHaveBeenCalledTimes(6);
   });
 
   it('starts the profile’s sessions and API keys from theirs: both lists, or it loads while one is missing', async () => {
