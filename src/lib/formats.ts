@@ -30,9 +30,9 @@ export function formatNumber(value: number): string {
 
 /**
  * Has the browser load the locale's date and number data ahead, while the app's code is on its way
- * (src/firstCalls.ts): the first Intl formatter a page makes reads it, some 25 ms of a real core and
- * 90 to 140 ms of a phone's (Chromium at 4x CPU), in the middle of the first render of the page's
- * data. The formatters made after it take about 2 ms each.
+ * (src/firstCalls.ts, in a worker): the first Intl formatter a page makes reads it, some 25 ms of a
+ * real core and 90 to 170 ms of a phone's (Chromium at 4x CPU), in the middle of the first render
+ * of the page's data. The formatters made after it take about 2 ms each.
  */
 export function loadLocaleData(): void {
   dateFormat(DATE_AND_TIME).format(0);

@@ -177,6 +177,33 @@ describe('the team page’s calls that depend on the role', () => {
   });
 });
 
+describe('the locale’s date and number data', () => {
+  it('is loaded by a worker of the page while the app’s code loads, on a page that formats dates and numbers at once; not on one that does not', async () => {
+    const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
+    try {
+      const watch = await watchPage(page);
+      const workers: Array<{ url: string; closed: boolean }> = [];
+      page.on('worker', (worker) => {
+        const seen = { url: new URL(worker.url()).pathname, closed: false };
+        workers.push(seen);
+        worker.on('close', () => (seen.closed = true));
+      });
+      const calls = trackCalls(page);
+      await load(page, calls, '/profile');
+      // It ends by itself once the data is loaded (the page's thread then finds it there).
+      for (let waited = 0; waited < 5_000 && !workers.every((worker) => worker.closed); waited += 100) await page.waitForTimeout(100);
+      expect(workers).toEqual([{ url: expect.stringMatching(/^\/assets\/locale-data\.\w+\.js$/), closed: true }]);
+      const script = (await timings(page)).find((entry) => entry.name === workers[0]!.url);
+      expect({ startedBeforeTheApp: script !== undefined && script.startTime < (await appRanAt(page)) }).toEqual({ startedBeforeTheApp: true });
+      await load(page, calls, '/guide');
+      expect(workers).toHaveLength(1);
+      expect(watch.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 /** The start of each largest-contentful-paint candidate the page reported so far, on the page's clock. */
 const paints = (page: Page): Promise<number[]> =>
   page.evaluate(
