@@ -1,11 +1,20 @@
 import { fromPromise } from 'xstate';
 import { withAuthRetry, type AuthInput } from '../shared/authRetry';
 import { request, type Opts, type Passkey, type PasskeyCreationOptions, type RegistrationCredential } from '../shared/api';
+import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
 import { createPasskey } from '../shared/passkeyCeremony';
+
+const LIST = '/webauthn/credentials';
+
+/** The list as the page's early call already answered it (machines/shared/earlyCalls.ts): the chart then starts idle. */
+export const knownPasskeys = (): Passkey[] | undefined => knownAnswer<{ credentials: Passkey[] }>(LIST)?.credentials;
+
+/** Spends the early answer the chart started from. */
+export const takeKnownPasskeys = (): void => takeKnownAnswer(LIST);
 
 /** The profile's "Passkeys" calls (decisions.md, "Advanced security"): here, in the profile's chunk, not in every page's. */
 const passkeysApi = {
-  list: ({ signal }: Opts = {}) => request<{ credentials: Passkey[] }>({ method: 'GET', url: '/webauthn/credentials', signal }),
+  list: ({ signal }: Opts = {}) => request<{ credentials: Passkey[] }>({ method: 'GET', url: LIST, signal }),
   registrationOptions: ({ signal }: Opts = {}) => request<PasskeyCreationOptions>({ method: 'POST', url: '/webauthn/register/options', data: {}, signal }),
   register: (credential: RegistrationCredential, name: string, { signal }: Opts = {}) =>
     request<Passkey>({ method: 'POST', url: '/webauthn/register', data: { credential, name }, signal }),

@@ -5,7 +5,7 @@ import type { MessageKey } from '../shared/messages';
 import type { NotifyParams } from '../shared/notify';
 import { reportFailure } from '../shared/failures';
 import { passkeyFailureText, type PasskeyWords } from '../shared/passkeyFailures';
-import { passkeysActors } from './passkeys.actors';
+import { knownPasskeys, passkeysActors, takeKnownPasskeys } from './passkeys.actors';
 
 export type PasskeysEvent =
   | { type: 'passkeys.retry' }
@@ -40,7 +40,8 @@ const failed = (title: MessageKey) => reportFailure(({ event }: ErrorEvent) => (
 const done = (title: MessageKey) => ({ type: 'notify' as const, params: { type: 'success' as const, title } });
 
 /**
- * The profile's "Passkeys": the list, adding one (the server's options, the device's prompt, then
+ * The profile's "Passkeys": the list (there at once when the page's early call has it in already:
+ * `knownPasskeys`), adding one (the server's options, the device's prompt, then
  * its name and the save), renaming and deleting (asked first). Every change reloads the list; a
  * prompt the person closes, or a save that fails, goes back without losing what was done.
  */
@@ -56,12 +57,19 @@ export const passkeysMachine = setup({
     notify: (_, _params: NotifyParams) => undefined,
     /** The account has a second factor now; the app tells the auth chart. */
     secondFactorAdded: () => undefined,
+    takeKnown: () => takeKnownPasskeys(),
+  },
+  guards: {
+    isKnown: () => knownPasskeys() !== undefined,
   },
 }).createMachine({
   id: 'passkeys',
   context: ({ input }) => ({ auth: input.auth, passkeys: [], options: null, credential: null, name: '', pendingId: null }),
-  initial: 'loading',
+  initial: 'starting',
   states: {
+    starting: {
+      always: [{ guard: 'isKnown', target: 'idle', actions: [assign({ passkeys: () => knownPasskeys()! }), 'takeKnown'] }, { target: 'loading' }],
+    },
     loading: {
       tags: ['loading'],
       invoke: {

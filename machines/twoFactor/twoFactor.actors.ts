@@ -1,6 +1,7 @@
 import { fromPromise } from 'xstate';
 import { request, type RecoveryCodes, type SecondFactorStatus, type TotpSetup } from '../shared/api';
 import { withAuthRetry, type AuthInput } from '../shared/authRetry';
+import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
 import { saveFile } from '../shared/saveFile';
 
 /** The recovery codes as a file: one a line, with what they are for. */
@@ -10,16 +11,24 @@ export function recoveryCodesFile(codes: string[], brand = 'SheetMind'): string 
 
 type Opts = { signal?: AbortSignal };
 
+const STATUS = '/mfa';
+
 /** Second factors on the profile (decisions.md, "Advanced security"). */
 /** Its calls live with the chart: only the profile needs them, not every page's first load. */
 const securityApi = {
-  status: ({ signal }: Opts = {}) => request<SecondFactorStatus>({ method: 'GET', url: '/mfa', signal }),
+  status: ({ signal }: Opts = {}) => request<SecondFactorStatus>({ method: 'GET', url: STATUS, signal }),
   startTotp: ({ signal }: Opts = {}) => request<TotpSetup>({ method: 'POST', url: '/mfa/totp/setup', data: {}, signal }),
   confirmTotp: (code: string, { signal }: Opts = {}) => request<RecoveryCodes>({ method: 'POST', url: '/mfa/totp/confirm', data: { code }, signal }),
   disableTotp: (password: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: '/mfa/totp', data: { password }, signal }),
   renewRecoveryCodes: (password: string, { signal }: Opts = {}) =>
     request<RecoveryCodes>({ method: 'POST', url: '/mfa/recovery-codes', data: { password }, signal }),
 };
+
+/** The status as the page's early call already answered it (machines/shared/earlyCalls.ts): the chart then starts ready. */
+export const knownStatus = (): SecondFactorStatus | undefined => knownAnswer<SecondFactorStatus>(STATUS);
+
+/** Spends the early answer the chart started from. */
+export const takeKnownStatus = (): void => takeKnownAnswer(STATUS);
 
 export const RECOVERY_CODES_FILE = 'sheetmind-recovery-codes.txt';
 

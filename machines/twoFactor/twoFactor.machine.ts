@@ -4,7 +4,7 @@ import { serverFailure } from '../shared/failures';
 import type { Message } from '../shared/messages';
 import type { NotifyParams } from '../shared/notify';
 import type { SecondFactorStatus, TotpSetup } from '../shared/api';
-import { downloadCodes, twoFactorActors } from './twoFactor.actors';
+import { downloadCodes, knownStatus, takeKnownStatus, twoFactorActors } from './twoFactor.actors';
 
 export interface TwoFactorContext {
   auth: AuthActorRef;
@@ -49,8 +49,10 @@ const twoFactorSetup = setup({
     notify: (_, _params: NotifyParams) => undefined,
     /** The account has a second factor now; the app tells the auth chart. */
     secondFactorAdded: () => undefined,
+    takeKnown: () => takeKnownStatus(),
   },
   guards: {
+    isKnown: () => knownStatus() !== undefined,
     isOn: ({ context }) => Boolean(context.status?.totp_enabled),
     isOff: ({ context }) => context.status !== null && !context.status.totp_enabled,
   },
@@ -64,7 +66,8 @@ const passwordStep = (target: 'disabling' | 'renewing') => ({
 });
 
 /**
- * The profile's "Two-step sign-in" (decisions.md, "Advanced security"): the status loads; set-up
+ * The profile's "Two-step sign-in" (decisions.md, "Advanced security"): the status loads (or is
+ * there at once, when the page's early call has it in already: `knownStatus`); set-up
  * shows a QR code and the secret and waits for the app's first code; turning it on shows ten
  * recovery codes once (copy, download), as does renewing them; turning it off and renewing ask
  * for the password. A refusal stays in the step it happened in, with what was typed.
@@ -72,8 +75,11 @@ const passwordStep = (target: 'disabling' | 'renewing') => ({
 export const twoFactorMachine = twoFactorSetup.createMachine({
   id: 'twoFactor',
   context: ({ input }) => ({ auth: input.auth, status: null, setup: null, codes: null, copied: null, failure: null }),
-  initial: 'loading',
+  initial: 'starting',
   states: {
+    starting: {
+      always: [{ guard: 'isKnown', target: 'ready', actions: [assign({ status: () => knownStatus()! }), 'takeKnown'] }, { target: 'loading' }],
+    },
     loading: {
       tags: ['loading'],
       invoke: {

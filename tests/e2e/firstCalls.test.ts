@@ -289,7 +289,7 @@ const DRAWN_AT_ONCE: Record<string, { first: string[]; cards?: string[]; texts?:
   // Loaded first in this browser, no role is known: the owner's calls follow the team's answer,
   // still while the app's code is held.
   '/team, first visit': { path: '/team', first: TEAM_FIRST.owner, texts: ['Dorothy Vaughan', messages.team.usageHeading, messages.team.auditHeading] },
-  '/profile': { first: FIRST['/profile']!, texts: [messages.credentials.thisDevice, messages.credentials.noKeys] },
+  '/profile': { first: FIRST['/profile']!, texts: [messages.credentials.thisDevice, messages.credentials.noKeys, messages.security.off, messages.passkeys.none] },
 };
 
 describe('a signed-in page whose first answers are in before the app has booted', () => {

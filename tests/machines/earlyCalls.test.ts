@@ -7,6 +7,8 @@ import { presetRange, utcThisMonth, utcToday } from '../../machines/usage/usage.
 import { functionsMachine } from '../../machines/functions/functions.machine';
 import { teamMachine } from '../../machines/team/team.machine';
 import { credentialsMachine } from '../../machines/credentials/credentials.machine';
+import { passkeysMachine } from '../../machines/passkeys/passkeys.machine';
+import { twoFactorMachine } from '../../machines/twoFactor/twoFactor.machine';
 import { accountApi, ApiRequestError, authApi } from '../../machines/shared/api';
 import { fixKnownAnswers, startEarlyCall, startEarlyCallsAfter } from '../../machines/shared/earlyCalls';
 import { teamPaths } from '../../machines/team/team.calls';
@@ -257,6 +259,27 @@ describe('a chart made once the early answers are in', () => {
     credentials.start();
     expect(window.sheetmindEarlyCalls!.size).toBe(0);
     credentials.stop();
+  });
+
+  it('starts the profile’s two-step sign-in and passkeys from theirs, or loads while one is missing', async () => {
+    const status = { totp_enabled: true, totp_enabled_at: '2026-12-01T10:00:00Z', recovery_codes_left: 9, passkeys: 1 };
+    const passkeys = { credentials: [{ id: 'p1', name: 'Laptop', created_at: '2026-12-01T10:00:00Z', last_used_at: null }] };
+    await sendEarly({ '/api/v1/mfa': json(200, status) });
+    const auth = createActor(authMachine);
+    expect(createActor(passkeysMachine, { input: { auth } }).getSnapshot().hasTag('loading')).toBe(true);
+    const twoFactor = createActor(twoFactorMachine, { input: { auth } });
+    expect(twoFactor.getSnapshot().value).toBe('ready');
+    expect(twoFactor.getSnapshot().context.status).toEqual(status);
+    twoFactor.start();
+    expect(createActor(twoFactorMachine, { input: { auth } }).getSnapshot().hasTag('loading')).toBe(true);
+    twoFactor.stop();
+    await sendEarly({ '/api/v1/webauthn/credentials': json(200, passkeys) });
+    const list = createActor(passkeysMachine, { input: { auth } });
+    expect(list.getSnapshot().value).toBe('idle');
+    expect(list.getSnapshot().context.passkeys).toEqual(passkeys.credentials);
+    list.start();
+    expect(window.sheetmindEarlyCalls!.size).toBe(0);
+    list.stop();
   });
 
   it('does not spend them while its actor is not started (a render React drops): the next one made starts from them too', async () => {
