@@ -3,7 +3,8 @@ import type { TeamRole } from '../machines/shared/api';
 import type { MyTeam } from '../contract/teams';
 import { readRuntimeConfig } from '../machines/shared/runtimeConfig';
 import { tokenStorage } from '../machines/shared/tokenStorage';
-import { presetRange, utcThisMonth, utcToday } from '../machines/usage/usage.range';
+import { LOAD_PATHS } from '../machines/shared/loadPaths';
+import { analyticsPath, FIRST_PRESET, presetRange, utcThisMonth, utcToday } from '../machines/usage/usage.range';
 import { TEAM_PATH, teamPaths } from '../machines/team/team.calls';
 
 /**
@@ -18,21 +19,34 @@ function teamCalls(role: TeamRole | null): string[] {
   return role ? Object.values(teamPaths(role, utcThisMonth())) : [];
 }
 
+interface PageCalls {
+  /** What the page's charts ask first besides the session check, sent at once. */
+  first: () => string[];
+  /**
+   * What they ask once one of those has answered, sent as soon as that answer is in
+   * (`startEarlyCallsAfter`): the team page's calls for the answered role, on a first visit.
+   */
+  then?: { after: string; next: (body: unknown) => string[] };
+}
+
 /**
  * What each signed-in page asks first besides the session check (`GET /users/me`), exactly as its
- * charts ask it, once for each time they do: tests/e2e/firstCalls.test.ts fails when a page's first
- * call is not among them.
+ * charts ask it (machines/shared/loadPaths.ts), once for each time they do:
+ * tests/e2e/firstCalls.test.ts fails when a page's first call is not among them.
  */
-const FIRST_CALLS: Record<string, () => string[]> = {
-  '/dashboard': () => ['/query/usage', '/subscription/me', '/query/usage/daily'],
-  '/subscription': () => ['/subscription/me'],
-  '/profile': () => ['/sessions', '/api-keys', '/subscription/me', '/mfa', '/webauthn/credentials'],
-  '/team': () => [TEAM_PATH, ...teamCalls(tokenStorage.readTeamRole())],
-  '/usage': () => [`/usage/analytics?${new URLSearchParams({ ...presetRange('last30', utcToday()) })}`],
+const PAGE_CALLS: Record<string, PageCalls> = {
+  '/dashboard': { first: () => [LOAD_PATHS.usage, LOAD_PATHS.subscription, LOAD_PATHS.dailyUsage] },
+  '/subscription': { first: () => [LOAD_PATHS.subscription] },
+  '/profile': { first: () => [LOAD_PATHS.sessions, LOAD_PATHS.apiKeys, LOAD_PATHS.subscription, LOAD_PATHS.secondFactors, LOAD_PATHS.passkeys] },
+  '/team': {
+    first: () => [TEAM_PATH, ...teamCalls(tokenStorage.readTeamRole())],
+    then: { after: TEAM_PATH, next: (mine) => teamCalls((mine as MyTeam).role) },
+  },
+  '/usage': { first: () => [analyticsPath(presetRange(FIRST_PRESET, utcToday()))] },
   // The functions chart asks the person's team role beside the list.
-  '/functions': () => ['/functions', '/users/me'],
-  '/guide': () => [],
-  '/link': () => [],
+  '/functions': { first: () => [LOAD_PATHS.functions, LOAD_PATHS.me] },
+  '/guide': { first: () => [] },
+  '/link': { first: () => [] },
 };
 
 /**
@@ -59,14 +73,13 @@ const FORMATS_AT_ONCE = ['/dashboard', '/subscription', '/profile', '/team', '/u
 // and first data calls go out now, while the app's code loads (machines/shared/earlyCalls.ts).
 // Each in a task of its own, right after the parser's: a fetch takes a slow phone 5 to 12 ms to
 // send, and run inline they made the parse of the page's head one of its longest tasks.
-const page = FIRST_CALLS[location.pathname];
+const page = PAGE_CALLS[location.pathname];
 const { accessToken } = tokenStorage.read();
 if (page && accessToken) {
   const api = `${readRuntimeConfig().apiBase}/api/v1`;
-  for (const path of ['/users/me', ...page()]) setTimeout(() => startEarlyCall(`${api}${path}`, accessToken), 0);
-  if (location.pathname === '/team') {
-    setTimeout(() => startEarlyCallsAfter(`${api}${TEAM_PATH}`, accessToken, (mine) => teamCalls((mine as MyTeam).role).map((path) => `${api}${path}`)), 0);
-  }
+  for (const path of [LOAD_PATHS.me, ...page.first()]) setTimeout(() => startEarlyCall(`${api}${path}`, accessToken), 0);
+  const { then } = page;
+  if (then) setTimeout(() => startEarlyCallsAfter(`${api}${then.after}`, accessToken, (body) => then.next(body).map((path) => `${api}${path}`)), 0);
   // Then, while the calls and the app's code are on their way, the dates' and numbers' locale data:
   // only where the page would otherwise load it in its first render (src/lib/formats.ts).
   if (FORMATS_AT_ONCE.includes(location.pathname)) setTimeout(loadLocaleDataAside, 0);

@@ -5,6 +5,7 @@ import { assign, setup } from 'xstate';
 import { ApiRequestError, type AuthResponse, type User } from '../shared/api';
 import { hasStoredSession, tokenStorage, type TokenPair } from '../shared/tokenStorage';
 import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
+import { LOAD_PATHS } from '../shared/loadPaths';
 import type { MfaRequired, SecondFactorMethod } from '../../contract/security';
 import { authActors, type LoginInput, type RegisterInput } from './auth.actors';
 import { isExpiredSecondStep, loginFailure, passkeyLoginFailure, registrationFailure, secondFactorFailure, type Failure } from './auth.errors';
@@ -89,10 +90,10 @@ export const authMachine = setup({
     removeTokens: () => tokenStorage.clear(),
     assignUser: assign({ user: (_, user: User) => user }),
     /** The session check the page sent early has answered already (machines/shared/earlyCalls.ts): the chart starts signed in with it. */
-    assignKnownUser: assign({ user: () => knownAnswer<User>('/users/me')!, startupToken: () => tokenStorage.read().accessToken }),
+    assignKnownUser: assign({ user: () => knownAnswer<User>(LOAD_PATHS.me)!, startupToken: () => tokenStorage.read().accessToken }),
     /** Spends that answer, and remembers the team role it gives, as the session check's own call does (auth.actors.ts, `fetchUser`). */
     takeKnownUser: ({ context }) => {
-      takeKnownAnswer('/users/me');
+      takeKnownAnswer(LOAD_PATHS.me);
       if (context.user) tokenStorage.writeTeamRoleOf(context.user);
     },
     markEmailVerified: assign({ user: ({ context }) => (context.user ? { ...context.user, email_verified: true } : null) }),
@@ -120,7 +121,7 @@ export const authMachine = setup({
   },
   guards: {
     hasStoredToken: () => hasStoredSession(),
-    hasKnownUser: () => hasStoredSession() && isValidUser(knownAnswer('/users/me')),
+    hasKnownUser: () => hasStoredSession() && isValidUser(knownAnswer(LOAD_PATHS.me)),
     isUnauthorized: (_, error: unknown) => error instanceof ApiRequestError && error.status === 401,
     isValidUser: (_, user: unknown) => isValidUser(user),
     hasNoUser: (_, response: AuthResponse) => response.user === undefined || response.user === null,

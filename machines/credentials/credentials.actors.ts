@@ -3,6 +3,7 @@ import { withAuthRetry } from '../shared/authRetry';
 import { credentialsApi, type ApiKeyInfo, type CreatedApiKey, type NewApiKey, type SessionInfo } from '../shared/api';
 import type { AuthInput } from '../shared/authRetry';
 import { knownAnswers, takeKnownAnswers } from '../shared/earlyCalls';
+import { LOAD_PATHS } from '../shared/loadPaths';
 
 export interface Credentials {
   sessions: SessionInfo[];
@@ -10,7 +11,7 @@ export interface Credentials {
 }
 
 /** The calls the lists load with. */
-const LISTS = ['/sessions', '/api-keys'] as const;
+const LISTS = [LOAD_PATHS.sessions, LOAD_PATHS.apiKeys] as const;
 
 /** Both lists as the page's early calls already answered them (machines/shared/earlyCalls.ts), or null: the chart then loads them. */
 export function knownCredentials(): Credentials | null {

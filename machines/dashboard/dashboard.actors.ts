@@ -3,6 +3,7 @@ import { withAuthRetry } from '../shared/authRetry';
 import { accountApi, type DailyUsage, type SubscriptionInfo, type UsageStats } from '../shared/api';
 import type { AuthInput } from '../shared/authRetry';
 import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
+import { LOAD_PATHS } from '../shared/loadPaths';
 
 /** What the dashboard shows, one part per card group; each loads, fails and retries on its own. */
 export interface DashboardData {
@@ -25,9 +26,9 @@ const loaders: { [P in DashboardPart]: (signal: AbortSignal) => Promise<Dashboar
 
 /** Each part's call, and what of its answer the part keeps. */
 const calls: { [P in DashboardPart]: { path: string; read: (body: never) => DashboardData[P] } } = {
-  usage: { path: '/query/usage', read: (body: UsageStats) => body },
-  subscription: { path: '/subscription/me', read: (body: SubscriptionInfo) => body },
-  daily: { path: '/query/usage/daily', read: (body: { days: DailyUsage[] }) => body.days },
+  usage: { path: LOAD_PATHS.usage, read: (body: UsageStats) => body },
+  subscription: { path: LOAD_PATHS.subscription, read: (body: SubscriptionInfo) => body },
+  daily: { path: LOAD_PATHS.dailyUsage, read: (body: { days: DailyUsage[] }) => body.days },
 };
 
 /** A part as the page's early call already answered it (machines/shared/earlyCalls.ts), or null: the chart then loads it. */

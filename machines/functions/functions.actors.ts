@@ -3,6 +3,7 @@ import { withAuthRetry } from '../shared/authRetry';
 import { authApi, functionsApi, type CustomFunction, type TeamRole } from '../shared/api';
 import type { AuthInput } from '../shared/authRetry';
 import { knownAnswers, takeKnownAnswers } from '../shared/earlyCalls';
+import { LOAD_PATHS } from '../shared/loadPaths';
 import type { User } from '../shared/api';
 
 export interface FunctionList {
@@ -12,7 +13,7 @@ export interface FunctionList {
 }
 
 /** The calls the page loads with: the list, and the session check for the person's team role. */
-const LIST_AND_ROLE = ['/functions', '/users/me'] as const;
+const LIST_AND_ROLE = [LOAD_PATHS.functions, LOAD_PATHS.me] as const;
 
 /**
  * The list and the role as the page's early calls already answered them (machines/shared/earlyCalls.ts),

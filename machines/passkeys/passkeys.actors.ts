@@ -2,9 +2,10 @@ import { fromPromise } from 'xstate';
 import { withAuthRetry, type AuthInput } from '../shared/authRetry';
 import { request, type Opts, type Passkey, type PasskeyCreationOptions, type RegistrationCredential } from '../shared/api';
 import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
+import { LOAD_PATHS } from '../shared/loadPaths';
 import { createPasskey } from '../shared/passkeyCeremony';
 
-const LIST = '/webauthn/credentials';
+const LIST = LOAD_PATHS.passkeys;
 
 /** The list as the page's early call already answered it (machines/shared/earlyCalls.ts): the chart then starts idle. */
 export const knownPasskeys = (): Passkey[] | undefined => knownAnswer<{ credentials: Passkey[] }>(LIST)?.credentials;

@@ -7,6 +7,7 @@ import type { AuditEvent, AuditPage, InvitationPreview, InvitedRole, MyTeam, Tea
 import type { CustomFunction, FunctionScope, Task } from '../../contract/functions';
 import type { RecoveryCodes, SecondFactorMethod, SecondFactorStatus, TotpSetup } from '../../contract/security';
 import type { AuthenticationCredential, Passkey, PasskeyCreationOptions, PasskeyRequestOptions, RegistrationCredential } from '../../contract/passkeys';
+import { LOAD_PATHS } from './loadPaths';
 import { streamQuery } from './streamQuery';
 import type { TokenPair } from './tokenStorage';
 
@@ -45,7 +46,7 @@ export const authApi = {
     request<TokenPair>({ method: 'POST', url: '/auth/refresh', data: { refresh_token: refreshToken }, signal }),
   // An empty object rather than no body: the API takes JSON bodies only.
   logout: ({ signal }: Opts = {}) => request<void>({ method: 'POST', url: '/auth/logout', data: {}, signal }),
-  me: ({ signal }: Opts = {}) => request<User>({ method: 'GET', url: '/users/me', signal }),
+  me: ({ signal }: Opts = {}) => request<User>({ method: 'GET', url: LOAD_PATHS.me, signal }),
   requestPasswordReset: (email: string, { signal }: Opts = {}) =>
     request<{ message: string }>({ method: 'POST', url: '/auth/password-reset-request', data: { email }, signal }),
   resetPassword: (body: { token: string; new_password: string }, { signal }: Opts = {}) =>
@@ -66,9 +67,9 @@ export type SubscriptionInfo = Pick<Subscription, 'plan' | 'status'> &
 
 /** The calls of the signed-in screens (dashboard, subscription, profile). */
 export const accountApi = {
-  usage: ({ signal }: Opts = {}) => request<UsageStats>({ method: 'GET', url: '/query/usage', signal }),
-  dailyUsage: ({ signal }: Opts = {}) => request<{ days: DailyUsage[] }>({ method: 'GET', url: '/query/usage/daily', signal }),
-  subscription: ({ signal }: Opts = {}) => request<SubscriptionInfo>({ method: 'GET', url: '/subscription/me', signal }),
+  usage: ({ signal }: Opts = {}) => request<UsageStats>({ method: 'GET', url: LOAD_PATHS.usage, signal }),
+  dailyUsage: ({ signal }: Opts = {}) => request<{ days: DailyUsage[] }>({ method: 'GET', url: LOAD_PATHS.dailyUsage, signal }),
+  subscription: ({ signal }: Opts = {}) => request<SubscriptionInfo>({ method: 'GET', url: LOAD_PATHS.subscription, signal }),
   checkout: (plan: PlanId, { signal }: Opts = {}) =>
     request<Checkout>({ method: 'POST', url: '/subscription/checkout', data: { plan }, signal }),
   changePassword: (body: { current_password: string; new_password: string }, { signal }: Opts = {}) =>
@@ -78,7 +79,7 @@ export const accountApi = {
 /** Advanced analytics, the usage CSV (Professional, Team) and the account export (every plan): decisions.md, "Professional's promises". */
 export const usageApi = {
   analytics: (range: { from: string; to: string }, { signal }: Opts = {}) =>
-    request<UsageAnalytics>({ method: 'GET', url: '/usage/analytics', params: range, signal }),
+    request<UsageAnalytics>({ method: 'GET', url: LOAD_PATHS.analytics, params: range, signal }),
   csv: (range: { from: string; to: string }, { signal }: Opts = {}) =>
     request<string>({ method: 'GET', url: '/usage/export.csv', params: range, responseType: 'text', signal }),
   accountExport: ({ signal }: Opts = {}) => request<string>({ method: 'GET', url: '/users/me/export', responseType: 'text', signal }),
@@ -126,10 +127,10 @@ export const deviceApi = {
 
 /** The profile's "Sessions and devices" and "API keys". */
 export const credentialsApi = {
-  sessions: ({ signal }: Opts = {}) => request<{ sessions: SessionInfo[] }>({ method: 'GET', url: '/sessions', signal }),
+  sessions: ({ signal }: Opts = {}) => request<{ sessions: SessionInfo[] }>({ method: 'GET', url: LOAD_PATHS.sessions, signal }),
   endSession: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/sessions/${encodeURIComponent(id)}`, signal }),
   endOtherSessions: ({ signal }: Opts = {}) => request<{ ended: number }>({ method: 'POST', url: '/sessions/end-others', data: {}, signal }),
-  apiKeys: ({ signal }: Opts = {}) => request<{ api_keys: ApiKeyInfo[] }>({ method: 'GET', url: '/api-keys', signal }),
+  apiKeys: ({ signal }: Opts = {}) => request<{ api_keys: ApiKeyInfo[] }>({ method: 'GET', url: LOAD_PATHS.apiKeys, signal }),
   createApiKey: (body: NewApiKey, { signal }: Opts = {}) => request<CreatedApiKey>({ method: 'POST', url: '/api-keys', data: body, signal }),
   revokeApiKey: (id: string, { signal }: Opts = {}) => request<void>({ method: 'DELETE', url: `/api-keys/${encodeURIComponent(id)}`, signal }),
 };
@@ -156,7 +157,7 @@ export type FunctionFields = Pick<CustomFunction, 'name' | 'task' | 'prompt' | '
 
 /** Custom functions (`/functions`): the caller's and their team's. */
 export const functionsApi = {
-  list: ({ signal }: Opts = {}) => request<{ functions: CustomFunction[] }>({ method: 'GET', url: '/functions', signal }),
+  list: ({ signal }: Opts = {}) => request<{ functions: CustomFunction[] }>({ method: 'GET', url: LOAD_PATHS.functions, signal }),
   create: (body: FunctionFields & { scope: FunctionScope }, { signal }: Opts = {}) => request<CustomFunction>({ method: 'POST', url: '/functions', data: body, signal }),
   update: (id: string, body: Partial<FunctionFields>, { signal }: Opts = {}) =>
     request<CustomFunction>({ method: 'PATCH', url: `/functions/${encodeURIComponent(id)}`, data: body, signal }),

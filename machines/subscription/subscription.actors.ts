@@ -3,6 +3,7 @@ import { type AuthInput, withAuthRetry } from '../shared/authRetry';
 import { accountApi, type SubscriptionInfo } from '../shared/api';
 import type { PlanId } from '../../contract/plans';
 import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
+import { LOAD_PATHS } from '../shared/loadPaths';
 
 export interface CheckoutInput extends AuthInput {
   plan: PlanId;
@@ -16,10 +17,10 @@ export function checkoutAddress(url: unknown): string {
 }
 
 /** The subscription as the page's early call already answered it (machines/shared/earlyCalls.ts), or null: the chart then loads it. */
-export const knownSubscription = (): SubscriptionInfo | null => knownAnswer<SubscriptionInfo>('/subscription/me') ?? null;
+export const knownSubscription = (): SubscriptionInfo | null => knownAnswer<SubscriptionInfo>(LOAD_PATHS.subscription) ?? null;
 
 /** Spends the early answer the chart started from. */
-export const takeKnownSubscription = (): void => takeKnownAnswer('/subscription/me');
+export const takeKnownSubscription = (): void => takeKnownAnswer(LOAD_PATHS.subscription);
 
 export const subscriptionActors = {
   loadSubscription: fromPromise<SubscriptionInfo, AuthInput>(({ input, signal }) =>

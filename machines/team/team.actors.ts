@@ -8,7 +8,8 @@ import type { Message } from '../shared/messages';
 import { saveFile } from '../shared/saveFile';
 import { knownAnswer, takeKnownAnswers } from '../shared/earlyCalls';
 import type { MyTeam } from '../../contract/teams';
-import { isAdminRole, TEAM_PATH, teamPaths } from './team.calls';
+import { managesTeam } from '../../contract/roles';
+import { TEAM_PATH, teamPaths } from './team.calls';
 
 /** Everything the team page shows; the admin-only parts are null for a plain member. */
 export interface TeamData {
@@ -46,7 +47,7 @@ async function load(input: AuthInput & { month: string }, signal: AbortSignal): 
   const alone = { team, role, ownPaidPlan, members: [], invitations: null, usage: null, audit: null, held: null };
   try {
     const members = withAuthRetry(input.auth, () => teamApi.members(opts));
-    if (!isAdminRole(role)) return { ...alone, members: (await members).members };
+    if (!managesTeam(role)) return { ...alone, members: (await members).members };
     const [list, invitations, usage, audit] = await Promise.all([
       members,
       withAuthRetry(input.auth, () => teamApi.invitations(opts)),

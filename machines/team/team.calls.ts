@@ -1,3 +1,4 @@
+import { managesTeam } from '../../contract/roles';
 import type { TeamRole } from '../shared/api';
 
 /**
@@ -6,14 +7,12 @@ import type { TeamRole } from '../shared/api';
  * early calls (src/firstCalls.ts) send these for the role last answered, and the chart starts from
  * their answers (./team.actors.ts, `knownTeam`): one list, so the two cannot drift apart.
  */
-export const isAdminRole = (role: TeamRole): boolean => role === 'owner' || role === 'admin';
-
 export const TEAM_PATH = '/teams/me';
 
 type TeamPaths = { members: string } | { members: string; invitations: string; usage: string; audit: string };
 
 export function teamPaths(role: TeamRole, month: string): TeamPaths {
   const members = '/teams/me/members';
-  if (!isAdminRole(role)) return { members };
+  if (!managesTeam(role)) return { members };
   return { members, invitations: '/teams/me/invitations', usage: `/teams/me/usage?${new URLSearchParams({ month })}`, audit: '/teams/me/audit-log' };
 }

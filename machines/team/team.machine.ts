@@ -4,7 +4,7 @@ import { ApiRequestError, type InvitedRole, type TeamRole } from '../shared/api'
 import { tokenStorage } from '../shared/tokenStorage';
 import type { NotifyParams } from '../shared/notify';
 import { knownTeam, takeKnownTeam, teamActors, type TeamChange, type TeamData } from './team.actors';
-import { isAdminRole } from './team.calls';
+import { managesTeam } from '../../contract/roles';
 import { refusalText, reportFailure, serverFailure } from '../shared/failures';
 import { sentence, type Message } from '../shared/messages';
 
@@ -102,7 +102,7 @@ const teamSetup = setup({
   guards: {
     isKnown: ({ context }) => knownTeam(context.month) !== null,
     notInTeam: (_, error: unknown) => isNotInTeam(error),
-    isAdmin: ({ context }) => context.data !== null && isAdminRole(context.data.role),
+    isAdmin: ({ context }) => context.data !== null && managesTeam(context.data.role),
     isOwner: ({ context }) => context.data?.role === 'owner',
     hasOlder: ({ context }) => Boolean(context.data?.audit?.next),
     leftTeam: ({ context }) => context.changing?.kind === 'remove' && context.changing.userId === context.userId,

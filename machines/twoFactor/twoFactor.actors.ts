@@ -2,6 +2,7 @@ import { fromPromise } from 'xstate';
 import { request, type RecoveryCodes, type SecondFactorStatus, type TotpSetup } from '../shared/api';
 import { withAuthRetry, type AuthInput } from '../shared/authRetry';
 import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
+import { LOAD_PATHS } from '../shared/loadPaths';
 import { saveFile } from '../shared/saveFile';
 
 /** The recovery codes as a file: one a line, with what they are for. */
@@ -11,7 +12,7 @@ export function recoveryCodesFile(codes: string[], brand = 'SheetMind'): string 
 
 type Opts = { signal?: AbortSignal };
 
-const STATUS = '/mfa';
+const STATUS = LOAD_PATHS.secondFactors;
 
 /** Second factors on the profile (decisions.md, "Advanced security"). */
 /** Its calls live with the chart: only the profile needs them, not every page's first load. */

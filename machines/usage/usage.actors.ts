@@ -2,7 +2,7 @@ import { fromPromise } from 'xstate';
 import { withAuthRetry, type AuthInput } from '../shared/authRetry';
 import { usageApi, type UsageAnalytics } from '../shared/api';
 import { saveFile } from '../shared/saveFile';
-import type { DayRange } from './usage.range';
+import { analyticsPath, type DayRange } from './usage.range';
 import { knownAnswer, takeKnownAnswer } from '../shared/earlyCalls';
 
 export interface RangeInput extends AuthInput {
@@ -11,9 +11,6 @@ export interface RangeInput extends AuthInput {
 
 /** The name the server gives the file too (server/routes/usage.ts). */
 export const csvFileName = (range: DayRange) => `usage-${range.from}-to-${range.to}.csv`;
-
-/** The call for a range, as the page's first-calls script sends it (src/firstCalls.ts). */
-const analyticsPath = (range: DayRange) => `/usage/analytics?${new URLSearchParams({ from: range.from, to: range.to })}`;
 
 /** The range's analytics as the page's early call already answered them (machines/shared/earlyCalls.ts), or null: the chart then loads them. */
 export const knownAnalytics = (range: DayRange): UsageAnalytics | null => knownAnswer<UsageAnalytics>(analyticsPath(range)) ?? null;

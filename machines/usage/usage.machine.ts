@@ -6,7 +6,7 @@ import type { NotifyParams } from '../shared/notify';
 import { failureCode, reportFailure, serverFailure } from '../shared/failures';
 import { FIRST_DRAW_WAIT_MS } from '../shared/firstDraw';
 import { knownAnalytics, takeKnownAnalytics, usageActors } from './usage.actors';
-import { checkRange, presetRange, type DayRange, type RangeChoice, type RangeErrors, type RangePreset } from './usage.range';
+import { checkRange, FIRST_PRESET, presetRange, type DayRange, type RangeChoice, type RangeErrors, type RangePreset } from './usage.range';
 
 export interface UsageContext {
   auth: AuthActorRef;
@@ -121,8 +121,8 @@ export const usageMachine = usageSetup.createMachine({
   context: ({ input }) => ({
     auth: input.auth,
     today: input.today,
-    choice: 'last30',
-    range: presetRange('last30', input.today),
+    choice: FIRST_PRESET,
+    range: presetRange(FIRST_PRESET, input.today),
     data: null,
     failure: null,
     rangeErrors: {},

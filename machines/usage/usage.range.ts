@@ -1,3 +1,4 @@
+import { LOAD_PATHS } from '../shared/loadPaths';
 import { sentence, type Message } from '../shared/messages';
 
 /**
@@ -16,6 +17,12 @@ export interface DayRange {
   from: string;
   to: string;
 }
+
+/** The range the page opens with. */
+export const FIRST_PRESET: RangePreset = 'last30';
+
+/** The call for a range, as the chart asks it and the page's first-calls script sends it (src/firstCalls.ts). */
+export const analyticsPath = (range: DayRange): string => `${LOAD_PATHS.analytics}?${new URLSearchParams({ from: range.from, to: range.to })}`;
 
 export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;

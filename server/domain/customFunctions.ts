@@ -4,7 +4,8 @@ import type { CustomFunctionsTable, Database, Engine } from '../db/types';
 import { FUNCTION_NAME, INPUT_PLACEHOLDER } from '../../contract/functions';
 import { ApiError } from '../errors';
 import { countUnderLock, type Owner } from './locks';
-import { actingIn, forbidden, isAdmin, membershipOf } from './teams';
+import { managesTeam } from '../../contract/roles';
+import { actingIn, forbidden, membershipOf } from './teams';
 import { uuidV7 } from './uuidv7';
 
 /**
@@ -70,7 +71,7 @@ export async function createFunction(db: Db, engine: Engine, userId: string, sco
       let limit = PERSONAL_FUNCTION_LIMIT;
       if (scope === 'team') {
         const acting = await actingIn(trx, engine, userId, null);
-        if (!isAdmin(acting.role)) throw forbidden('Only the team’s owner or an admin can make a team function.');
+        if (!managesTeam(acting.role)) throw forbidden('Only the team’s owner or an admin can make a team function.');
         owner = { table: 'teams', id: acting.team.id };
         limit = TEAM_FUNCTION_LIMIT;
       }
@@ -113,7 +114,7 @@ async function writable(trx: Trx, engine: Engine, userId: string, id: string): P
   if (row?.team_id) {
     const membership = await membershipOf(trx, userId);
     if (membership?.team.id === row.team_id) {
-      if (!isAdmin(membership.role)) throw forbidden('Only the team’s owner or an admin can change a team function.');
+      if (!managesTeam(membership.role)) throw forbidden('Only the team’s owner or an admin can change a team function.');
       return row;
     }
   }

@@ -5,7 +5,8 @@ import type { Database, Engine, TeamInvitationsTable, TeamRole } from '../db/typ
 import { ApiError } from '../errors';
 import { recordAudit } from './auditLog';
 import { countUnderLock, lockOwner } from './locks';
-import { forbidden, isAdmin, seatsUsed, type Acting } from './teams';
+import { managesTeam } from '../../contract/roles';
+import { forbidden, seatsUsed, type Acting } from './teams';
 import { hashToken, randomToken } from './tokens';
 import { normaliseEmail } from './users';
 import { uuidV7 } from './uuidv7';
@@ -106,7 +107,7 @@ async function takeInvitationMail(trx: Trx, engine: Engine, acting: Acting, emai
 }
 
 export async function invite(trx: Trx, engine: Engine, acting: Acting, rawEmail: string, role: InvitedRole, limits: InvitationMailLimits, now: number): Promise<Issued> {
-  if (!isAdmin(acting.role)) throw forbidden();
+  if (!managesTeam(acting.role)) throw forbidden();
   if (role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   const email = normaliseEmail(rawEmail);
   const teamId = acting.team.id;
@@ -150,7 +151,7 @@ async function pendingIn(trx: Trx, teamId: string, id: string) {
  * invitation stays one the owner sent.
  */
 export async function resend(trx: Trx, engine: Engine, acting: Acting, id: string, limits: InvitationMailLimits, now: number): Promise<Issued> {
-  if (!isAdmin(acting.role)) throw forbidden();
+  if (!managesTeam(acting.role)) throw forbidden();
   const row = await pendingIn(trx, acting.team.id, id);
   if (row.role === 'admin' && acting.role !== 'owner') throw onlyOwnerInvitesAdmins();
   if (row.expires_at <= now) await countSeats(trx, engine, acting.team.id, now);
@@ -167,7 +168,7 @@ export async function resend(trx: Trx, engine: Engine, acting: Acting, id: strin
 }
 
 export async function revoke(trx: Trx, acting: Acting, id: string, now: number): Promise<void> {
-  if (!isAdmin(acting.role)) throw forbidden();
+  if (!managesTeam(acting.role)) throw forbidden();
   const row = await pendingIn(trx, acting.team.id, id);
   await trx.updateTable('team_invitations').set({ status: 'revoked' }).where('id', '=', id).where('status', '=', 'pending').execute();
   await recordAudit(trx, { teamId: acting.team.id, actor: acting.person, action: 'invitation.revoked', target: { id: null, name: row.email }, detail: row.role, ip: acting.ip, at: now });

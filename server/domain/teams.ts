@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { findPlan, TEAM_SEAT_LIMIT } from '../../contract/plans';
+import { managesTeam } from '../../contract/roles';
 import type { Team, TeamMember } from '../../contract/teams';
 import type { Database, Engine, SubscriptionsTable, TeamRole, TeamsTable } from '../db/types';
 import { ApiError } from '../errors';
@@ -41,8 +42,6 @@ export async function inTeamPaidByAnother(db: Db, userId: string): Promise<boole
 }
 
 const memberNotFound = () => new ApiError(404, 'member_not_found', 'There is no such member in your team.', { field: 'user_id' });
-
-export const isAdmin = (role: TeamRole) => role === 'owner' || role === 'admin';
 
 /** The caller in their team, as the database says on this request. */
 export interface Acting {
@@ -205,7 +204,7 @@ export async function recordPlanChange(
 }
 
 export async function renameTeam(trx: Trx, acting: Acting, changes: { name?: string; defaultCap?: number | null }, now: number): Promise<TeamsTable> {
-  if (!isAdmin(acting.role)) throw forbidden();
+  if (!managesTeam(acting.role)) throw forbidden();
   const { team } = acting;
   const name = changes.name === undefined ? team.name : normaliseTeamName(changes.name);
   const defaultCap = changes.defaultCap === undefined ? team.default_monthly_query_cap : changes.defaultCap;
@@ -228,7 +227,7 @@ export async function setSecurityPolicy(
   changes: { require_two_factor?: boolean; session_max_age_hours?: number | null },
   now: number,
 ): Promise<TeamsTable> {
-  if (!isAdmin(acting.role)) throw forbidden();
+  if (!managesTeam(acting.role)) throw forbidden();
   const { team } = acting;
   if (changes.require_two_factor === true && !(await hasSecondFactor(trx, acting.person.id))) {
     throw new ApiError(403, 'two_factor_required', 'Set up two-step sign-in for yourself first: then you can require it of the team without locking yourself out.');
@@ -282,7 +281,7 @@ export async function listMembers(db: Db, teamId: string, viewer: { userId: stri
     .orderBy('m.user_id')
     .execute();
   const byUser = await memberActivity(db, teamId, day);
-  const seesAll = isAdmin(viewer.role);
+  const seesAll = managesTeam(viewer.role);
   const factors = await secondFactorsOf(db, teamId);
   return rows.map((row) => {
     const full = seesAll || row.user_id === viewer.userId;
@@ -333,7 +332,7 @@ export async function updateMember(
   changes: { role?: 'admin' | 'member'; cap?: number | null },
   now: number,
 ): Promise<void> {
-  if (!isAdmin(acting.role)) throw forbidden();
+  if (!managesTeam(acting.role)) throw forbidden();
   const teamId = acting.team.id;
   const target = await memberIn(trx, teamId, userId);
   const who = { id: target.user_id, name: target.full_name };
@@ -357,7 +356,7 @@ export async function removeMember(trx: Trx, acting: Acting, userId: string, now
   const teamId = acting.team.id;
   const leaving = userId === acting.person.id;
   if (leaving && acting.role === 'owner') throw forbidden('The owner cannot leave the team. Hand ownership to another member first.');
-  if (!leaving && !isAdmin(acting.role)) throw forbidden();
+  if (!leaving && !managesTeam(acting.role)) throw forbidden();
   const target = await memberIn(trx, teamId, userId);
   if (target.role === 'owner') throw forbidden('The owner cannot be removed from the team.');
   if (!leaving && target.role === 'admin' && acting.role !== 'owner') throw forbidden('Only the team’s owner can remove an admin.');

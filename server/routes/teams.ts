@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
+import { managesTeam } from '../../contract/roles';
 import type { Database } from '../db/types';
 import { auditPage } from '../domain/auditLog';
 import { findSubscription, planAt } from '../domain/subscriptions';
@@ -12,7 +13,6 @@ import { addressesOf } from '../domain/users';
 import {
   actingIn,
   forbidden,
-  isAdmin,
   listMembers,
   membershipOf,
   notInTeam,
@@ -53,7 +53,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const reading = async (request: FastifyRequest, adminOnly: boolean) => {
     const membership = await membershipOf(db, request.auth!.userId);
     if (!membership) throw notInTeam();
-    if (adminOnly && !isAdmin(membership.role)) throw forbidden();
+    if (adminOnly && !managesTeam(membership.role)) throw forbidden();
     return membership;
   };
 

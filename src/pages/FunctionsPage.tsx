@@ -2,6 +2,7 @@ import { Alert, Badge, Button, Card, Code, Container, Field, Heading, HStack, In
 import { useEffect, useId, useState } from 'react';
 import { TASKS } from '../../contract/functions';
 import { planWith } from '../../contract/plans';
+import { managesTeam } from '../../contract/roles';
 import { functionEditorMachine } from '../../machines/functionEditor/functionEditor.machine';
 import type { FunctionField } from '../../machines/functionEditor/functionEditor.schema';
 import { functionsMachine } from '../../machines/functions/functions.machine';
@@ -30,9 +31,8 @@ export const FunctionsChart = createChartContext(functionsMachine);
 export const FunctionEditorChart = createChartContext(functionEditorMachine);
 export const TryFunctionChart = createChartContext(tryQueryMachine);
 
-const manages = (role: TeamRole | null) => role === 'owner' || role === 'admin';
 /** Whether the caller may change or delete a function: their own, or their team's as its owner or an admin. */
-const canChange = (fn: CustomFunction, role: TeamRole | null) => fn.scope === 'personal' || manages(role);
+const canChange = (fn: CustomFunction, role: TeamRole | null) => fn.scope === 'personal' || managesTeam(role);
 
 /** What Professional adds, with the way to it, where a Free account would see its functions. */
 function Upgrade() {
@@ -347,7 +347,7 @@ export default function FunctionsPage() {
                 </Button>
               )}
             </HStack>
-            {editing === 'new' && <FunctionEditor key="new" fn={null} canShare={manages(role)} onClose={closeEditor} />}
+            {editing === 'new' && <FunctionEditor key="new" fn={null} canShare={managesTeam(role)} onClose={closeEditor} />}
             {functions.length === 0 ? (
               <Text color="fg.muted">{t.empty}</Text>
             ) : (

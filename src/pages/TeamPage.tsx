@@ -19,6 +19,7 @@ import * as messages from '../content/messages';
 import { FAILURE_TEXTS, say } from '../content/say';
 import { createChartContext, useDeferredSelector, useSelector } from '../lib/chart';
 import { planName } from '../../contract/plans';
+import { managesTeam } from '../../contract/roles';
 import { usePageTitle } from '../lib/usePageTitle';
 
 const t = messages.team;
@@ -138,7 +139,7 @@ export default function TeamPage() {
     );
   }
   const { team, role, ownPaidPlan, members, invitations, usage, audit, held } = data;
-  const admin = role === 'owner' || role === 'admin';
+  const admin = managesTeam(role);
   const confirmation = (
     <AfterPageSettled now={asking !== null}>
       <Suspense fallback={null}>

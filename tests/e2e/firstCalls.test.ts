@@ -313,7 +313,9 @@ describe('a signed-in page whose first answers are in before the app has booted'
       );
       await page.route(/\/assets\/main\.\w+\.js$/, async (route) => {
         // Not forever: a call that never goes out then shows as a spinner in the first commit.
-        await Promise.race([allAnswered, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([allAnswered, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+        clearTimeout(timer);
         await route.continue();
       });
       await page.goto(`${live.server.baseUrl}${address}`);

@@ -1,5 +1,6 @@
 import { Badge, Box, Button, Field, HStack, Input, Stack, Table, Text, useBreakpointValue } from '@chakra-ui/react';
 import { Fragment, useState } from 'react';
+import { managesTeam } from '../../../contract/roles';
 import * as messages from '../../content/messages';
 import type { InvitedRole, TeamMember, TeamRole } from '../../../machines/shared/api';
 import { formatNumber } from '../../lib/formats';
@@ -62,7 +63,7 @@ function CapEditor({ member, onSave, onCancel }: { member: TeamMember; onSave: (
 function RowActions({ member, viewer, busy, actions, onEditCap }: { member: TeamMember; viewer: Viewer; busy: boolean; actions: MemberActions; onEditCap: () => void }) {
   const self = member.user_id === viewer.userId;
   const owner = viewer.role === 'owner';
-  const admin = owner || viewer.role === 'admin';
+  const admin = managesTeam(viewer.role);
   const canRemove = member.role !== 'owner' && (self || (admin && (member.role === 'member' || owner)));
   // The owner caps anyone but themself; an admin caps plain members only (decisions.md, Team money and roles).
   const canCap = owner ? !self : admin && member.role === 'member';
