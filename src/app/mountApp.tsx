@@ -7,6 +7,7 @@ import type { RuntimeConfig } from '../../contract/runtimeConfig';
 import { AppProviders } from './AppProviders';
 import { preloadBanners } from './Layout';
 import { fixKnownAnswers, knownAnswer } from '../../machines/shared/earlyCalls';
+import { LOAD_PATHS } from '../../machines/shared/loadPaths';
 import type { User } from '../../machines/shared/api';
 import { preloadRoutes, routes } from './routes';
 
@@ -23,7 +24,7 @@ function AppRoutes() {
  */
 export async function mountApp(root: HTMLElement, config: RuntimeConfig, nonce?: string): Promise<Root> {
   fixKnownAnswers();
-  await Promise.all([preloadRoutes(routes, window.location.pathname), preloadBanners(knownAnswer<User>('/users/me'))]);
+  await Promise.all([preloadRoutes(routes, window.location.pathname), preloadBanners(knownAnswer<User>(LOAD_PATHS.me))]);
   await nextTask();
   const app = (routeTree: React.ReactNode) => (
     <StrictMode>
