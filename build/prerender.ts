@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { APP_PATHS } from '../contract/appPaths';
+import { APP_PATHS, DRAWN_FROM_EARLY_CALLS } from '../contract/appPaths';
 import { escapeHtml, PLAIN_SHELL_FILE, prerenderedFile, SCRIPT_NONCE_SLOT, SLOTS } from '../contract/pageSlots';
 import { PRERENDERED_PAGES } from '../src/app/routes';
 import { renderGlobalStyles, renderPage } from '../src/prerender';
@@ -52,9 +52,11 @@ export const DRAWN_PATHS = APP_PATHS.filter((pathname) => !pathname.includes(':'
 
 /**
  * The pages the app draws in the browser (DRAWN_PATHS) are the shell, written once per page with the page's scripts named beside the entry's: its
- * chunk and the API client it calls at once, as deferred scripts that run before the entry, so the
- * browser fetches them with it instead of after it has run (two more round trips on a phone's
- * network, one for the page, one for its first call). Each carries Chakra's global CSS, as the
+ * chunk and, on a page that calls at once itself, the API client, as deferred scripts that run
+ * before the entry, so the browser fetches them with it instead of after it has run (two more
+ * round trips on a phone's network, one for the page, one for its first call). A page drawn from
+ * its early calls' answers (DRAWN_FROM_EARLY_CALLS) leaves the client out: the app loads it once
+ * the page is drawn. Each carries Chakra's global CSS, as the
  * prerendered pages do, so the app does not compute it as it starts (about 4.8 KiB with brotli).
  * A path with a parameter (`/invite/…`) gets the plain shell, with it too (`shell.html`).
  */
@@ -65,8 +67,10 @@ function pageShells(bareShell: string, manifest: BuildManifest): string[] {
   for (const pathname of DRAWN_PATHS) {
     const chunk = `page-${pathname.slice(1)}`;
     if (!manifest.chunks[chunk]) throw new Error(`The build has no chunk named ${chunk} for ${pathname}.`);
-    // The page's own scripts and the API client's, then the entry's, which finds them installed.
-    const scripts = [...new Set([...manifest.chunks[chunk], ...manifest.calls])].filter((file) => !manifest.entry.includes(file)).concat(manifest.entry);
+    // The page's own scripts and, unless its first render needs no call but the early ones, the API
+    // client's; then the entry's, which finds them installed.
+    const client = (DRAWN_FROM_EARLY_CALLS as readonly string[]).includes(pathname) ? [] : manifest.calls;
+    const scripts = [...new Set([...manifest.chunks[chunk], ...client])].filter((file) => !manifest.entry.includes(file)).concat(manifest.entry);
     const html = manifest.entry
       .reduce((page, file) => page.replace(entryTag(file), ''), shell)
       .replace('</head>', () => `${scripts.map(entryTag).join('')}</head>`);

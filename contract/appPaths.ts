@@ -36,3 +36,12 @@ export function isAppPath(pathname: string): boolean {
   const normalized = pathname.toLowerCase().replace(/\/+$/, '');
   return known.has(normalized || '/') || PARAM_PAGES.some((page) => page.test(normalized));
 }
+
+/**
+ * The pages whose first render needs no call but those their first script sends while the app's
+ * code loads (the session check and the page's own, src/firstCalls.ts). Their HTML does not name
+ * the API client's scripts (build/prerender.ts), some 20 KB that would share a phone's network with
+ * the page's own; the app loads the client once the page is drawn. Every other page the app draws
+ * calls at once itself (a link's code, an e-mail's token), and its HTML names them.
+ */
+export const DRAWN_FROM_EARLY_CALLS = ['/dashboard', '/subscription', '/profile', '/team', '/usage', '/functions', '/guide'] as const;

@@ -3,6 +3,7 @@ import type { TeamRole } from '../machines/shared/api';
 import type { MyTeam } from '../contract/teams';
 import { readRuntimeConfig } from '../machines/shared/runtimeConfig';
 import { tokenStorage } from '../machines/shared/tokenStorage';
+import type { DRAWN_FROM_EARLY_CALLS } from '../contract/appPaths';
 import { LOAD_PATHS } from '../machines/shared/loadPaths';
 import { analyticsPath, FIRST_PRESET, presetRange, utcThisMonth, utcToday } from '../machines/usage/usage.range';
 import { TEAM_PATH, teamPaths } from '../machines/team/team.calls';
@@ -34,7 +35,7 @@ interface PageCalls {
  * charts ask it (machines/shared/loadPaths.ts), once for each time they do:
  * tests/e2e/firstCalls.test.ts fails when a page's first call is not among them.
  */
-const PAGE_CALLS: Record<string, PageCalls> = {
+const PAGE_CALLS: Record<(typeof DRAWN_FROM_EARLY_CALLS)[number] | '/link', PageCalls> = {
   '/dashboard': { first: () => [LOAD_PATHS.usage, LOAD_PATHS.subscription, LOAD_PATHS.dailyUsage] },
   '/subscription': { first: () => [LOAD_PATHS.subscription] },
   '/profile': { first: () => [LOAD_PATHS.sessions, LOAD_PATHS.apiKeys, LOAD_PATHS.subscription, LOAD_PATHS.secondFactors, LOAD_PATHS.passkeys] },
@@ -73,7 +74,7 @@ const FORMATS_AT_ONCE = ['/dashboard', '/subscription', '/profile', '/team', '/u
 // and first data calls go out now, while the app's code loads (machines/shared/earlyCalls.ts).
 // Each in a task of its own, right after the parser's: a fetch takes a slow phone 5 to 12 ms to
 // send, and run inline they made the parse of the page's head one of its longest tasks.
-const page = PAGE_CALLS[location.pathname];
+const page = (PAGE_CALLS as Record<string, PageCalls | undefined>)[location.pathname];
 const { accessToken } = tokenStorage.read();
 if (page && accessToken) {
   const api = `${readRuntimeConfig().apiBase}/api/v1`;

@@ -25,12 +25,16 @@ export { ApiRequestError } from './apiError';
 
 /**
  * Sends one request; any failure becomes an ApiRequestError. The HTTP client (axios) is its own
- * chunk, loaded on the first call: a signed-out visit to a public page never downloads it.
+ * chunk, loaded by the first call or by `loadApiClient`, whichever comes first: the static public
+ * pages never download it, and a page drawn from its early calls' answers draws without it.
  */
 export async function request<T>(config: AxiosRequestConfig): Promise<T> {
-  const { send } = await import(/* webpackChunkName: "http" */ './http');
+  const { send } = await loadApiClient();
   return send<T>(config);
 }
+
+/** Loads the HTTP client ahead of the first call that needs it (src/app/mountApp.tsx, once the page is drawn). */
+export const loadApiClient = () => import(/* webpackChunkName: "http" */ './http');
 
 export type Opts = { signal?: AbortSignal };
 

@@ -8,7 +8,8 @@ import { AppProviders } from './AppProviders';
 import { preloadBanners } from './Layout';
 import { fixKnownAnswers, knownAnswer } from '../../machines/shared/earlyCalls';
 import { LOAD_PATHS } from '../../machines/shared/loadPaths';
-import type { User } from '../../machines/shared/api';
+import { loadApiClient, type User } from '../../machines/shared/api';
+import { pageSettled } from '../lib/pageSettled';
 import { preloadRoutes, routes } from './routes';
 
 function AppRoutes() {
@@ -24,6 +25,10 @@ function AppRoutes() {
  */
 export async function mountApp(root: HTMLElement, config: RuntimeConfig, nonce?: string): Promise<Root> {
   fixKnownAnswers();
+  // A page drawn from its early calls' answers needs the HTTP client only for what comes next (a
+  // person's first action, a refresh): it loads once the page is drawn, not beside the page's own code.
+  // Should it fail to load (offline), the first call tries again.
+  pageSettled().then(loadApiClient).catch(() => undefined);
   await Promise.all([preloadRoutes(routes, window.location.pathname), preloadBanners(knownAnswer<User>(LOAD_PATHS.me))]);
   await nextTask();
   const app = (routeTree: React.ReactNode) => (

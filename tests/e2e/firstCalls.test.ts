@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { readManifest } from '../../build/manifest';
+import { DRAWN_FROM_EARLY_CALLS } from '../../contract/appPaths';
 import * as messages from '../../src/content/messages';
 import { trackCalls, useServerAndBrowser, watchPage } from '../helpers/browser';
 import { apiClient, inviteInto, makeTeam, openContext, signUp, storedTokens, type LiveAccount } from '../helpers/browserPaths';
@@ -12,8 +13,10 @@ import { apiClient, inviteInto, makeTeam, openContext, signUp, storedTokens, typ
  * first calls, each once, before the app's main script had arrived, and none of them again once it had.
  * The team page's further calls depend on the person's role: someone who has been signed in before
  * has them sent with the first ones too, for the role the last answer gave, and nothing more.
- * So do the scripts that draw the page and make its calls: the page's HTML names them beside the
- * app's own (build/prerender.ts, `pageShells`), so none waits for the app's code to ask for it.
+ * So do the scripts that draw the page: the page's HTML names them beside the app's own
+ * (build/prerender.ts, `pageShells`), so none waits for the app's code to ask for it. The API
+ * client's come after the page is drawn where its first render needs no call but the early ones,
+ * and with the page's own where it calls at once (/link).
  */
 
 jest.setTimeout(120_000);
@@ -105,15 +108,33 @@ async function expectAskedEarly(page: Page, path: string, first: string[]): Prom
   return loaded;
 }
 
-/** Fails unless the page's own scripts and the API client's started before the app's code ran. */
+/**
+ * Fails unless the page's own scripts started before the app's code ran, and the API client's then
+ * too where the page calls at once itself; where the page is drawn from its early calls' answers
+ * (DRAWN_FROM_EARLY_CALLS), unless the client's came only after it, once the page was drawn.
+ */
 async function expectScriptsNamed(page: Page, path: string, loaded: Timing[]): Promise<void> {
   const manifest = readManifest();
   const appRan = await appRanAt(page);
-  for (const file of [...manifest.chunks[`page-${path.slice(1)}`]!, ...manifest.calls]) {
+  for (const file of manifest.chunks[`page-${path.slice(1)}`]!) {
     const script = loaded.find((entry) => entry.name === `/${file}`);
     expect({ path, file, started: script && script.startTime < appRan }).toEqual({ path, file, started: true });
   }
+  const drawnFromEarlyCalls = (DRAWN_FROM_EARLY_CALLS as readonly string[]).includes(path);
+  for (const file of manifest.calls) {
+    const started = async () => (await timings(page)).find((entry) => entry.name === `/${file}`)?.startTime;
+    if (drawnFromEarlyCalls) {
+      await page.waitForFunction((name) => performance.getEntriesByType('resource').some((entry) => new URL(entry.name).pathname === name), `/${file}`);
+      expect({ path, file, afterFirstPaint: (await started())! > (await firstContentfulPaint(page)) }).toEqual({ path, file, afterFirstPaint: true });
+    } else {
+      expect({ path, file, started: ((await started()) ?? Infinity) < appRan }).toEqual({ path, file, started: true });
+    }
+  }
 }
+
+/** When the page first painted content, on the page's clock. */
+const firstContentfulPaint = (page: Page): Promise<number> =>
+  page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Infinity);
 
 /** Whether `name` (a path and query) is a call to `call` (a path, or the start of one with a query when it ends with `?`). */
 const isCall = (name: string, call: string) => name === `/api/v1${call}` || (call.endsWith('?') && name.startsWith(`/api/v1${call}`));
