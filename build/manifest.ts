@@ -15,7 +15,7 @@ export interface BuildManifest {
   appPageScript: string;
   /** The entry point's JS, in load order: every page loads these. */
   entry: string[];
-  /** The JS of the API client (machines/shared/http.ts and axios), loaded with a page's first call. */
+  /** The JS of the API client (machines/shared/http.ts and axios): named by the pages that call as they first draw, loaded by the others once drawn. */
   calls: string[];
   /** Each page chunk's JS (with the shared chunks it needs), by webpackChunkName. */
   chunks: Record<string, string[]>;
