@@ -6,7 +6,7 @@ import { tokenStorage } from '../machines/shared/tokenStorage';
 import type { DRAWN_FROM_EARLY_CALLS } from '../contract/appPaths';
 import { LOAD_PATHS } from '../machines/shared/loadPaths';
 import { analyticsPath, FIRST_PRESET, presetRange, utcThisMonth, utcToday } from '../machines/usage/usage.range';
-import { TEAM_PATH, teamPaths } from '../machines/team/team.calls';
+import { teamPaths } from '../machines/team/team.calls';
 
 /**
  * What the team chart asks once `GET /teams/me` has answered the person's role (machines/team/team.calls.ts),
@@ -40,8 +40,8 @@ const PAGE_CALLS: Record<(typeof DRAWN_FROM_EARLY_CALLS)[number] | '/link', Page
   '/subscription': { first: () => [LOAD_PATHS.subscription] },
   '/profile': { first: () => [LOAD_PATHS.sessions, LOAD_PATHS.apiKeys, LOAD_PATHS.subscription, LOAD_PATHS.secondFactors, LOAD_PATHS.passkeys] },
   '/team': {
-    first: () => [TEAM_PATH, ...teamCalls(tokenStorage.readTeamRole())],
-    then: { after: TEAM_PATH, next: (mine) => teamCalls((mine as MyTeam).role) },
+    first: () => [LOAD_PATHS.team, ...teamCalls(tokenStorage.readTeamRole())],
+    then: { after: LOAD_PATHS.team, next: (mine) => teamCalls((mine as MyTeam).role) },
   },
   '/usage': { first: () => [analyticsPath(presetRange(FIRST_PRESET, utcToday()))] },
   // The functions chart asks the person's team role beside the list.

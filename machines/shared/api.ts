@@ -91,14 +91,14 @@ export const usageApi = {
 
 /** The team workspace's calls (decisions.md, Teams). */
 export const teamApi = {
-  team: ({ signal }: Opts = {}) => request<MyTeam>({ method: 'GET', url: '/teams/me', signal }),
-  members: ({ signal }: Opts = {}) => request<{ members: TeamMember[] }>({ method: 'GET', url: '/teams/me/members', signal }),
-  invitations: ({ signal }: Opts = {}) => request<{ invitations: TeamInvitation[] }>({ method: 'GET', url: '/teams/me/invitations', signal }),
-  usage: (month: string, { signal }: Opts = {}) => request<TeamUsage>({ method: 'GET', url: '/teams/me/usage', params: { month }, signal }),
+  team: ({ signal }: Opts = {}) => request<MyTeam>({ method: 'GET', url: LOAD_PATHS.team, signal }),
+  members: ({ signal }: Opts = {}) => request<{ members: TeamMember[] }>({ method: 'GET', url: LOAD_PATHS.teamMembers, signal }),
+  invitations: ({ signal }: Opts = {}) => request<{ invitations: TeamInvitation[] }>({ method: 'GET', url: LOAD_PATHS.teamInvitations, signal }),
+  usage: (month: string, { signal }: Opts = {}) => request<TeamUsage>({ method: 'GET', url: LOAD_PATHS.teamUsage, params: { month }, signal }),
   usageCsv: (month: string, { signal }: Opts = {}) =>
     request<string>({ method: 'GET', url: '/teams/me/usage.csv', params: { month }, responseType: 'text', signal }),
   auditLog: (before: string | null, { signal }: Opts = {}) =>
-    request<AuditPage>({ method: 'GET', url: '/teams/me/audit-log', params: before ? { before } : {}, signal }),
+    request<AuditPage>({ method: 'GET', url: LOAD_PATHS.teamAudit, params: before ? { before } : {}, signal }),
   invite: (body: { email: string; role: InvitedRole }, { signal }: Opts = {}) =>
     request<TeamInvitation>({ method: 'POST', url: '/teams/me/invitations', data: body, signal }),
   resend: (id: string, { signal }: Opts = {}) =>

@@ -2,8 +2,8 @@
  * The calls the signed-in pages load with, spelled once: by the API client (./api.ts), by the
  * charts that start from an early answer (./earlyCalls.ts, `knownAnswer`) and by the page's early
  * calls (src/firstCalls.ts). An early answer is of use only to a call of the same path, so the
- * three read the same constant. The team page's, which depend on the role, are in
- * machines/team/team.calls.ts.
+ * three read the same constant. Which of the team page's it asks depends on the role
+ * (machines/team/team.calls.ts).
  */
 export const LOAD_PATHS = {
   me: '/users/me',
@@ -16,4 +16,9 @@ export const LOAD_PATHS = {
   passkeys: '/webauthn/credentials',
   functions: '/functions',
   analytics: '/usage/analytics',
+  team: '/teams/me',
+  teamMembers: '/teams/me/members',
+  teamInvitations: '/teams/me/invitations',
+  teamUsage: '/teams/me/usage',
+  teamAudit: '/teams/me/audit-log',
 } as const;

@@ -9,7 +9,8 @@ import { saveFile } from '../shared/saveFile';
 import { knownAnswer, takeKnownAnswers } from '../shared/earlyCalls';
 import type { MyTeam } from '../../contract/teams';
 import { managesTeam } from '../../contract/roles';
-import { TEAM_PATH, teamPaths } from './team.calls';
+import { LOAD_PATHS } from '../shared/loadPaths';
+import { teamPaths } from './team.calls';
 
 /** Everything the team page shows; the admin-only parts are null for a plain member. */
 export interface TeamData {
@@ -67,7 +68,7 @@ async function load(input: AuthInput & { month: string }, signal: AbortSignal): 
  * refused, or was sent for another role): the chart then loads the team.
  */
 export function knownTeam(month: string): TeamData | null {
-  const mine = knownAnswer<MyTeam>(TEAM_PATH);
+  const mine = knownAnswer<MyTeam>(LOAD_PATHS.team);
   if (!mine) return null;
   const paths = teamPaths(mine.role, month);
   const members = knownAnswer<{ members: TeamMember[] }>(paths.members);
@@ -82,7 +83,7 @@ export function knownTeam(month: string): TeamData | null {
 
 /** Spends the early answers the chart started from (`knownTeam`). */
 export function takeKnownTeam(data: TeamData, month: string): void {
-  takeKnownAnswers([TEAM_PATH, ...Object.values(teamPaths(data.role, month))]);
+  takeKnownAnswers([LOAD_PATHS.team, ...Object.values(teamPaths(data.role, month))]);
 }
 
 async function change(input: AuthInput & { change: TeamChange }, signal: AbortSignal): Promise<void> {
