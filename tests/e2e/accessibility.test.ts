@@ -9,7 +9,8 @@ jest.setTimeout(180_000);
  * Every page, signed out and signed in, in light and dark mode, checked by axe-core (WCAG 2.1 A
  * and AA, which includes text contrast) with the production build, CSP and all; plus what axe
  * cannot see: keyboard use, focus, announcements and reduced motion. Over 300 lines: one server and
- * browser for every page and state, rather than a file each starting its own.
+ * browser for every page and state, rather than a file each starting its own. The pages' axe checks
+ * run side by side (`it.concurrent`, a browser context each): each waits for its page to be idle.
  */
 const live = useServerAndBrowser();
 
@@ -80,7 +81,7 @@ const unexpectedErrors = (watch: PageWatch, path: string) =>
 
 describe('axe-core on every page', () => {
   describe.each(SCHEMES)('%s mode', (colorScheme) => {
-    it.each(SIGNED_OUT)('signed out: %s has no serious violation, CSP violation or console error', async (path) => {
+    it.concurrent.each(SIGNED_OUT)('signed out: %s has no serious violation, CSP violation or console error', async (path) => {
       const { page, watch } = await open(path, { colorScheme });
       expect(await page.evaluate(() => document.documentElement.classList.contains('dark'))).toBe(colorScheme === 'dark');
       expect(await seriousViolations(page)).toEqual([]);
@@ -89,7 +90,7 @@ describe('axe-core on every page', () => {
       await done(page);
     });
 
-    it.each(SIGNED_IN)('signed in: %s has no serious violation, CSP violation or console error', async (path) => {
+    it.concurrent.each(SIGNED_IN)('signed in: %s has no serious violation, CSP violation or console error', async (path) => {
       const { page, watch } = await open(path, { colorScheme, signedIn: true });
       await page.getByRole('button', { name: messages.layout.logout }).waitFor();
       expect(await seriousViolations(page)).toEqual([]);

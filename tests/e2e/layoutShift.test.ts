@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
+import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
 import { trackCalls, useServerAndBrowser, watchPage } from '../helpers/browser';
 import {
   apiClient,
@@ -19,10 +20,12 @@ import {
  * the session check and its calls have answered, keeps the room the filled page takes. Each
  * signed-in page is loaded afresh by a Team owner whose every page has data (a member and an
  * invitation, queries, an API key, a custom function), on a desktop and on a phone screen, once as
- * the server answers and once with every API answer held back half a second, so the data surely
- * arrives after the first paint. The browser's own layout-shift entries, from the navigation until
+ * the server answers and once with every API answer held back half a second and until the app has
+ * drawn its first render, so the data surely arrives after the first paint. The browser's own layout-shift entries, from the navigation until
  * the page is filled and nothing it asked is on its way, must add up to at most 0.02 (Core Web
- * Vitals call 0.1 good; a skeleton the size of its content shifts nothing).
+ * Vitals call 0.1 good; a skeleton the size of its content shifts nothing). The cases of a page
+ * are independent (a context each), so they run side by side (`it.concurrent`): most of a case is
+ * waiting for the page to be quiet, and one after another they took three minutes.
  */
 
 jest.setTimeout(180_000);
@@ -153,10 +156,23 @@ function recordShifts(page: Page): Promise<unknown> {
   });
 }
 
-/** Each API answer comes `ms` later than the server gives it. */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Each API answer comes `ms` later than the server gives it, and not before the app has committed
+ * its first render: the page is then surely drawn before its data, however busy the machine (the
+ * cases run side by side).
+ */
 async function holdAnswersBack(page: Page, ms: number): Promise<void> {
+  const appDrawn = async () => {
+    for (let waited = 0; waited < 10_000; waited += 50) {
+      // A navigation under way has no document to ask yet.
+      if (await page.evaluate((name) => document.documentElement.hasAttribute(name), APP_READY_ATTRIBUTE).catch(() => false)) return;
+      await sleep(50);
+    }
+  };
   await page.route('**/api/v1/**', async (route) => {
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    await Promise.all([sleep(ms), appDrawn()]);
     await route.continue().catch(() => undefined);
   });
 }
@@ -218,7 +234,7 @@ async function load(tokens: LiveAccount['tokens'], url: string, { screen, held }
 const cases = onEveryScreen(Object.keys(FILLED)).map(({ key, ...rest }) => ({ path: key, ...rest }));
 
 describe('a signed-in page as its data arrives', () => {
-  it.each(cases)('$path on a $screen screen (answers held back: $held) does not shift', async ({ path, screen, held }) => {
+  it.concurrent.each(cases)('$path on a $screen screen (answers held back: $held) does not shift', async ({ path, screen, held }) => {
     const { context, page, watch, calls } = await load(owner.tokens, path === ADDON_LINK ? addonLink : path, { screen, held });
     try {
       await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
@@ -289,7 +305,7 @@ const ACCOUNTS = {
 const accountCases = onEveryScreen(Object.keys(ACCOUNTS) as Array<keyof typeof ACCOUNTS>).map(({ key, ...rest }) => ({ who: key, ...rest }));
 
 describe('a signed-in page with something above it that only some accounts have', () => {
-  it.each(accountCases)('for $who on a $screen screen (answers held back: $held) does not shift', async ({ who, screen, held }) => {
+  it.concurrent.each(accountCases)('for $who on a $screen screen (answers held back: $held) does not shift', async ({ who, screen, held }) => {
     const { account, path, shown } = ACCOUNTS[who];
     const { context, page, watch, calls } = await load(account().tokens, path, { screen, held });
     try {
