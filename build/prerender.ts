@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { APP_PATHS, DRAWN_FROM_EARLY_CALLS } from '../contract/appPaths';
+import { APP_PATHS, isDrawnFromEarlyCalls } from '../contract/appPaths';
 import { escapeHtml, PLAIN_SHELL_FILE, prerenderedFile, SCRIPT_NONCE_SLOT, SLOTS } from '../contract/pageSlots';
 import { PRERENDERED_PAGES } from '../src/app/routes';
 import { renderGlobalStyles, renderPage } from '../src/prerender';
@@ -69,7 +69,7 @@ function pageShells(bareShell: string, manifest: BuildManifest): string[] {
     if (!manifest.chunks[chunk]) throw new Error(`The build has no chunk named ${chunk} for ${pathname}.`);
     // The page's own scripts and, unless its first render needs no call but the early ones, the API
     // client's; then the entry's, which finds them installed.
-    const client = (DRAWN_FROM_EARLY_CALLS as readonly string[]).includes(pathname) ? [] : manifest.calls;
+    const client = isDrawnFromEarlyCalls(pathname) ? [] : manifest.calls;
     const scripts = [...new Set([...manifest.chunks[chunk], ...client])].filter((file) => !manifest.entry.includes(file)).concat(manifest.entry);
     const html = manifest.entry
       .reduce((page, file) => page.replace(entryTag(file), ''), shell)

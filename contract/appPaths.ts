@@ -45,3 +45,6 @@ export function isAppPath(pathname: string): boolean {
  * calls at once itself (a link's code, an e-mail's token), and its HTML names them.
  */
 export const DRAWN_FROM_EARLY_CALLS = ['/dashboard', '/subscription', '/profile', '/team', '/usage', '/functions', '/guide'] as const;
+
+/** Whether `pathname` is one of DRAWN_FROM_EARLY_CALLS. */
+export const isDrawnFromEarlyCalls = (pathname: string): boolean => (DRAWN_FROM_EARLY_CALLS as readonly string[]).includes(pathname);
