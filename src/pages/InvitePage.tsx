@@ -40,7 +40,7 @@ export default function InvitePage() {
   const authStatus = useDrawnSessionStatus();
   const signedInAs = useAuthSelector((s) => s.context.user?.email ?? null);
 
-  if (state === 'loading' || authStatus === 'loading') return <PageSpinner />;
+  if (state === 'loading' || authStatus === 'loading') return <PageSpinner onScreen />;
   if (state === 'invalid') {
     return (
       <Container maxW="2xl" py="12">

@@ -1,5 +1,7 @@
 import type { Page } from 'playwright-core';
 import * as messages from '../../src/content/messages';
+import { LOAD_PATHS } from '../../machines/shared/loadPaths';
+import { SESSION_CHECK_ATTRIBUTE } from '../../machines/shared/tokenStorage';
 import { APP_READY_ATTRIBUTE } from '../../src/lib/pageScripts';
 import { trackCalls, useServerAndBrowser, watchPage } from '../helpers/browser';
 import {
@@ -20,8 +22,8 @@ import {
  * the session check and its calls have answered, keeps the room the filled page takes. Each
  * signed-in page is loaded afresh by a Team owner whose every page has data (a member and an
  * invitation, queries, an API key, a custom function), on a desktop and on a phone screen, once as
- * the server answers and once with every API answer held back half a second and until the app has
- * drawn its first render, so the data surely arrives after the first paint. The browser's own
+ * the server answers and once with the answers held back (`holdAnswersBack`): the session check
+ * until the app has drawn, the page's own data until the page has drawn its placeholders. The browser's own
  * layout-shift entries, from the navigation until the page is filled and nothing it asked is on
  * its way, must add up to at most 0.02 (Core Web Vitals call 0.1 good; a skeleton the size of its
  * content shifts nothing). The cases of a page are independent (a context each), so they run side
@@ -160,22 +162,38 @@ function recordShifts(page: Page): Promise<unknown> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Each API answer comes `ms` later than the server gives it, and not before the app has committed
- * its first render: the page is then surely drawn before its data, however busy the machine (the
- * cases run side by side).
+ * The API's answers held back, in two steps, however busy the machine (the cases run side by side):
+ * the session check answers `ms` after it was asked and not before the app has committed its first
+ * render (the guard's spinner), and every other call three times `ms` after the app has drawn that
+ * answer (the top bar takes the page's session-check mark off): the page the guard then lets
+ * through shows its spinners and placeholders a second or more before its data replaces them (the
+ * dashboard and /usage once drew their placeholders after a second, and were then pushed). Released together, the guard went from its spinner straight
+ * to the filled page, and no placeholder was ever measured.
  */
 async function holdAnswersBack(page: Page, ms: number): Promise<void> {
-  // One look at the page for all its held answers, started by the first.
-  let drawn: Promise<void> | undefined;
-  const appDrawn = async () => {
+  const until = async (drawn: () => Promise<boolean>) => {
     for (let waited = 0; waited < 10_000; waited += 50) {
       // A navigation under way has no document to ask yet.
-      if (await page.evaluate((name) => document.documentElement.hasAttribute(name), APP_READY_ATTRIBUTE).catch(() => false)) return;
+      if (await drawn().catch(() => false)) return;
       await sleep(50);
     }
   };
+  // One look at the page for all the answers that wait on the same thing, started by the first.
+  let appDrawn: Promise<void> | undefined;
+  let sessionDrawn: Promise<void> | undefined;
   await page.route('**/api/v1/**', async (route) => {
-    await Promise.all([sleep(ms), (drawn ??= appDrawn())]);
+    const request = route.request();
+    if (request.method() === 'GET' && new URL(request.url()).pathname === `/api/v1${LOAD_PATHS.me}`) {
+      await Promise.all([sleep(ms), (appDrawn ??= until(() => page.evaluate((name) => document.documentElement.hasAttribute(name), APP_READY_ATTRIBUTE)))]);
+    } else {
+      await (sessionDrawn ??= until(() =>
+        page.evaluate(
+          ([ready, checking]) => document.documentElement.hasAttribute(ready) && !document.documentElement.hasAttribute(checking),
+          [APP_READY_ATTRIBUTE, SESSION_CHECK_ATTRIBUTE] as const,
+        ),
+      ));
+      await sleep(3 * ms);
+    }
     await route.continue().catch(() => undefined);
   });
 }
