@@ -1,6 +1,7 @@
 import { and, assign, or, setup, stateIn, type SnapshotFrom } from 'xstate';
 import type { AuthActorRef } from '../shared/authRetry';
 import { dashboardActors, knownPart, takeKnownPart, type DashboardData, type DashboardPart } from './dashboard.actors';
+import { FIRST_DRAW_WAIT_MS } from '../shared/firstDraw';
 
 export interface DashboardContext {
   auth: AuthActorRef;
@@ -17,9 +18,7 @@ export type DashboardEvent =
 /**
  * `loading` is on while any part loads (the Refresh button's busy state); `holding` while the
  * page's first draw waits for the usage and the plan, on which what comes above the cards depends
- * (the get-started card at zero queries, the warning near the limit), however long they take (each
- * call ends within the API client's timeout, either way): drawn before them after a second, as
- * they once were, the cards were pushed down when a new account's usage came.
+ * (the get-started card at zero queries, the warning near the limit), for at most FIRST_DRAW_WAIT_MS.
  */
 export type DashboardTag = `${DashboardPart}.loading` | `${DashboardPart}.failed` | 'loading' | 'holding';
 
@@ -34,6 +33,7 @@ const dashboardSetup = setup({
     tags: {} as DashboardTag,
   },
   actors: dashboardActors,
+  delays: { firstDraw: FIRST_DRAW_WAIT_MS },
   guards: {
     firstAnswersIn: and([answered('usage'), answered('subscription')]),
     isKnown: (_, { part }: { part: DashboardPart }) => knownPart(part) !== null,
@@ -103,7 +103,7 @@ function part(name: DashboardPart) {
 /**
  * The dashboard: usage, subscription and the daily chart load in parallel, each with its own
  * loading, failure and retry; Refresh reloads every part that is not already loading. The first
- * draw holds until the usage and the plan have answered, either way (`firstDraw`).
+ * draw holds until the usage and the plan have answered, or FIRST_DRAW_WAIT_MS (`firstDraw`).
  */
 export const dashboardMachine = dashboardSetup.createMachine({
   id: 'dashboard',
@@ -119,6 +119,7 @@ export const dashboardMachine = dashboardSetup.createMachine({
         holding: {
           tags: ['holding'],
           always: { guard: 'firstAnswersIn', target: 'open' },
+          after: { firstDraw: 'open' },
         },
         open: {},
       },

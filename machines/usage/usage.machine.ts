@@ -4,6 +4,7 @@ import type { UsageAnalytics } from '../shared/api';
 import type { Message } from '../shared/messages';
 import type { NotifyParams } from '../shared/notify';
 import { failureCode, reportFailure, serverFailure } from '../shared/failures';
+import { FIRST_DRAW_WAIT_MS } from '../shared/firstDraw';
 import { knownAnalytics, takeKnownAnalytics, usageActors } from './usage.actors';
 import { checkRange, FIRST_PRESET, presetRange, type DayRange, type RangeChoice, type RangeErrors, type RangePreset } from './usage.range';
 
@@ -29,7 +30,7 @@ export type UsageEvent =
   | { type: 'analytics.retry' }
   | { type: 'csv.download' };
 
-/** `holding`: the first load has not answered yet, and the person has not changed the range (the page draws no placeholders below its picker). */
+/** `holding`: the first load has not answered yet, for at most FIRST_DRAW_WAIT_MS (the page draws no placeholders below its picker). */
 export type UsageTag = 'loading' | 'holding' | 'reloading' | 'downloading';
 
 type ErrorEvent = { event: { error: unknown } };
@@ -47,6 +48,7 @@ const usageSetup = setup({
     tags: {} as UsageTag,
   },
   actors: usageActors,
+  delays: { firstDraw: FIRST_DRAW_WAIT_MS },
   actions: {
     store: assign({ data: (_, data: UsageAnalytics) => data, failure: null }),
     takeKnown: ({ context }) => takeKnownAnalytics(context.range),
@@ -110,9 +112,7 @@ const loadOutcome = (id: string) => ({
  * range) | `failed` (with a retry) | `upgrade` (the plan does not include analytics: what
  * Professional adds, never a broken page). A new range loads in `reloading`, the last answer kept
  * on screen meanwhile. The first load holds the figures' placeholders back (`loading.holding`)
- * until it answers, however long it takes (the call ends within the API client's timeout), or the
- * person changes the range: the offer is far shorter than they are, and drawn after them a moment
- * in, it pulled up what stands below.
+ * until it answers or FIRST_DRAW_WAIT_MS have passed: the offer is far shorter than they are.
  * When the page's early call has the figures in already (`knownAnalytics`), the chart starts with
  * them (`starting`), loaded or empty as their answer would have made it.
  */
@@ -143,7 +143,7 @@ export const usageMachine = usageSetup.createMachine({
       // The first load: whether the figures or the Professional offer come decides the whole page.
       initial: 'holding',
       states: {
-        holding: { tags: ['holding'] },
+        holding: { tags: ['holding'], after: { firstDraw: 'shown' } },
         shown: {},
       },
     },

@@ -163,12 +163,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The API's answers held back, in two steps, however busy the machine (the cases run side by side):
- * the session check answers `ms` after it was asked and not before the app has committed its first
- * render (the guard's spinner), and every other call three times `ms` after the app has drawn that
- * answer (the top bar takes the page's session-check mark off): the page the guard then lets
- * through shows its spinners and placeholders a second or more before its data replaces them (the
- * dashboard and /usage once drew their placeholders after a second, and were then pushed). Released together, the guard went from its spinner straight
- * to the filled page, and no placeholder was ever measured.
+ * - the session check answers `ms` after it was asked, and not before the app has committed its
+ *   first render (the guard's spinner);
+ * - the page's own calls answer from 0.8 `ms` after the app has drawn that answer (the top bar
+ *   takes the page's session-check mark off), one at a time, in the order asked, 0.4 `ms` apart
+ *   (at least `ms` after each was asked).
+ * So the page the guard lets through shows its spinners and placeholders, and each part's for as
+ * long as its answer comes after the others'. Released together, the guard went from its spinner
+ * straight to the filled page, and no placeholder was ever measured. The dashboard's usage and plan
+ * (its first two calls) are in before its first draw stops waiting for them (FIRST_DRAW_WAIT_MS),
+ * its daily chart 0.2 s after them.
  */
 async function holdAnswersBack(page: Page, ms: number): Promise<void> {
   const until = async (drawn: () => Promise<boolean>) => {
@@ -180,19 +184,22 @@ async function holdAnswersBack(page: Page, ms: number): Promise<void> {
   };
   // One look at the page for all the answers that wait on the same thing, started by the first.
   let appDrawn: Promise<void> | undefined;
-  let sessionDrawn: Promise<void> | undefined;
+  let sessionDrawn: Promise<number> | undefined;
+  let asked = 0;
   await page.route('**/api/v1/**', async (route) => {
     const request = route.request();
     if (request.method() === 'GET' && new URL(request.url()).pathname === `/api/v1${LOAD_PATHS.me}`) {
       await Promise.all([sleep(ms), (appDrawn ??= until(() => page.evaluate((name) => document.documentElement.hasAttribute(name), APP_READY_ATTRIBUTE)))]);
     } else {
-      await (sessionDrawn ??= until(() =>
+      const turn = asked++;
+      const askedAt = Date.now();
+      const drawnAt = await (sessionDrawn ??= until(() =>
         page.evaluate(
           ([ready, checking]) => document.documentElement.hasAttribute(ready) && !document.documentElement.hasAttribute(checking),
           [APP_READY_ATTRIBUTE, SESSION_CHECK_ATTRIBUTE] as const,
         ),
-      ));
-      await sleep(3 * ms);
+      ).then(() => Date.now()));
+      await sleep(Math.max(askedAt + ms, drawnAt + (0.8 + 0.4 * turn) * ms) - Date.now());
     }
     await route.continue().catch(() => undefined);
   });

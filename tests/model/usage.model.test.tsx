@@ -6,7 +6,8 @@ import { toaster } from '../../src/components/ToastRegion';
 import * as messages from '../../src/content/messages';
 import UsagePage, { UsageChart } from '../../src/pages/UsagePage';
 import type { UsageAnalytics } from '../../machines/shared/api';
-import { describeChartPaths, type ActorOutcome } from '../helpers/chartModel';
+import { afterEvent, describeChartPaths, type ActorOutcome } from '../helpers/chartModel';
+import { FIRST_DRAW_WAIT_MS } from '../../machines/shared/firstDraw';
 import { HeldActorCalls, renderSignedIn } from '../helpers/renderApp';
 import { inJsdom } from '../helpers/sightsInJsdom';
 import { answerFor, usageCoverage, usagePaths, usageViews } from './usage.paths';
@@ -35,6 +36,10 @@ describeChartPaths('usage chart, generated paths', 'usage', { coverage: usageCov
       downloadCsv: calls.actor<void, RangeInput>('downloadCsv', (input) => downloads.push(input.range)),
     },
     actions: { logFailure: noop },
+    // The first draw's wait is the chart's own timer, on a real clock (FIRST_DRAW_WAIT_MS, 1 s): a
+    // path that does not wait for it must not see it fire, which it did on a loaded machine while
+    // a custom range was being typed (the page then showed what only comes after the wait).
+    ...(path.steps.some((step) => step.event.type === afterEvent('firstDraw')) ? {} : { delays: { firstDraw: 600_000 } }),
   });
   const { unmount } = renderSignedIn(
     '/usage',
@@ -83,6 +88,12 @@ describeChartPaths('usage chart, generated paths', 'usage', { coverage: usageCov
           }
           const form = screen.getByRole('button', { name: t.showRange }).closest('form')!;
           await browser.click(within(form).getByRole('button', { name: t.showRange }));
+        },
+        // The wait is over once the page has drawn what stands below the figures: the chart's own
+        // timer, on a real clock, which a loaded machine (CI runs the suites side by side) may fire
+        // and draw late; 2 s was once not enough there.
+        [afterEvent('firstDraw')]: async () => {
+          await screen.findByRole('button', { name: t.exportAction }, { timeout: FIRST_DRAW_WAIT_MS + 9_000 });
         },
         'analytics.retry': async () => {
           await browser.click(screen.getByRole('button', { name: t.retry }));

@@ -5,7 +5,7 @@ import { presetRange, utcToday, type DayRange } from '../../machines/usage/usage
 import * as messages from '../../src/content/messages';
 import { ApiRequestError, type UsageAnalytics } from '../../machines/shared/api';
 import { planWith } from '../../contract/plans';
-import { chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
+import { afterEvent, chartCoverage, toTestModelMachine, type ActorOutcome } from '../helpers/chartModel';
 import type { Sight } from '../helpers/sights';
 
 /**
@@ -95,7 +95,7 @@ const noop = () => undefined;
 
 const model = createTestModel(toTestModelMachine(usageMachine.provide({ actions: { logFailure: noop, notify: noop } })), {
   input: { auth: null, today: TODAY },
-  events: [...outcomes, ...userEvents],
+  events: [...outcomes, ...userEvents, { type: afterEvent('firstDraw') }],
   // A state is what the page shows (the chart's state, the range, whether figures are kept, whether
   // the custom range was refused) and the kind of event into it, so every transition is walked once.
   serializeState: (state: UsageSnapshot, event: UsageEvent | ActorOutcome | undefined) =>
@@ -159,7 +159,7 @@ const keptFigures = (state: UsageSnapshot) => (state.context.data?.days.some((da
 
 /** What the page shows in each state of the chart. */
 export const usageViews = {
-  // The first load, before its answer: a spinner under the picker, no export yet.
+  // The first load, before its answer or the wait's end: a spinner under the picker, no export yet.
   'loading.holding': (state: UsageSnapshot): Sight[] => [
     ...picker(state).filter((sight) => !('name' in sight && sight.name === t.exportAction)),
     { role: 'button', name: t.exportAction, absent: true },
