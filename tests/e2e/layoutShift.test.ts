@@ -23,10 +23,10 @@ import {
  * signed-in page is loaded afresh by a Team owner whose every page has data (a member and an
  * invitation, queries, an API key, a custom function), on a desktop and on a phone screen, once as
  * the server answers and once with the answers held back (`holdAnswersBack`): the session check
- * until the app has drawn, the page's own data until the page has drawn its placeholders. The browser's own
- * layout-shift entries, from the navigation until the page is filled and nothing it asked is on
- * its way, must add up to at most 0.02 (Core Web Vitals call 0.1 good; a skeleton the size of its
- * content shifts nothing). The cases of a page are independent (a context each), so they run side
+ * until the app has drawn, then the page's own calls one at a time, so that its spinners and
+ * placeholders are on screen before its data. The browser's own layout-shift entries, from the
+ * navigation until the page is filled and nothing it asked is on its way, must add up to at most
+ * 0.02 (Core Web Vitals call 0.1 good; a skeleton the size of its content shifts nothing). The cases of a page are independent (a context each), so they run side
  * by side (`it.concurrent`): most of a case is waiting for the page to be quiet, and one after
  * another they took three minutes.
  */
