@@ -9,6 +9,16 @@ export interface MembershipContext {
   inTeam: boolean;
 }
 
+export interface MembershipInput {
+  auth: AuthActorRef;
+  /**
+   * Whether the person is in a team, when the auth chart holds it as the chart starts (a restored
+   * session's `GET /users/me` answered with the page): the bar is drawn with its team link from the
+   * first render, not given it a render later, which moved the links after it.
+   */
+  inTeam?: boolean;
+}
+
 export type MembershipEvent =
   /** Ask the server (`GET /users/me`'s `team_role`): on signing in, and after something outside the app may have changed it (a paid Team checkout). */
   | { type: 'membership.check' }
@@ -30,7 +40,7 @@ export const membershipMachine = setup({
   types: {
     context: {} as MembershipContext,
     events: {} as MembershipEvent,
-    input: {} as { auth: AuthActorRef },
+    input: {} as MembershipInput,
   },
   actors: {
     check: fromPromise<boolean, { auth: AuthActorRef }>(async ({ input, signal }) => {
@@ -48,7 +58,7 @@ export const membershipMachine = setup({
   },
 }).createMachine({
   id: 'membership',
-  context: ({ input }) => ({ auth: input.auth, inTeam: false }),
+  context: ({ input }) => ({ auth: input.auth, inTeam: input.inTeam ?? false }),
   initial: 'unknown',
   on: {
     'membership.check': '.checking',

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, type ReactNode } from 'react';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { membershipMachine } from '../../machines/membership/membership.machine';
 import { createChartContext } from '../lib/chart';
 import { useAuthRef, useAuthSelector } from './auth';
@@ -9,8 +9,13 @@ export const MembershipChart = createChartContext(membershipMachine);
 /** Runs the membership chart under the auth chart: learned once per sign-in, forgotten on signing out. */
 export function MembershipProvider({ children }: { children: ReactNode }) {
   const auth = useAuthRef();
+  // What the auth chart holds as the app starts: a session restored before the first render says it.
+  const [inTeam] = useState(() => {
+    const role = auth.getSnapshot().context.user?.team_role;
+    return role === undefined ? undefined : role !== null;
+  });
   return (
-    <MembershipChart.Provider input={{ auth }}>
+    <MembershipChart.Provider input={{ auth, inTeam }}>
       <FollowSignIn />
       {children}
     </MembershipChart.Provider>

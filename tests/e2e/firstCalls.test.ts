@@ -263,6 +263,8 @@ interface Commit {
   filled: number;
   /** How many of the `texts` given the page's main region shows. */
   shown: number;
+  /** The top bar's account links, as drawn. */
+  links: string[];
 }
 
 /**
@@ -307,7 +309,8 @@ function recordCommits({ cards: titles, texts, spinnerLabel }: { cards: string[]
         const filled = cards.filter((card) => card.getAttribute('aria-busy') !== 'true' && /\d/.test(card.textContent ?? '')).length;
         const main = document.querySelector('main')?.textContent ?? '';
         const shown = texts.filter((text) => main.includes(text)).length;
-        commits.push({ at: performance.now(), drawn, spinner: document.querySelector(`[role=status] [aria-label="${spinnerLabel}"]`) !== null, filled, shown });
+        const links = [...document.querySelectorAll('header nav a')].map((link) => link.textContent ?? '');
+        commits.push({ at: performance.now(), drawn, spinner: document.querySelector(`[role=status] [aria-label="${spinnerLabel}"]`) !== null, filled, shown, links });
       },
     },
   });
@@ -330,7 +333,7 @@ const DRAWN_AT_ONCE: Record<string, { first: string[]; cards?: string[]; texts?:
 };
 
 describe('a signed-in page whose first answers are in before the app has booted', () => {
-  it.each(Object.keys(DRAWN_AT_ONCE))('%s is drawn with its data in the app’s first render: no spinner, no placeholder, then the same page again; the API client comes after', async (path) => {
+  it.each(Object.keys(DRAWN_AT_ONCE))('%s is drawn with its data in the app’s first render: no spinner, no placeholder, the top bar’s links as they stay, then the same page again; the API client comes after', async (path) => {
     const { first, cards = [], texts = [], before, path: address = path } = DRAWN_AT_ONCE[path]!;
     const { context, page } = await openContext(live.browser, storedTokens(owner.tokens));
     try {
@@ -357,11 +360,13 @@ describe('a signed-in page whose first answers are in before the app has booted'
       await page.goto(`${live.server.baseUrl}${address}`);
       await page.getByRole('main').getByRole('heading', { level: 1 }).waitFor();
       const commits = await commitsSeen(page);
-      const firstCommit = { spinner: commits[0]?.spinner, filled: commits[0]?.filled, shown: commits[0]?.shown };
+      const firstCommit = { spinner: commits[0]?.spinner, filled: commits[0]?.filled, shown: commits[0]?.shown, links: commits[0]?.links };
       expect({ first: firstCommit, spinnerEver: commits.some((commit) => commit.spinner) }).toEqual({
-        first: { spinner: false, filled: cards.length, shown: texts.length },
+        // A Team owner: the team page among the links from the start, a link added later moved the ones after it.
+        first: { spinner: false, filled: cards.length, shown: texts.length, links: expect.arrayContaining([messages.layout.team]) },
         spinnerEver: false,
       });
+      expect(new Set(commits.map((commit) => commit.links.join(' | ')))).toEqual(new Set([commits[0]!.links.join(' | ')]));
       // Drawn from its answers, the page needed no call of its own: the API client came after.
       await expectClientAfterFirstPaint(page, address);
       expect(watch.consoleErrors).toEqual([]);
