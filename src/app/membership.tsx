@@ -6,14 +6,14 @@ import { useAuthRef, useAuthSelector } from './auth';
 /** Whether the signed-in person is in a team: one chart for the app, read by the top bar, told by the pages. */
 export const MembershipChart = createChartContext(membershipMachine);
 
+/** What a user the auth chart holds says of their team: in one or not, or nothing (a sign-in's answer has no `team_role`). */
+const inTeamOf = (teamRole: string | null | undefined): boolean | undefined => (teamRole === undefined ? undefined : teamRole !== null);
+
 /** Runs the membership chart under the auth chart: learned once per sign-in, forgotten on signing out. */
 export function MembershipProvider({ children }: { children: ReactNode }) {
   const auth = useAuthRef();
   // What the auth chart holds as the app starts: a session restored before the first render says it.
-  const [inTeam] = useState(() => {
-    const role = auth.getSnapshot().context.user?.team_role;
-    return role === undefined ? undefined : role !== null;
-  });
+  const [inTeam] = useState(() => inTeamOf(auth.getSnapshot().context.user?.team_role));
   return (
     <MembershipChart.Provider input={{ auth, inTeam }}>
       <FollowSignIn />
@@ -30,12 +30,12 @@ export function MembershipProvider({ children }: { children: ReactNode }) {
 function FollowSignIn() {
   const membership = MembershipChart.useActorRef();
   const userId = useAuthSelector((s) => (s.hasTag('signedIn') ? (s.context.user?.id ?? null) : null));
-  const teamRole = useAuthSelector((s) => s.context.user?.team_role);
+  const inTeam = useAuthSelector((s) => inTeamOf(s.context.user?.team_role));
   useEffect(() => {
     if (!userId) membership.send({ type: 'membership.forget' });
-    else if (teamRole === undefined) membership.send({ type: 'membership.check' });
-    else membership.send({ type: 'membership.known', inTeam: teamRole !== null });
-  }, [membership, userId, teamRole]);
+    else if (inTeam === undefined) membership.send({ type: 'membership.check' });
+    else membership.send({ type: 'membership.known', inTeam });
+  }, [membership, userId, inTeam]);
   return null;
 }
 
