@@ -29,6 +29,9 @@ import { ACCOUNT, newPostgresDatabase, registerAccount } from './servers';
  *     on the app's port, and on `HEALTH_PORT`, where a thread of its own answers it (server/healthPort.ts);
  *   - the app process's RSS (idle before the run, and the most during it);
  *   - the CPU time a query costs the app, the load generator and the fake model (which share the cores);
+ *   - the share of the window the app's event loop (its main thread) was on a CPU, and the share it
+ *     was ready but waited for one (and the same for the relay of the floor): a tail that grows with
+ *     the first is the loop's own load, with the second the machine's;
  *   - the count check: each user's monthly count grew by exactly the answers they received;
  *   - for a streamed run (`Accept: text/event-stream`, at the first in-flight figure): time to first byte,
  *     and the floor: the same clients, in the same round, against a bare relay of the model's stream
@@ -112,6 +115,9 @@ interface RunResult {
   databaseCpuMsPerQuery: number;
   /** The share of the machine's cores busy during the run, whoever used them. */
   machineBusy: number;
+  /** The app's event loop over the measured window: on a CPU, and ready but waiting for one (`mainThreadShares`). */
+  loopBusy: number;
+  loopWaiting: number;
   countsExact: boolean;
   charged: number;
   failures: string;
@@ -163,6 +169,49 @@ function machineTicks(): { busy: number; total: number } {
   const total = ticks.reduce((sum, tick) => sum + tick, 0);
   // idle and iowait are the 4th and 5th.
   return { busy: total - ticks[3]! - ticks[4]!, total };
+}
+
+/**
+ * Nanoseconds the process's main thread (its event loop) has spent on a CPU and waiting in the
+ * run queue for one, from /proc/<pid>/schedstat (that of the thread whose id is the pid); null
+ * where the kernel does not keep them.
+ */
+function mainThreadNs(pid: number): { ran: number; waited: number } | null {
+  try {
+    const [ran, waited] = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return Number.isFinite(ran) && Number.isFinite(waited) ? { ran: ran!, waited: waited! } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The share of the measured window (`warm` to `end`) the process's main thread was on a CPU, and
+ * the share it was ready but waited for one (two cores shared with the clients and the model):
+ * the loop's own load, which a query's tail waits behind, apart from the machine's.
+ */
+function mainThreadShares(pid: number, warm: number, end: number) {
+  const shares = { busy: Number.NaN, waiting: Number.NaN };
+  let start: ReturnType<typeof mainThreadNs> = null;
+  let startedAt = 0;
+  const first = setTimeout(() => {
+    start = mainThreadNs(pid);
+    startedAt = performance.now();
+  }, warm - performance.now());
+  const last = setTimeout(() => {
+    const now = mainThreadNs(pid);
+    const wallNs = (performance.now() - startedAt) * 1e6;
+    if (start === null || now === null || wallNs <= 0) return;
+    shares.busy = (now.ran - start.ran) / wallNs;
+    shares.waiting = (now.waited - start.waited) / wallNs;
+  }, end - performance.now());
+  return {
+    shares,
+    cancel() {
+      clearTimeout(first);
+      clearTimeout(last);
+    },
+  };
 }
 
 function rssMb(pid: number): number {
@@ -377,6 +426,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   const machineBefore = machineTicks();
   let rssMaxMb = rssIdleMb;
   const { warm, end, drive } = closedLoop(server.baseUrl, users.map((user) => user.token), kind, inFlight);
+  const loop = mainThreadShares(pid, warm, end);
   // Health is probed from a process of its own, from the end of the warm-up to the end of the run:
   // on the app's port, and on HEALTH_PORT by a second prober.
   const probe = (baseUrl: string) =>
@@ -410,6 +460,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
   try {
     answers = await drive();
   } finally {
+    loop.cancel();
     clearInterval(sampler);
     clearTimeout(atEnd);
     clearTimeout(watchModel);
@@ -465,6 +516,8 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
     modelCpuMsPerQuery,
     databaseCpuMsPerQuery,
     machineBusy,
+    loopBusy: loop.shares.busy,
+    loopWaiting: loop.shares.waiting,
     countsExact,
     charged: kind === 'abandon' ? charged : Number.NaN,
     failures: [...failureKinds].map(([what, n]) => `${n} ${what}`).join(', ') || 'none',
@@ -482,6 +535,9 @@ interface FloorResult {
   ttfbP99: number;
   relayCpuMsPerAnswer: number;
   machineBusy: number;
+  /** The relay's event loop, as `RunResult.loopBusy` and `loopWaiting` are the app's. */
+  loopBusy: number;
+  loopWaiting: number;
   failed: number;
 }
 
@@ -489,18 +545,25 @@ async function runFloor(relay: { baseUrl: string; pid: number }, inFlight: numbe
   const cpuBefore = cpuMs(relay.pid);
   const machineBefore = machineTicks();
   const { warm, end, drive } = closedLoop(relay.baseUrl, ['none'], 'streamed', inFlight);
-  const answers = await drive();
+  const loop = mainThreadShares(relay.pid, warm, end);
+  const answers = await drive().finally(() => loop.cancel());
   const machineAfter = machineTicks();
   return {
     inFlight,
     ...answerFigures(answers, warm, end),
     relayCpuMsPerAnswer: (cpuMs(relay.pid) - cpuBefore) / Math.max(1, answers.length),
     machineBusy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
+    loopBusy: loop.shares.busy,
+    loopWaiting: loop.shares.waiting,
     failed: answers.filter((answer) => !answer.complete).length,
   };
 }
 
 const fixed = (value: number | null, digits = 0) => (value === null || Number.isNaN(value) ? '' : value.toFixed(digits));
+
+/** The event loop's shares of the window, as `mainThreadShares` measures them (blank where the kernel keeps none). */
+const loopShares = (whose: string, { loopBusy, loopWaiting }: { loopBusy: number; loopWaiting: number }) =>
+  Number.isNaN(loopBusy) ? `${whose} loop not measured` : `${whose} loop on a CPU ${fixed(loopBusy * 100)} % of the window and waiting for one ${fixed(loopWaiting * 100)} %`;
 
 function describe(result: RunResult): string {
   const what = `${result.engine} ${result.kind} ${result.inFlight}`;
@@ -512,14 +575,14 @@ function describe(result: RunResult): string {
     `${what}: ${fixed(result.answersPerS)} answers/s, ratio ${fixed(result.ratio, 2)}, overhead p50/p99 ${fixed(result.overheadP50)}/${fixed(result.overheadP99)} ms, ` +
     (result.ttfbP50 !== null ? `first byte p50/p99 ${fixed(result.ttfbP50)}/${fixed(result.ttfbP99)} ms, ` : '') +
     `${health}, RSS ${fixed(result.rssIdleMb)} → ${fixed(result.rssMaxMb)} MB ` +
-    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query (load generator ${fixed(result.benchCpuMsPerQuery, 2)}, its loop late by up to ${fixed(result.benchLoopDelayP99)} ms at p99, model ${fixed(result.modelCpuMsPerQuery, 2)} and its loop ${fixed(result.modelLoopDelayP99)} ms${result.engine === 'postgres' ? `, PostgreSQL ${fixed(result.databaseCpuMsPerQuery, 2)}` : ''}), machine ${fixed(result.machineBusy * 100)} % busy, counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
+    `(${fixed(((result.rssMaxMb - result.rssIdleMb) * 1024) / result.inFlight)} KB a query in flight), app CPU ${fixed(result.cpuMsPerQuery, 2)} ms a query (load generator ${fixed(result.benchCpuMsPerQuery, 2)}, its loop late by up to ${fixed(result.benchLoopDelayP99)} ms at p99, model ${fixed(result.modelCpuMsPerQuery, 2)} and its loop ${fixed(result.modelLoopDelayP99)} ms${result.engine === 'postgres' ? `, PostgreSQL ${fixed(result.databaseCpuMsPerQuery, 2)}` : ''}), ${loopShares("the app's", result)}, machine ${fixed(result.machineBusy * 100)} % busy, counts ${result.countsExact ? 'exact' : 'WRONG'}, failures ${result.failures}`
   );
 }
 
 function describeFloor(floor: FloorResult): string {
   return (
     `bare relay streamed ${floor.inFlight} (the floor): ${fixed(floor.answersPerS)} answers/s, overhead p50/p99 ${fixed(floor.overheadP50)}/${fixed(floor.overheadP99)} ms, ` +
-    `first byte p50/p99 ${fixed(floor.ttfbP50)}/${fixed(floor.ttfbP99)} ms, relay CPU ${fixed(floor.relayCpuMsPerAnswer, 2)} ms an answer, machine ${fixed(floor.machineBusy * 100)} % busy, failures ${floor.failed}`
+    `first byte p50/p99 ${fixed(floor.ttfbP50)}/${fixed(floor.ttfbP99)} ms, relay CPU ${fixed(floor.relayCpuMsPerAnswer, 2)} ms an answer, ${loopShares("the relay's", floor)}, machine ${fixed(floor.machineBusy * 100)} % busy, failures ${floor.failed}`
   );
 }
 
