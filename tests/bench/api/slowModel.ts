@@ -80,7 +80,14 @@ interface Answer {
   error?: string;
 }
 
-interface RunResult {
+/** A process's event loop over the measured window: on a CPU, and ready but waiting for one (`mainThreadShares`). */
+interface LoopShares {
+  loopBusy: number;
+  loopWaiting: number;
+}
+
+/** The app's figures of one run; its loop's in `LoopShares`. */
+interface RunResult extends LoopShares {
   engine: string;
   kind: Kind;
   inFlight: number;
@@ -115,9 +122,6 @@ interface RunResult {
   databaseCpuMsPerQuery: number;
   /** The share of the machine's cores busy during the run, whoever used them. */
   machineBusy: number;
-  /** The app's event loop over the measured window: on a CPU, and ready but waiting for one (`mainThreadShares`). */
-  loopBusy: number;
-  loopWaiting: number;
   countsExact: boolean;
   charged: number;
   failures: string;
@@ -526,7 +530,7 @@ async function run(deployed: Deployed, engine: string, kind: Kind, inFlight: num
 }
 
 /** A streamed run's floor: the same closed loop against the bare relay (`bareRelay.ts`). */
-interface FloorResult {
+interface FloorResult extends LoopShares {
   inFlight: number;
   answersPerS: number;
   overheadP50: number;
@@ -535,9 +539,6 @@ interface FloorResult {
   ttfbP99: number;
   relayCpuMsPerAnswer: number;
   machineBusy: number;
-  /** The relay's event loop, as `RunResult.loopBusy` and `loopWaiting` are the app's. */
-  loopBusy: number;
-  loopWaiting: number;
   failed: number;
 }
 
@@ -562,7 +563,7 @@ async function runFloor(relay: { baseUrl: string; pid: number }, inFlight: numbe
 const fixed = (value: number | null, digits = 0) => (value === null || Number.isNaN(value) ? '' : value.toFixed(digits));
 
 /** The event loop's shares of the window, as `mainThreadShares` measures them (blank where the kernel keeps none). */
-const loopShares = (whose: string, { loopBusy, loopWaiting }: { loopBusy: number; loopWaiting: number }) =>
+const loopShares = (whose: string, { loopBusy, loopWaiting }: LoopShares) =>
   Number.isNaN(loopBusy) ? `${whose} loop not measured` : `${whose} loop on a CPU ${fixed(loopBusy * 100)} % of the window and waiting for one ${fixed(loopWaiting * 100)} %`;
 
 function describe(result: RunResult): string {
