@@ -11,14 +11,29 @@ import type { Database } from './types';
  * - A unit commits or rolls back whole; in a batch each unit has its own savepoint, so a unit that
  *   throws takes back only its own writes, and its error reaches only its caller.
  * - No unit is reported done before its commit is on disk (SQLite: the WAL synced; PostgreSQL: the
- *   server's COMMIT answered). A batch that fails to commit or sync rejects every unit of it.
+ *   server's COMMIT answered), except one submitted with `{ synced: false }`, which is reported
+ *   once committed (see `CommitOptions`). A batch that fails to commit rejects every unit of it,
+ *   and one that fails to sync every unit still waiting for it.
  * - A unit awaits nothing but its `tx` statements: the batch's transaction stays open meanwhile.
  * - SQLite: the units submitted in one turn of the event loop share one transaction and one sync.
  *   PostgreSQL: units of one key run one after another in the order they came; those that waited
  *   together share one transaction.
  */
 
-export type GroupCommit = <T>(work: (tx: SqlTransaction) => Promise<T>, key?: string) => Promise<T>;
+export interface CommitOptions {
+  /**
+   * False: the unit is reported as soon as its transaction commits, before the commit is on disk
+   * (PostgreSQL: `synchronous_commit` off for that transaction). Only for a unit whose loss in a
+   * power cut nobody could see: a query's reservation, whose answer is only ever complete after
+   * its settlement, a later unit that is synced; the log is written in order, so that sync
+   * carries the reservation to disk with it, and a reservation lost with the power is a query
+   * never answered, which the rules give back anyway. A process that crashes loses nothing
+   * either way: the commit is in the operating system's hands. True by default.
+   */
+  synced?: boolean;
+}
+
+export type GroupCommit = <T>(work: (tx: SqlTransaction) => Promise<T>, key?: string, options?: CommitOptions) => Promise<T>;
 
 /**
  * Collects what is asked during one turn of the event loop and hands it to `flush` as one batch,
@@ -111,6 +126,7 @@ interface Unit {
   work: (tx: SqlTransaction) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  synced: boolean;
 }
 
 /**
@@ -137,6 +153,15 @@ async function runUnits(tx: SqlTransaction, batch: Unit[]): Promise<Array<() => 
   }
   return outcomes;
 }
+
+const syncedUnit = (options?: CommitOptions) => options?.synced !== false;
+
+/**
+ * PostgreSQL, in a statement's FROM: the statement's transaction commits without waiting for its
+ * WAL to reach the disk (`synchronous_commit` off until that transaction ends; `CommitOptions`).
+ */
+export const UNSYNCED_COMMIT = "set_config('synchronous_commit', 'off', true) as unsynced_commit";
+const commitUnsynced = (tx: SqlTransaction) => tx.all(`select 1 from ${UNSYNCED_COMMIT}`, []);
 
 /**
  * Syncs the WAL file to disk on libuv's thread pool, so the event loop goes on meanwhile. A sync
@@ -228,19 +253,29 @@ export function sqliteGroupCommit(db: Kysely<Database>, statements: StatementCac
           run('PRAGMA synchronous = FULL');
         }
       });
-      await wal.sync();
-      afterCommit();
     } catch (error) {
-      // Rolled back, or committed but not known to be on disk: no unit is reported done.
+      // Rolled back: no unit is reported done.
       for (const unit of batch) unit.reject(error);
       return;
     }
-    for (const outcome of outcomes) outcome();
+    // The units that do not wait for the disk are told now, the others once the WAL is synced; a
+    // batch with none of those leaves its commit to the next sync, which covers it.
+    const waiting: Array<() => void> = [];
+    batch.forEach((unit, i) => (unit.synced ? waiting.push(outcomes[i]!) : outcomes[i]!()));
+    try {
+      if (waiting.length > 0) await wal.sync();
+      afterCommit();
+    } catch (error) {
+      // Committed but not known to be on disk: no unit still waiting is reported done.
+      for (const unit of batch) if (unit.synced) unit.reject(error);
+      return;
+    }
+    for (const outcome of waiting) outcome();
   };
 
   const submit = perTurn<Unit>((batch) => void flush(batch));
-  const groupCommit: GroupCommit = <T>(work: (tx: SqlTransaction) => Promise<T>) =>
-    new Promise<T>((resolve, reject) => submit({ work, resolve: resolve as (value: unknown) => void, reject }));
+  const groupCommit: GroupCommit = <T>(work: (tx: SqlTransaction) => Promise<T>, _key?: string, options?: CommitOptions) =>
+    new Promise<T>((resolve, reject) => submit({ work, resolve: resolve as (value: unknown) => void, reject, synced: syncedUnit(options) }));
   return { groupCommit, close: () => wal.close() };
 }
 
@@ -256,7 +291,10 @@ export function postgresGroupCommit(inTransaction: <T>(work: (tx: SqlTransaction
   const waiting = new Map<string, Unit[]>();
   const commitTogether = async (key: string, batch: Unit[]) => {
     try {
-      const outcomes = await inTransaction((tx) => runUnits(tx, batch));
+      const outcomes = await inTransaction(async (tx) => {
+        if (!batch.some((unit) => unit.synced)) await commitUnsynced(tx);
+        return runUnits(tx, batch);
+      });
       for (const outcome of outcomes) outcome();
     } catch (error) {
       for (const unit of batch) unit.reject(error);
@@ -269,10 +307,11 @@ export function postgresGroupCommit(inTransaction: <T>(work: (tx: SqlTransaction
       void commitTogether(key, next);
     }
   };
-  return <T>(work: (tx: SqlTransaction) => Promise<T>, key?: string): Promise<T> => {
-    if (key === undefined) return inTransaction(work);
+  return <T>(work: (tx: SqlTransaction) => Promise<T>, key?: string, options?: CommitOptions): Promise<T> => {
+    const synced = syncedUnit(options);
+    if (key === undefined) return inTransaction(synced ? work : async (tx) => (await commitUnsynced(tx), work(tx)));
     return new Promise<T>((resolve, reject) => {
-      const unit: Unit = { work, resolve: resolve as (value: unknown) => void, reject };
+      const unit: Unit = { work, resolve: resolve as (value: unknown) => void, reject, synced };
       const queue = waiting.get(key);
       if (queue) {
         queue.push(unit);

@@ -34,7 +34,10 @@ import { uuidV7 } from './uuidv7';
  * 2. Abandon: a row still reserved `abandonedAfterMs` after it was made was left by a server that
  *    stopped mid-call; it is refunded and the query answered afresh.
  * 3. Reserve: one unit takes the month's query and the day's tokens (or throws a 429, taking
- *    nothing) and writes the ledger row `reserved`. It commits before the provider is called.
+ *    nothing) and writes the ledger row `reserved`. It commits before the provider is called,
+ *    without waiting for its commit to reach the disk (`CommitOptions`): the answer is only ever
+ *    complete once 5 is synced, which takes the reservation to disk with it, and a reservation a
+ *    power cut loses is a query never answered, which 7 would give back anyway.
  * 4. Call: the provider answers within the tokens reserved.
  * 5. Settle: one unit records the tokens used, gives back what the answer did not use and marks
  *    the row `settled`; its usage is the answer's.
@@ -216,7 +219,7 @@ async function reserveCallSettle(services: QueryServices, input: QueryInput, res
   const onePostgresCall = database.engine === 'postgres';
   const reservation = onePostgresCall
     ? await reserveInOneCall(database, reservationRequest)
-    : await database.groupCommit((tx) => reserveQuery(tx, reservationRequest), reservationRequest.userId);
+    : await database.groupCommit((tx) => reserveQuery(tx, reservationRequest), reservationRequest.userId, { synced: false });
   let answer: AiAnswer;
   try {
     // The client may have left while the query was reserved.

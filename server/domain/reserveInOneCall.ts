@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { TokenCounts } from '../ai/provider';
-import { callsInBatches, endedByPostgres, type Outcomes } from '../db/batching';
+import { callsInBatches, endedByPostgres, UNSYNCED_COMMIT, type Outcomes } from '../db/batching';
 import type { DatabaseHandle } from '../db/database';
 import { refusal } from './answerInOneCall';
 import type { Reservation, ReservationRequest } from './usage';
@@ -12,7 +12,9 @@ import { periodsAt, toUsage, type Usage, type UsageRow } from './usageReport';
  * `settleQuery` (usage.ts) as one call each of `reserve_query` and `settle_query` (migration
  * 2026-11-26T1510), named prepared statements run straight on the pool: one round trip and one
  * commit each, in place of about fourteen statements. A refusal raises and keeps nothing, as the
- * units' throws roll them back; it comes back as the same 429s and DuplicateRequest.
+ * units' throws roll them back; it comes back as the same 429s and DuplicateRequest. A
+ * reservation's commit does not wait for the disk (`UNSYNCED_COMMIT`), as on SQLite (`queries.ts`
+ * says why it need not); a settlement's does.
  *
  * Reservations that come while others are on their way go together, and so do settlements: one
  * call of `reserve_queries` or `settle_queries` (migration 2026-11-27T0900) for up to
@@ -104,8 +106,8 @@ async function reserveAlone(database: DatabaseHandle, call: ReserveCall): Promis
   try {
     row = await database.preparedFirst(
       'reserve_query',
-      sql<ReserveRow>`select * from reserve_query(${userId}, ${requestId}, ${task}, ${credential.kind}, ${credential.id},
-        ${month}, ${day}, ${now}, ${plan.limits.monthly_queries}, ${plan.limits.daily_tokens}, ${floor}, ${cap})`,
+      sql<ReserveRow>`select reserved.* from ${sql.raw(UNSYNCED_COMMIT)}, reserve_query(${userId}, ${requestId}, ${task}, ${credential.kind}, ${credential.id},
+        ${month}, ${day}, ${now}, ${plan.limits.monthly_queries}, ${plan.limits.daily_tokens}, ${floor}, ${cap}) as reserved`,
     );
   } catch (error) {
     const { code, message } = raised(error);
@@ -119,12 +121,12 @@ async function reserveAlone(database: DatabaseHandle, call: ReserveCall): Promis
 async function reserveTogether(database: DatabaseHandle, calls: ReserveCall[]): Promise<Outcomes<Reservation>> {
   const sorted = byUser(calls, (call) => call.request.userId);
   const column = <T>(pick: (call: ReserveCall) => T) => sorted.map(({ call }) => pick(call));
-  const { rows } = await sql<ReserveRow & { call_number: number }>`select * from reserve_queries(
+  const { rows } = await sql<ReserveRow & { call_number: number }>`select reserved.* from ${sql.raw(UNSYNCED_COMMIT)}, reserve_queries(
     ${column((c) => c.request.userId)}::text[], ${column((c) => c.request.requestId)}::text[], ${column((c) => c.request.task)}::text[],
     ${column((c) => c.request.credential.kind)}::text[], ${column((c) => c.request.credential.id)}::text[],
     ${column((c) => c.month)}::text[], ${column((c) => c.day)}::text[], ${column((c) => c.request.now)}::bigint[],
     ${column((c) => c.request.plan.limits.monthly_queries)}::integer[], ${column((c) => c.request.plan.limits.daily_tokens)}::integer[],
-    ${column((c) => c.floor)}::integer[], ${column((c) => c.cap)}::integer[])`.execute(database.db);
+    ${column((c) => c.floor)}::integer[], ${column((c) => c.cap)}::integer[]) as reserved`.execute(database.db);
   return inCallOrder(sorted, rows, (row, call) => reservationFrom(call, row));
 }
 

@@ -1,6 +1,9 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { callsInBatches } from '../../server/db/batching';
+import { sql, type Kysely } from 'kysely';
+import { callsInBatches, UNSYNCED_COMMIT, type CommitOptions } from '../../server/db/batching';
+import type { SqlTransaction } from '../../server/db/statements';
+import type { Database } from '../../server/db/types';
 import { ENGINES, useTestApp } from '../helpers/testApp';
 
 describe.each(ENGINES)('group commit on %s', (engine) => {
@@ -65,6 +68,18 @@ describe('group commit on sqlite', () => {
       other.close();
     }
   });
+
+  it("reports a unit that does not wait for the disk at its commit, before the units of its batch that wait for the WAL's sync", async () => {
+    const reported: string[] = [];
+    const insert = (key: string) => (tx: SqlTransaction) => tx.all('insert into settings (key, value) values (?, ?)', [key, 'v']);
+    await Promise.all([
+      ctx.app.database.groupCommit(insert('sync-a')).then(() => reported.push('synced')),
+      ctx.app.database.groupCommit(insert('sync-b'), 'a-user', { synced: false }).then(() => reported.push('unsynced')),
+    ]);
+    expect(reported).toEqual(['unsynced', 'synced']);
+    const keys = await ctx.app.database.db.selectFrom('settings').select('key').where('key', 'like', 'sync-%').orderBy('key').execute();
+    expect(keys.map((k) => k.key)).toEqual(['sync-a', 'sync-b']);
+  });
 });
 
 describe('group commit on postgres, for one key', () => {
@@ -86,6 +101,32 @@ describe('group commit on postgres, for one key', () => {
     expect(a).not.toBe(b);
     const keys = await database.db.selectFrom('settings').select('key').where('key', 'like', 'pg-%').orderBy('key').execute();
     expect(keys.map((k) => k.key)).toEqual(['pg-a', 'pg-b', 'pg-d']);
+  });
+});
+
+describe('commits that do not wait for the disk, on postgres', () => {
+  // One pooled connection, whose session waits for the disk as a production database does (the
+  // tests' databases do not: `createMigratedDatabase`).
+  const ctx = useTestApp('postgres', { env: { DATABASE_POOL_SIZE: '1' } });
+  const setting = async (connection: Kysely<Database>, from = '') =>
+    (await sql<{ s: string }>`select current_setting('synchronous_commit') as s ${sql.raw(from)}`.execute(connection)).rows[0]!.s;
+  beforeEach(() => sql`set synchronous_commit = on`.execute(ctx.app.database.db));
+
+  it('turns synchronous_commit off for the transaction of a unit that does not wait, keyed or not, and for that transaction only', async () => {
+    const { database } = ctx.app;
+    const inUnit = (key?: string, options?: CommitOptions) =>
+      database.groupCommit(async (tx) => (await tx.all<{ s: string }>("select current_setting('synchronous_commit') as s", []))[0]!.s, key, options);
+    expect(await inUnit('a-user', { synced: false })).toBe('off');
+    expect(await inUnit(undefined, { synced: false })).toBe('off');
+    expect(await inUnit('a-user')).toBe('on');
+    expect(await inUnit()).toBe('on');
+    expect(await setting(database.db)).toBe('on');
+  });
+
+  it("turns it off in a reservation's statement (UNSYNCED_COMMIT in its FROM) for that statement's transaction only", async () => {
+    const { database } = ctx.app;
+    expect(await setting(database.db, `from ${UNSYNCED_COMMIT}`)).toBe('off');
+    expect(await setting(database.db)).toBe('on');
   });
 });
 
