@@ -24,11 +24,8 @@ export interface CommitOptions {
   /**
    * False: the unit is reported as soon as its transaction commits, before the commit is on disk
    * (PostgreSQL: `synchronous_commit` off for that transaction). Only for a unit whose loss in a
-   * power cut nobody could see: a query's reservation, whose answer is only ever complete after
-   * its settlement, a later unit that is synced; the log is written in order, so that sync
-   * carries the reservation to disk with it, and a reservation lost with the power is a query
-   * never answered, which the rules give back anyway. A process that crashes loses nothing
-   * either way: the commit is in the operating system's hands. True by default.
+   * power cut nobody could see, as a query's reservation (`queries.ts`, step 3, says why); a
+   * process that crashes loses nothing either way. True by default.
    */
   synced?: boolean;
 }
